@@ -1,0 +1,7 @@
+import type { FastifyInstance } from 'fastify';
+import { companyRoutes } from './companies.js';
+
+/** The management API, one module per resource (SPEC 7). */
+export async function apiRoutes(app: FastifyInstance) {
+  await app.register(companyRoutes);
+}

@@ -1,0 +1,204 @@
+import type { FastifyReply } from 'fastify';
+import type { Queryable } from '../db/index.js';
+import { badRequest } from '../errors.js';
+
+/**
+ * Server-side lists with ra-data-simple-rest's conventions: range=[start,end] (inclusive),
+ * sort=["field","ASC"], filter={"q":"text","field":value|[values]} and SPEC 7's condition
+ * triples (condition=status,!=,deleted; repeat the parameter to combine them with AND).
+ */
+
+export type FieldType = 'text' | 'boolean' | 'integer';
+
+export interface ListResource {
+  /** Name in Content-Range. */
+  name: string;
+  /** Table with alias t. */
+  table: string;
+  /** Select list producing the API shape. */
+  select: string;
+  /** API field -> SQL column (on alias t) that filters, conditions and sorting may name. */
+  fields: Record<string, { column: string; type?: FieldType }>;
+  /** SQL text expression searched by filter.q (case-insensitive substring; trigram-indexed where it matters). */
+  search?: string;
+  /** Key columns in order; the last one breaks ties in sorting. */
+  key: string[];
+  defaultSort: string;
+}
+
+export const listQuerySchema = {
+  type: 'object',
+  properties: {
+    range: { type: 'string', description: 'JSON [start, end], inclusive; at most 1000 rows' },
+    sort: { type: 'string', description: 'JSON ["field", "ASC" | "DESC"]' },
+    filter: { type: 'string', description: 'JSON object: q (search), id (array) or field values' },
+    condition: {
+      anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+      description: 'field,operator,value with operator one of = != < <= > >=',
+    },
+  },
+} as const;
+
+export interface ListQuery {
+  range?: string;
+  sort?: string;
+  filter?: string;
+  condition?: string | string[];
+}
+
+const OPERATORS: Record<string, string> = { '=': '=', '!=': '<>', '<>': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
+export const MAX_PAGE = 1000;
+const DEFAULT_PAGE = 25;
+
+function parseJson(name: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest(`${name} must be valid JSON`);
+  }
+}
+
+function coerce(resource: ListResource, field: string, value: unknown, where: string): unknown {
+  const spec = resource.fields[field];
+  if (!spec) throw badRequest(`${where}: unknown field "${field}"`);
+  if (spec.type === 'boolean') {
+    if (value === true || value === 'true') return true;
+    if (value === false || value === 'false') return false;
+    throw badRequest(`${where}: ${field} must be true or false`);
+  }
+  if (spec.type === 'integer') {
+    const number = typeof value === 'number' ? value : Number(value);
+    if (!Number.isSafeInteger(number)) throw badRequest(`${where}: ${field} must be an integer`);
+    return number;
+  }
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw badRequest(`${where}: ${field} must be a string`);
+  }
+  return String(value);
+}
+
+export interface ParsedList {
+  start: number;
+  end: number;
+  where: string[];
+  params: unknown[];
+  orderBy: string;
+}
+
+/** Validates the list query and turns it into SQL pieces; every mistake is a 400 naming the parameter. */
+export function parseListQuery(resource: ListResource, query: ListQuery, initialParams: unknown[] = []): ParsedList {
+  const params = [...initialParams];
+  const bind = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where: string[] = [];
+
+  let start = 0;
+  let end = DEFAULT_PAGE - 1;
+  if (query.range !== undefined) {
+    const range = parseJson('range', query.range);
+    if (!Array.isArray(range) || range.length !== 2 || !range.every((n) => Number.isSafeInteger(n) && n >= 0) || range[1] < range[0]) {
+      throw badRequest('range must be [start, end] with 0 <= start <= end');
+    }
+    if (range[1] - range[0] + 1 > MAX_PAGE) throw badRequest(`range may cover at most ${MAX_PAGE} rows`);
+    [start, end] = range as [number, number];
+  }
+
+  let sortField = resource.defaultSort;
+  let direction = 'ASC';
+  if (query.sort !== undefined) {
+    const sort = parseJson('sort', query.sort);
+    if (!Array.isArray(sort) || sort.length !== 2 || typeof sort[0] !== 'string' || typeof sort[1] !== 'string') {
+      throw badRequest('sort must be ["field", "ASC" | "DESC"]');
+    }
+    if (!resource.fields[sort[0]]) throw badRequest(`sort: unknown field "${sort[0]}"`);
+    if (!/^(ASC|DESC)$/i.test(sort[1])) throw badRequest('sort: order must be ASC or DESC');
+    sortField = sort[0];
+    direction = sort[1].toUpperCase();
+  }
+  const tiebreak = resource.key[resource.key.length - 1];
+  const sortColumn = resource.fields[sortField].column;
+  const orderBy = sortColumn === tiebreak ? `${sortColumn} ${direction}` : `${sortColumn} ${direction}, ${tiebreak} ${direction}`;
+
+  if (query.filter !== undefined) {
+    const filter = parseJson('filter', query.filter);
+    if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badRequest('filter must be a JSON object');
+    for (const [field, value] of Object.entries(filter as Record<string, unknown>)) {
+      if (value === undefined || value === null || value === '') continue;
+      if (field === 'q') {
+        if (!resource.search) throw badRequest('filter: q is not supported on this list');
+        if (typeof value !== 'string') throw badRequest('filter: q must be a string');
+        where.push(`${resource.search} ILIKE ${bind(`%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`);
+        continue;
+      }
+      const column = resource.fields[field]?.column;
+      if (Array.isArray(value)) {
+        if (value.length > MAX_PAGE) throw badRequest(`filter: ${field} may list at most ${MAX_PAGE} values`);
+        const values = value.map((v) => coerce(resource, field, v, 'filter'));
+        where.push(values.length ? `${column} = ANY (${bind(values)})` : 'false');
+      } else {
+        where.push(statusAware(field, column, '=', coerce(resource, field, value, 'filter'), bind));
+      }
+    }
+  }
+
+  const conditions = query.condition === undefined ? [] : Array.isArray(query.condition) ? query.condition : [query.condition];
+  for (const condition of conditions) {
+    const match = /^([^,]+),(!=|<>|<=|>=|=|<|>),(.*)$/s.exec(condition);
+    if (!match) throw badRequest('condition must be field,operator,value with operator one of = != < <= > >=');
+    const [, field, operator, raw] = match;
+    const column = resource.fields[field]?.column;
+    where.push(statusAware(field, column, OPERATORS[operator], coerce(resource, field, raw, 'condition'), bind));
+  }
+
+  return { start, end, where, params, orderBy };
+}
+
+/**
+ * Status has two values; "active" and "<> deleted" are the same rows. Writing both as the
+ * partial indexes' own predicate lets PostgreSQL use them.
+ */
+function statusAware(field: string, column: string, operator: string, value: unknown, bind: (v: unknown) => string) {
+  if (field === 'status' && ((operator === '=' && value === 'active') || (operator === '<>' && value === 'deleted'))) {
+    return `${column} <> 'deleted'`;
+  }
+  if (field === 'status' && ((operator === '=' && value === 'deleted') || (operator === '<>' && value === 'active'))) {
+    return `${column} = 'deleted'`;
+  }
+  return `${column} ${operator} ${bind(value)}`;
+}
+
+export interface ListResult<T> {
+  rows: T[];
+  start: number;
+  total: number;
+}
+
+/**
+ * Runs the page and the total: two statements whatever the page size. Deep pages are found on
+ * the key columns first (an index-only scan) and joined back, so OFFSET does not drag whole rows.
+ */
+export async function runList<T>(db: Queryable, resource: ListResource, parsed: ParsedList, scope: string[]): Promise<ListResult<T>> {
+  const where = [...scope, ...parsed.where];
+  const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const limit = parsed.end - parsed.start + 1;
+  const keys = resource.key.join(', ');
+  const pageSql =
+    parsed.start > 0
+      ? `SELECT ${resource.select} FROM ${resource.table}
+         WHERE (${keys}) IN (SELECT ${keys} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit} OFFSET ${parsed.start})
+         ORDER BY ${parsed.orderBy}`
+      : `SELECT ${resource.select} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit}`;
+  const page = await db.query<T>(pageSql, parsed.params);
+  const count = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${resource.table} ${whereSql}`, parsed.params);
+  return { rows: page.rows, start: parsed.start, total: count.rows[0].total };
+}
+
+/** Content-Range as ra-data-simple-rest reads it: `users 0-24/319` (a star for the range when empty). */
+export function sendList<T>(reply: FastifyReply, name: string, result: ListResult<T>) {
+  const { rows, start, total } = result;
+  const range = rows.length ? `${start}-${start + rows.length - 1}` : '*';
+  reply.header('Content-Range', `${name} ${range}/${total}`);
+  return rows;
+}

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { AppContext } from './context.js';
+import { HttpError, reasonPhrase, statusForDatabaseError } from './errors.js';
+import { registerGuard } from './api/guard.js';
+import { apiRoutes } from './api/index.js';
+import { oauthRoutes } from './oauth/index.js';
+
+export interface BuildOptions {
+  logger?: boolean | object;
+}
+
+/** Builds the provider: security headers, OpenAPI, management API, authorization server, console. No listen() here. */
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    trustProxy: process.env.TRUST_PROXY === 'true',
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  });
+  app.decorate('ctx', ctx);
+
+  const https = ctx.config.publicUrl.startsWith('https:');
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        // MUI (emotion) injects <style> elements at run time
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'https:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        frameAncestors: ["'none'"],
+        formAction: ["'self'"],
+      },
+    },
+    hsts: https ? { maxAge: 31536000, includeSubDomains: true } : false,
+    referrerPolicy: { policy: 'no-referrer' },
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'IAM provider management API', version: '1.0.0', description: 'SPEC section 7, under /api' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    let status = 500;
+    let message = 'Internal error';
+    if (error instanceof HttpError) {
+      status = error.statusCode;
+      message = error.message;
+      reply.headers(error.headers);
+    } else if (error.validation) {
+      status = 400;
+      message = error.message;
+    } else if (statusForDatabaseError(error)) {
+      ({ status, message } = statusForDatabaseError(error)!);
+    } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      status = error.statusCode;
+      message = error.message;
+    }
+    if (status >= 500) request.log.error({ err: error }, 'unhandled error');
+    reply.status(status).send({ statusCode: status, error: reasonPhrase(status), message });
+  });
+
+  await app.register(
+    async (api) => {
+      registerGuard(api);
+      await api.register(apiRoutes);
+    },
+    { prefix: '/api' },
+  );
+  await app.register(oauthRoutes);
+  await registerConsole(app, ctx);
+  return app;
+}
+
+/** Serves the built console with index.html for its client-side routes; a placeholder page before it is built. */
+async function registerConsole(app: FastifyInstance, ctx: AppContext) {
+  const index = path.join(ctx.config.consoleDir, 'index.html');
+  const built = fs.existsSync(index);
+  if (built) {
+    await app.register(fastifyStatic, { root: ctx.config.consoleDir, wildcard: false, index: false });
+  }
+  const isConsolePath = (url: string) => !/^\/(api|oauth|\.well-known)(\/|$|\?)/.test(url);
+  app.setNotFoundHandler((request, reply) => {
+    const wantsHtml = (request.headers.accept ?? '').includes('text/html');
+    if (request.method === 'GET' && wantsHtml && isConsolePath(request.url)) {
+      if (built) return reply.type('text/html').header('Cache-Control', 'no-cache').send(fs.createReadStream(index));
+      return reply.type('text/html').send(placeholderPage(ctx));
+    }
+    reply.status(404).send({ statusCode: 404, error: 'Not Found', message: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+  });
+}
+
+function placeholderPage(ctx: AppContext) {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>IAM provider</title></head>
+<body><main><h1>IAM provider is running</h1>
+<p>The console has not been built yet: run <code>npm run build</code> (npm start does it for you).</p>
+<p>OpenID configuration: <a href="/.well-known/openid-configuration">/.well-known/openid-configuration</a>.
+Management API: <a href="/api/docs">/api/docs</a>. Issuer: ${ctx.config.publicUrl.replace(/[<>&"]/g, '')}</p></main></body></html>`;
+}

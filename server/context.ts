@@ -1,0 +1,29 @@
+import type { ServerConfig } from './config.js';
+import type { Database } from './db/index.js';
+import type { SigningKeys } from './keys.js';
+
+/** What every route needs, decorated on the Fastify instance as `app.ctx`. */
+export interface AppContext {
+  db: Database;
+  config: ServerConfig;
+  keys: SigningKeys;
+}
+
+/** The signed-in caller of the management API, read from the bearer access token. */
+export interface Principal {
+  userId: string;
+  companyId: string;
+  domainId: string;
+  clientId: string;
+  grantId: string;
+  scopes: string[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}

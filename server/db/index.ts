@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import pg from 'pg';
+import { migrate } from './migrations.js';
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+/** Anything that runs SQL: the database itself or an open transaction. */
+export interface Queryable {
+  query<T = Record<string, any>>(text: string, params?: unknown[]): Promise<QueryResult<T>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs fn inside BEGIN/COMMIT; any throw rolls the whole transaction back. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** Statements sent so far (tests use it to catch N+1 queries). */
+  readonly stats: { queries: number };
+}
+
+/**
+ * PGlite is one connection: two requests must never interleave statements of their transactions.
+ * Every query and every transaction takes its turn in this one queue.
+ */
+class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(task, task);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+class PgliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+  readonly stats = { queries: 0 };
+  private queue = new SerialQueue();
+  constructor(private pglite: PGlite) {}
+
+  query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
+    return this.queue.run(() => this.raw<T>(this.pglite, text, params));
+  }
+
+  exec(script: string): Promise<void> {
+    return this.queue.run(async () => {
+      this.stats.queries++;
+      await this.pglite.exec(script);
+    });
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.queue.run(() =>
+      this.pglite.transaction(async (tx) =>
+        fn({
+          query: (text, params = []) => this.raw(tx, text, params),
+          exec: async (script) => {
+            this.stats.queries++;
+            await tx.exec(script);
+          },
+        }),
+      ),
+    );
+  }
+
+  private async raw<T>(target: Pick<PGlite, 'query'>, text: string, params: unknown[]): Promise<QueryResult<T>> {
+    this.stats.queries++;
+    const result = await target.query<T>(text, params);
+    return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+  }
+
+  close() {
+    return this.queue.run(() => this.pglite.close());
+  }
+}
+
+class PostgresDatabase implements Database {
+  readonly kind = 'postgres' as const;
+  readonly stats = { queries: 0 };
+  constructor(private pool: pg.Pool) {}
+
+  async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
+    this.stats.queries++;
+    const result = await this.pool.query(text, params);
+    return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
+  }
+
+  async exec(script: string): Promise<void> {
+    this.stats.queries++;
+    await this.pool.query(script);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const tx: Queryable = {
+      exec: async (script) => {
+        this.stats.queries++;
+        await client.query(script);
+      },
+      query: async <R>(text: string, params: unknown[] = []) => {
+        this.stats.queries++;
+        const result = await client.query(text, params);
+        return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
+      },
+    };
+    try {
+      await client.query('BEGIN');
+      const value = await fn(tx);
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  close() {
+    return this.pool.end();
+  }
+}
+
+// int8 (count(*), sums) as JS numbers; our counts stay far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export interface OpenOptions {
+  /** postgres:// URL; when unset, PGlite. */
+  databaseUrl?: string;
+  /** PGlite data folder; when unset, an in-memory database. */
+  dataDir?: string;
+}
+
+/** Opens the database and brings its schema up to date. */
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  let db: Database;
+  if (options.databaseUrl) {
+    db = new PostgresDatabase(new pg.Pool({ connectionString: options.databaseUrl, max: 10 }));
+  } else {
+    if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+    const pglite = await PGlite.create(options.dataDir ? `${options.dataDir}/pgdata` : undefined, {
+      extensions: { pg_trgm },
+    });
+    db = new PgliteDatabase(pglite);
+  }
+  await migrate(db);
+  return db;
+}

@@ -1,0 +1,199 @@
+import type { Database } from './index.js';
+
+/**
+ * One schema for PGlite and PostgreSQL. Migrations only ever append: an applied one is never edited.
+ */
+export const migrations: { id: number; name: string; sql: string }[] = [
+  {
+    id: 1,
+    name: 'initial schema',
+    sql: `
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
+CREATE TABLE meta (
+  key text PRIMARY KEY,
+  value text NOT NULL
+);
+
+CREATE TABLE companies (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  display_name text NOT NULL,
+  description text NOT NULL DEFAULT '',
+  type text NOT NULL CHECK (type IN ('root', 'reseller', 'customer')),
+  parent text REFERENCES companies (id),
+  -- root .. self: an administrator may act on a company when their own company is in this list
+  ancestors text[] NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX companies_children ON companies (parent, name, id);
+CREATE INDEX companies_ancestors ON companies USING gin (ancestors);
+
+CREATE TABLE domains (
+  company_id text NOT NULL REFERENCES companies (id) ON DELETE CASCADE,
+  id text NOT NULL,
+  name text NOT NULL,
+  description text NOT NULL DEFAULT '',
+  is_primary boolean NOT NULL DEFAULT false,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, id)
+);
+CREATE UNIQUE INDEX domains_one_primary ON domains (company_id) WHERE is_primary;
+
+CREATE TABLE users (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  id text NOT NULL,
+  username text NOT NULL,
+  display_name text NOT NULL,
+  notes text NOT NULL DEFAULT '',
+  email text NOT NULL,
+  password_hash text,
+  status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'deleted')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, domain_id, id),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX users_username ON users (company_id, domain_id, lower(username));
+CREATE UNIQUE INDEX users_email ON users (company_id, domain_id, lower(email));
+-- the two lists people page through: partial indexes so "status <> 'deleted'" never scans deleted rows
+CREATE INDEX users_live_by_name ON users (company_id, domain_id, display_name, id) WHERE status <> 'deleted';
+CREATE INDEX users_deleted_by_name ON users (company_id, domain_id, display_name, id) WHERE status = 'deleted';
+CREATE INDEX users_search ON users USING gin ((display_name || ' ' || username || ' ' || email) gin_trgm_ops);
+
+CREATE TABLE groups (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  id text NOT NULL,
+  name text NOT NULL,
+  display_name text NOT NULL,
+  notes text NOT NULL DEFAULT '',
+  email text NOT NULL,
+  status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'deleted')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, domain_id, id),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX groups_name ON groups (company_id, domain_id, lower(name));
+CREATE INDEX groups_live_by_name ON groups (company_id, domain_id, display_name, id) WHERE status <> 'deleted';
+
+CREATE TABLE group_members (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  group_id text NOT NULL,
+  member_type text NOT NULL CHECK (member_type IN ('user', 'group')),
+  member_id text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, domain_id, group_id, member_type, member_id),
+  FOREIGN KEY (company_id, domain_id, group_id) REFERENCES groups (company_id, domain_id, id) ON DELETE CASCADE
+);
+CREATE INDEX group_members_by_member ON group_members (company_id, domain_id, member_type, member_id);
+
+CREATE TABLE applications (
+  id text PRIMARY KEY, -- the client_id
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  client_name text NOT NULL,
+  description text NOT NULL DEFAULT '',
+  logo_uri text NOT NULL DEFAULT '',
+  client_secret_hash text,
+  app_type text NOT NULL DEFAULT 'SPA' CHECK (app_type IN ('SPA', 'web', 'native', 'machine')),
+  client_uri text NOT NULL DEFAULT '',
+  client_logout_uri jsonb NOT NULL DEFAULT '[]',
+  redirect_uris jsonb NOT NULL DEFAULT '[]',
+  allowed_web_orgins jsonb NOT NULL DEFAULT '[]',
+  id_token_expiration integer NOT NULL DEFAULT 36000,
+  refresh_token_rotation boolean NOT NULL DEFAULT false,
+  refresh_reuse_interval integer NOT NULL DEFAULT 0,
+  refresh_absolute_expiration boolean NOT NULL DEFAULT false,
+  refresh_absolute_lifetime integer NOT NULL DEFAULT 31557600,
+  grant_types jsonb NOT NULL DEFAULT '["authorization_code","refresh_token"]',
+  audience text NOT NULL DEFAULT '',
+  status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'deleted')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX applications_name ON applications (company_id, domain_id, lower(client_name));
+CREATE INDEX applications_by_domain ON applications (company_id, domain_id, client_name, id);
+
+CREATE TABLE apis (
+  id text PRIMARY KEY,
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  name text NOT NULL,
+  identifier text NOT NULL,
+  token_expiration integer NOT NULL DEFAULT 86400,
+  token_expiration_browser integer NOT NULL DEFAULT 7200,
+  signing_algorithm text NOT NULL DEFAULT 'RS256' CHECK (signing_algorithm IN ('RS256', 'HS256')),
+  signing_secret text,
+  rbac boolean NOT NULL DEFAULT false,
+  add_permission_access_token boolean NOT NULL DEFAULT false,
+  allow_skipping_user_consent boolean NOT NULL DEFAULT true,
+  allow_offline_access boolean NOT NULL DEFAULT false,
+  status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'deleted')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX apis_name ON apis (company_id, domain_id, lower(name));
+CREATE UNIQUE INDEX apis_identifier ON apis (company_id, domain_id, identifier);
+CREATE INDEX apis_by_domain ON apis (company_id, domain_id, name, id);
+
+CREATE TABLE permission_scopes (
+  api_id text NOT NULL REFERENCES apis (id) ON DELETE CASCADE,
+  id text NOT NULL,
+  permission text NOT NULL,
+  description text NOT NULL DEFAULT '',
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (api_id, id)
+);
+
+-- one sign-in of one user into one client; every token carries its id so that it can be revoked
+CREATE TABLE oauth_grants (
+  id text PRIMARY KEY,
+  client_id text NOT NULL,
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  user_id text,
+  scope text NOT NULL DEFAULT '',
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+
+CREATE TABLE oauth_codes (
+  code_hash text PRIMARY KEY,
+  grant_id text NOT NULL REFERENCES oauth_grants (id) ON DELETE CASCADE,
+  client_id text NOT NULL,
+  redirect_uri text NOT NULL,
+  code_challenge text,
+  code_challenge_method text,
+  scope text NOT NULL DEFAULT '',
+  nonce text,
+  resource text,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
+);
+CREATE INDEX oauth_codes_expiry ON oauth_codes (expires_at);
+`,
+  },
+];
+
+export async function migrate(db: Database): Promise<void> {
+  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  for (const migration of migrations) {
+    await db.transaction(async (tx) => {
+      // Two servers starting together on one PostgreSQL must not both apply a migration.
+      if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(4242001)');
+      const done = await tx.query('SELECT 1 FROM schema_migrations WHERE id = $1', [migration.id]);
+      if (done.rowCount > 0) return;
+      await tx.exec(migration.sql);
+      await tx.query('INSERT INTO schema_migrations (id, name) VALUES ($1, $2)', [migration.id, migration.name]);
+    });
+  }
+}

@@ -1,0 +1,68 @@
+/** The one error shape of the API: { statusCode, error, message }. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string) => new HttpError(400, message);
+export const unauthorized = (message = 'Sign-in required: send a valid bearer access token') =>
+  new HttpError(401, message, { 'WWW-Authenticate': 'Bearer' });
+export const forbidden = (message = 'This call needs the user:admin scope') => new HttpError(403, message);
+export const notFound = (what: string) => new HttpError(404, `${what} not found`);
+/** SPEC 8 wording, shown as-is by the console. */
+export const duplicated = (name: string) => new HttpError(409, `duplicated error: ${name} already exist!`);
+
+const reasons: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+};
+export const reasonPhrase = (status: number) => reasons[status] ?? 'Error';
+
+/** PostgreSQL error codes a client can provoke, and the status they deserve. */
+export function statusForDatabaseError(error: unknown): { status: number; message: string } | undefined {
+  const code = (error as { code?: string })?.code;
+  const detail = (error as { detail?: string; message?: string }).detail ?? (error as Error).message;
+  switch (code) {
+    case '23505':
+      return { status: 409, message: 'duplicated error: record already exist!' };
+    case '23503':
+      return { status: 400, message: `a referenced record does not exist (${detail})` };
+    case '23502':
+    case '23514':
+    case '22P02':
+    case '22001':
+    case '22003':
+    case '22007':
+    case '22008':
+    case '22021':
+    case '2201X':
+    case '2201W':
+    case '54000':
+      return { status: 400, message: `invalid value: ${detail}` };
+    default:
+      return undefined;
+  }
+}
+
+/** Runs a write; a unique violation becomes the SPEC 8 409 naming the record. */
+export async function uniqueAs<T>(name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if ((error as { code?: string })?.code === '23505') throw duplicated(name);
+    throw error;
+  }
+}

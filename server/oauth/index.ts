@@ -1,0 +1,6 @@
+import type { FastifyInstance } from 'fastify';
+
+/** The authorization server: /oauth/* and discovery. */
+export async function oauthRoutes(app: FastifyInstance) {
+  void app;
+}

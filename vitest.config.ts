@@ -1,0 +1,32 @@
+import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  plugins: [react()],
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'server',
+          environment: 'node',
+          include: ['tests/server/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'console',
+          environment: 'jsdom',
+          include: ['src/**/*.test.{ts,tsx}'],
+          setupFiles: ['src/test/setup.ts'],
+          globals: true,
+          testTimeout: 30_000,
+        },
+      },
+    ],
+  },
+});
