@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startServer, type TestServer } from './helpers.js';
+import { call, createTenant, startServer, type TestServer } from './helpers.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -45,5 +45,28 @@ describe('companies', () => {
   it('refuses requests without a valid token', async () => {
     expect((await call(server, undefined, 'GET', '/api/companys/root')).status).toBe(401);
     expect((await call(server, 'not.a.token', 'GET', '/api/companys/root')).status).toBe(401);
+  });
+});
+
+describe('companies: tenancy', () => {
+  it('lets an administrator act on their subtree only, and refuses non-administrators', async () => {
+    const reseller = await createTenant(server, 'reseller1');
+    const sibling = await createTenant(server, 'sibling1');
+    const customer = await createTenant(server, 'customer1', 'reseller1', 'customer');
+    const as = (token: string, method: 'GET' | 'PUT' | 'DELETE', url: string, body?: unknown) => call(server, token, method, url, body);
+
+    expect((await as(reseller.adminToken, 'GET', '/api/companys/customer1')).status).toBe(200);
+    expect((await as(reseller.adminToken, 'GET', '/api/companys/reseller1/childCompanys')).body).toHaveLength(1);
+    for (const target of ['sibling1', 'root']) {
+      expect((await as(reseller.adminToken, 'GET', `/api/companys/${target}`)).status).toBe(404);
+      expect((await as(reseller.adminToken, 'GET', `/api/companys/${target}/childCompanys`)).status).toBe(404);
+      expect((await as(reseller.adminToken, 'PUT', `/api/companys/${target}`, { name: target, displayName: 'x', description: 'x' })).status).toBe(404);
+      expect((await as(reseller.adminToken, 'DELETE', `/api/companys/${target}`)).status).toBe(404);
+    }
+    expect((await as(reseller.adminToken, 'DELETE', '/api/companys', ['sibling1'])).status).toBe(404);
+    const create = await call(server, reseller.adminToken, 'POST', '/api/companys', company('sneaky', { parent: 'sibling1' }));
+    expect(create.status).toBe(404);
+    expect((await as(customer.adminToken, 'GET', '/api/companys/reseller1')).status).toBe(404);
+    expect((await as(sibling.userToken, 'GET', '/api/companys/sibling1')).status).toBe(403);
   });
 });

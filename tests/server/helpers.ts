@@ -131,3 +131,47 @@ export async function call(
   }
   return { status: response.statusCode, body: json, headers: response.headers, text: response.body };
 }
+
+export interface Tenant {
+  companyId: string;
+  domainId: string;
+  /** Member of the tenant's `administrators` group: has user:admin over the tenant's subtree. */
+  adminToken: string;
+  /** An ordinary user of the tenant's domain: signed in, but no user:admin (403 on the API). */
+  userToken: string;
+}
+
+/**
+ * Creates a company (under `parent`) with a primary domain, an administrators group holding one
+ * administrator, and one ordinary user, straight in the database, and signs both users in.
+ */
+export async function createTenant(server: TestServer, companyId: string, parent = 'root', type = 'reseller'): Promise<Tenant> {
+  const { db } = server;
+  const domainId = `${companyId}-domain`;
+  await db.query(
+    `INSERT INTO companies (id, name, display_name, description, type, parent, ancestors)
+     SELECT $1, $1, $1, 'test tenant', $3, p.id, p.ancestors || $1::text FROM companies p WHERE p.id = $2`,
+    [companyId, parent, type],
+  );
+  await db.query(`INSERT INTO domains (company_id, id, name, description, is_primary) VALUES ($1, $2, $2, 'test', true)`, [companyId, domainId]);
+  await db.query(
+    `INSERT INTO groups (company_id, domain_id, id, name, display_name, email) VALUES ($1, $2, 'administrators', 'administrators', 'Administrators', 'admins@example.com')`,
+    [companyId, domainId],
+  );
+  for (const userId of ['boss', 'worker']) {
+    await db.query(
+      `INSERT INTO users (company_id, domain_id, id, username, display_name, email) VALUES ($1, $2, $3, $3, $3, $3 || '@' || $1 || '.example')`,
+      [companyId, domainId, userId],
+    );
+  }
+  await db.query(
+    `INSERT INTO group_members (company_id, domain_id, group_id, member_type, member_id) VALUES ($1, $2, 'administrators', 'user', 'boss')`,
+    [companyId, domainId],
+  );
+  return {
+    companyId,
+    domainId,
+    adminToken: await tokenFor(server.ctx, { companyId, domainId, userId: 'boss' }),
+    userToken: await tokenFor(server.ctx, { companyId, domainId, userId: 'worker' }),
+  };
+}
