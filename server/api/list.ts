@@ -175,24 +175,47 @@ export interface ListResult<T> {
   total: number;
 }
 
-/**
- * Runs the page and the total: two statements whatever the page size. Deep pages are found on
- * the key columns first (an index-only scan) and joined back, so OFFSET does not drag whole rows.
- */
-export async function runList<T>(db: Queryable, resource: ListResource, parsed: ParsedList, scope: string[]): Promise<ListResult<T>> {
+/** Totals above this are estimated by the planner instead of counted row by row (docs/PERFORMANCE.md). */
+export const EXACT_COUNT_LIMIT = 10_000;
+
+/** The SQL of one list request; exported so that the benchmark runs exactly what the API runs. */
+export function buildListSql(resource: ListResource, parsed: ParsedList, scope: string[]) {
   const where = [...scope, ...parsed.where];
   const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const limit = parsed.end - parsed.start + 1;
   const keys = resource.key.join(', ');
+  // Deep pages walk the key columns first (an index-only scan) and fetch whole rows for the page alone.
   const pageSql =
     parsed.start > 0
       ? `SELECT ${resource.select} FROM ${resource.table}
          WHERE (${keys}) IN (SELECT ${keys} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit} OFFSET ${parsed.start})
          ORDER BY ${parsed.orderBy}`
       : `SELECT ${resource.select} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit}`;
-  const page = await db.query<T>(pageSql, parsed.params);
-  const count = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${resource.table} ${whereSql}`, parsed.params);
-  return { rows: page.rows, start: parsed.start, total: count.rows[0].total };
+  const countSql = `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
+  const estimateSql = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${resource.table} ${whereSql}`;
+  return { pageSql, countSql, estimateSql, params: parsed.params };
+}
+
+/**
+ * Runs the page and the total: two statements whatever the page size. The total is exact up to
+ * EXACT_COUNT_LIMIT rows; past that, counting would cost more than the page, so the planner's
+ * estimate is used (never less than the counted minimum).
+ */
+export async function runList<T>(db: Queryable, resource: ListResource, parsed: ParsedList, scope: string[]): Promise<ListResult<T>> {
+  const sql = buildListSql(resource, parsed, scope);
+  const page = await db.query<T>(sql.pageSql, sql.params);
+  let total = (await db.query<{ total: number }>(sql.countSql, sql.params)).rows[0].total;
+  if (total > EXACT_COUNT_LIMIT) {
+    const plan = await db.query<{ 'QUERY PLAN': unknown }>(sql.estimateSql, sql.params);
+    total = Math.max(total, estimatedRows(plan.rows[0]?.['QUERY PLAN']));
+  }
+  return { rows: page.rows, start: parsed.start, total: Math.max(total, parsed.start + page.rows.length) };
+}
+
+function estimatedRows(plan: unknown): number {
+  const parsed = typeof plan === 'string' ? JSON.parse(plan) : plan;
+  const rows = Array.isArray(parsed) ? parsed[0]?.Plan?.['Plan Rows'] : undefined;
+  return typeof rows === 'number' ? Math.round(rows) : 0;
 }
 
 /** Content-Range as ra-data-simple-rest reads it: `users 0-24/319` (a star for the range when empty). */
