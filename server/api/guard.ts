@@ -25,7 +25,8 @@ export function registerGuard(app: FastifyInstance) {
     if (!request.principal.scopes.includes(ADMIN_SCOPE)) throw forbidden();
   });
 
-  app.addHook('preHandler', async (request) => {
+  // preValidation, not preHandler: another tenant's path answers 404 before its body is even validated
+  app.addHook('preValidation', async (request) => {
     if (request.url.startsWith('/api/docs')) return;
     const params = (request.params ?? {}) as { companyId?: string; domainId?: string };
     await checkAccess(app.ctx.db, request.principal, params.companyId, params.domainId);

@@ -1,0 +1,157 @@
+/**
+ * npm run bench [-- --large] [-- --users N]
+ * Seeds users in one domain with bulk SQL, then times list calls through the HTTP API next to the very
+ * statements the API ran, executed directly on the same database. Prints the figures; with
+ * DATABASE_URL set it runs on that PostgreSQL, else on embedded PGlite in a temp dir.
+ * Also prints the console bundle sizes when dist/ exists (npm run build).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../server/app.js';
+import type { ServerConfig } from '../server/config.js';
+import type { AppContext } from '../server/context.js';
+import { openDatabase, type Database } from '../server/db/index.js';
+import { loadSigningKeys } from '../server/keys.js';
+import { seedFirstRun } from '../server/seed.js';
+import { createGrant, issueTokens } from '../server/oauth/tokens.js';
+import { bundleReport } from './bundle.js';
+
+const args = process.argv.slice(2);
+const large = args.includes('--large');
+const userArg = args.indexOf('--users');
+const USERS = userArg >= 0 ? Number(args[userArg + 1]) : large ? 1_000_000 : 100_000;
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
+
+interface Recorded {
+  text: string;
+  params: unknown[];
+}
+
+async function seedUsers(db: Database, count: number) {
+  await db.query(`INSERT INTO domains (company_id, id, name, description) VALUES ('root', 'bench', 'bench', 'benchmark domain')`);
+  const batch = 100_000;
+  for (let from = 1; from <= count; from += batch) {
+    const to = Math.min(count, from + batch - 1);
+    await db.query(
+      `INSERT INTO users (company_id, domain_id, id, username, display_name, email, status)
+       SELECT 'root', 'bench', 'u' || i, 'user' || i,
+              (ARRAY['Ada','Grace','Alan','Edsger','Barbara','Donald','Ken','Linus','Margaret','Radia'])[1 + i % 10] || ' ' ||
+              (ARRAY['Lovelace','Hopper','Turing','Dijkstra','Liskov','Knuth','Thompson','Torvalds','Hamilton','Perlman'])[1 + (i / 10) % 10] || ' ' || i,
+              'user' || i || '@bench.example',
+              CASE WHEN i % 20 = 0 THEN 'deleted' ELSE 'active' END
+       FROM generate_series($1::int, $2::int) AS i`,
+      [from, to],
+    );
+    process.stdout.write(`  seeded ${to.toLocaleString('en')} users\r`);
+  }
+  process.stdout.write('\n');
+  await db.query('ANALYZE users');
+}
+
+function percentile(sorted: number[], p: number) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function time(fn: () => Promise<unknown>) {
+  const samples: number[] = [];
+  for (let i = 0; i < 3; i++) await fn();
+  for (let i = 0; i < ITERATIONS; i++) {
+    const start = process.hrtime.bigint();
+    await fn();
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 50), p95: percentile(samples, 95) };
+}
+
+async function main() {
+  const databaseUrl = process.env.DATABASE_URL;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iam-bench-'));
+  const config: ServerConfig = {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    publicUrl: 'http://localhost:0',
+    databaseUrl,
+    consoleClientId: 'iam-console',
+    adminEmail: 'admin@example.com',
+    adminPassword: 'bench-password',
+    consoleDir: '/nonexistent',
+    accessTokenTtl: 3600,
+    logLevel: 'silent',
+  };
+  console.log(`IAM Console benchmark: ${USERS.toLocaleString('en')} users on ${databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
+  const db = await openDatabase({ databaseUrl, dataDir: databaseUrl ? undefined : dataDir });
+  const already = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM users WHERE domain_id = 'bench'`);
+  await seedFirstRun(db, config);
+  const seedStart = Date.now();
+  if (already.rows[0].n !== USERS) {
+    await db.query(`DELETE FROM domains WHERE company_id = 'root' AND id = 'bench'`);
+    await seedUsers(db, USERS);
+  }
+  console.log(`  seeding took ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
+
+  // Record every statement the API sends, to replay exactly those directly on the database.
+  let recording: Recorded[] | undefined;
+  const query = db.query.bind(db);
+  (db as { query: Database['query'] }).query = (text: string, params: unknown[] = []) => {
+    recording?.push({ text, params });
+    return query(text, params);
+  };
+
+  const keys = await loadSigningKeys({});
+  const ctx: AppContext = { db, config, keys };
+  const app = await buildApp(ctx);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const grantId = await createGrant(db, { clientId: 'iam-console', companyId: 'root', domainId: 'default', userId: 'admin', scope: 'openid user:admin' });
+  const { access_token: token } = await issueTokens(ctx, {
+    grantId,
+    user: { id: 'admin', username: 'admin@example.com', displayName: 'Administrator', email: 'admin@example.com' },
+    client: { id: 'iam-console', companyId: 'root', domainId: 'default', idTokenExpiration: 36000 },
+    scope: 'openid user:admin',
+  });
+
+  const live = Math.round(USERS * 0.95);
+  const half = Math.floor(live / 2);
+  const list = '/api/companys/root/domainNames/bench/users';
+  const cases: [string, string][] = [
+    ['first page', `${list}?range=[0,24]&sort=["displayName","ASC"]&condition=status,!=,deleted`],
+    ['deep page (offset half-way)', `${list}?range=[${half},${half + 24}]&sort=["displayName","ASC"]&condition=status,!=,deleted`],
+    ['q search', `${list}?range=[0,24]&filter=${encodeURIComponent(JSON.stringify({ q: 'user4242' }))}&condition=status,!=,deleted`],
+    ['condition filter (deleted)', `${list}?range=[0,24]&sort=["displayName","ASC"]&condition=status,=,deleted`],
+  ];
+
+  const rows: string[] = [];
+  rows.push('| call | API p50 ms | API p95 ms | raw p50 ms | raw p95 ms | API/raw p95 | within 2x+2ms | total |');
+  rows.push('|---|---|---|---|---|---|---|---|');
+  for (const [name, url] of cases) {
+    recording = [];
+    const probe = await fetch(base + url, { headers: { authorization: `Bearer ${token}` } });
+    if (!probe.ok) throw new Error(`${name}: HTTP ${probe.status} ${await probe.text()}`);
+    const total = probe.headers.get('content-range')?.split('/')[1];
+    const statements = recording.slice(1); // the first is the guard's token/tenant check
+    recording = undefined;
+    const api = await time(() => fetch(base + url, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer()));
+    const raw = await time(async () => {
+      for (const statement of statements) await query(statement.text, statement.params);
+    });
+    const ok = api.p95 <= 2 * raw.p95 + 2;
+    rows.push(`| ${name} | ${api.p50.toFixed(2)} | ${api.p95.toFixed(2)} | ${raw.p50.toFixed(2)} | ${raw.p95.toFixed(2)} | ${(api.p95 / raw.p95).toFixed(2)} | ${ok ? 'yes' : 'NO'} | ${total} |`);
+    if (name === 'first page') {
+      const [page, count] = statements;
+      const pageTime = await time(() => query(page.text, page.params));
+      const countTime = await time(() => query(count.text, count.params));
+      rows.push(`| total count alone (vs. page alone) | | | ${countTime.p50.toFixed(2)} | ${countTime.p95.toFixed(2)} | ${(countTime.p95 / pageTime.p95).toFixed(2)} of page | ${countTime.p95 <= pageTime.p95 + 1 ? 'yes' : 'NO'} | |`);
+    }
+  }
+  console.log(rows.join('\n'));
+  await app.close();
+  await db.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const bundles = bundleReport(path.resolve('dist'));
+  if (bundles) console.log(bundles);
+}
+
+await main();
