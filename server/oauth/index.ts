@@ -1,6 +1,45 @@
-import type { FastifyInstance } from 'fastify';
+import crypto from 'node:crypto';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import * as jose from 'jose';
+import { authorizeRoutes } from './authorize.js';
+import { discoveryRoutes } from './discovery.js';
+import { loginRoutes } from './login.js';
+import { renderErrorPage, sendPage } from './loginPage.js';
+import { DeviceCookies, LoginThrottle } from './loginThrottle.js';
+import { tokenRoutes } from './token.js';
+import { userinfoRoutes } from './userinfo.js';
+
+/**
+ * The key of device cookies, derived from the signing key so that cookies survive restarts and
+ * change when the signing key is rotated.
+ */
+async function deviceCookieSecret(privateKey: CryptoKey): Promise<Buffer> {
+  const { d } = await jose.exportJWK(privateKey);
+  return crypto.createHmac('sha256', d ?? crypto.randomBytes(32)).update('iam device cookie').digest();
+}
+
+/** The pages a browser navigates to: HTML errors, and never any CORS header (they are not APIs). */
+async function signInRoutes(app: FastifyInstance) {
+  const { config, keys } = app.ctx;
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : error.validation ? 400 : 500;
+    if (status >= 500) request.log.error({ err: error }, 'sign-in page failed');
+    return sendPage(reply, status, renderErrorPage(status >= 500 ? 'Something went wrong. Please try again.' : error.message));
+  });
+  app.addHook('onSend', async (request, reply) => {
+    for (const name of Object.keys(reply.getHeaders())) if (name.toLowerCase().startsWith('access-control-')) reply.removeHeader(name);
+  });
+
+  const throttle = new LoginThrottle();
+  const devices = new DeviceCookies(await deviceCookieSecret(keys.privateKey), config.publicUrl.startsWith('https:'));
+  await app.register(authorizeRoutes);
+  await app.register(loginRoutes, { throttle, devices });
+}
 
 /** The authorization server: /oauth/* and discovery. */
 export async function oauthRoutes(app: FastifyInstance) {
-  void app;
+  await app.register(signInRoutes);
+  await app.register(tokenRoutes);
+  await app.register(userinfoRoutes);
+  await app.register(discoveryRoutes);
 }

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { type AuthorizationParams, authorizationParamsSchema, checkAuthorizationRequest } from './authorizationRequest.js';
+import { renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
+import { sendRedirect } from './redirect.js';
+
+/** GET /oauth/authorize: the standard entry point; shows the hosted login page of any registered application. */
+export async function authorizeRoutes(app: FastifyInstance) {
+  const { db, config } = app.ctx;
+
+  app.get<{ Querystring: AuthorizationParams }>(
+    '/oauth/authorize',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Authorization endpoint (code flow with PKCE S256); answers the hosted login page',
+        security: [],
+        querystring: authorizationParamsSchema,
+      },
+    },
+    async (request, reply) => {
+      const checked = await checkAuthorizationRequest(db, request.query, { issuer: config.publicUrl, responseTypeRequired: true });
+      if (checked.kind === 'page') return sendPage(reply, 400, renderErrorPage(checked.message));
+      if (checked.kind === 'redirect') return sendRedirect(reply, checked.location, request.query.redirect_uri);
+      return sendPage(reply, 200, renderLoginPage(checked.request), checked.request.redirectUri);
+    },
+  );
+}

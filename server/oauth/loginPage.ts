@@ -1,0 +1,98 @@
+import crypto from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import type { AuthorizationRequest } from './authorizationRequest.js';
+
+/** Marks a form post that came from our hosted page, so that a failed sign-in re-renders it. */
+export const HOSTED_ORIGIN = 'hosted';
+
+const STYLE = `
+:root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: Canvas; color: CanvasText; }
+main { width: min(24rem, calc(100vw - 2rem)); padding: 2rem; border: 1px solid GrayText; border-radius: 8px; }
+h1 { font-size: 1.4rem; margin: 0 0 1.5rem; }
+label { display: block; margin: 1rem 0 0.25rem; font-weight: 600; }
+input[type=text], input[type=password] { box-sizing: border-box; width: 100%; padding: 0.6rem; font-size: 1rem; }
+button { margin-top: 1.5rem; width: 100%; padding: 0.7rem; font-size: 1rem; font-weight: 600; cursor: pointer; }
+.error { padding: 0.75rem; border-left: 4px solid #c62828; background: rgba(198, 40, 40, 0.1); }
+`;
+const STYLE_HASH = `'sha256-${crypto.createHash('sha256').update(STYLE).digest('base64')}'`;
+
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+
+/** The source a form may be sent (and redirected) to; custom-scheme redirect URIs of native apps become `scheme:`. */
+function formTarget(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+}
+
+/**
+ * The policy of every login page and /oauth/login answer: no script at all, no framing (clickjacking),
+ * and forms only to us and to the client's redirect URI (Chrome checks form-action on the redirect too).
+ */
+export function loginPagePolicy(redirectUri?: string): string {
+  const formAction = ["'self'", ...(redirectUri ? [formTarget(redirectUri)] : [])].join(' ');
+  return [
+    "default-src 'none'",
+    `style-src ${STYLE_HASH}`,
+    "img-src 'self' data:",
+    `form-action ${formAction}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>`;
+}
+
+function hidden(name: string, value: string | undefined): string {
+  return value === undefined ? '' : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">\n`;
+}
+
+export function renderLoginPage(request: AuthorizationRequest, options: { email?: string; error?: string } = {}): string {
+  const error = options.error
+    ? `<p class="error" id="login-error" role="alert">${escapeHtml(options.error)}</p>\n`
+    : '';
+  const describedBy = options.error ? ' aria-describedby="login-error" aria-invalid="true"' : '';
+  return page(
+    `Sign in to ${request.client.name}`,
+    `<h1>Sign in to ${escapeHtml(request.client.name)}</h1>
+${error}<form method="post" action="/oauth/login">
+${hidden('client_id', request.client.id)}${hidden('redirect_uri', request.redirectUri)}${hidden('scope', request.scope)}${hidden('state', request.state)}${hidden('code_challenge', request.codeChallenge)}${hidden('code_challenge_method', request.codeChallenge ? 'S256' : undefined)}${hidden('nonce', request.nonce)}${hidden('prompt_origin', HOSTED_ORIGIN)}<label for="email">Email or username</label>
+<input type="text" id="email" name="email" autocomplete="username" required autofocus value="${escapeHtml(options.email ?? '')}"${describedBy}>
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required${describedBy}>
+<button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+export function renderErrorPage(message: string): string {
+  return page('Sign-in error', `<h1>Sign-in error</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>`);
+}
+
+/** Sends an HTML page of the authorization server: never cached, with the login page policy. */
+export function sendPage(reply: FastifyReply, status: number, html: string, redirectUri?: string) {
+  return reply
+    .status(status)
+    .header('Content-Type', 'text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    .header('Content-Security-Policy', loginPagePolicy(redirectUri))
+    .send(html);
+}

@@ -1,0 +1,208 @@
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { safeEqual, sha256 } from '../ids.js';
+import { findActiveClient, isPublicClient, type OAuthClient, parseBasicAuth, secretMatches } from './clients.js';
+import { issueTokens, type TokenResponse } from './tokens.js';
+
+/** An RFC 6749 5.2 error: `{ error, error_description }`. */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly statusCode = 400,
+  ) {
+    super(description);
+  }
+}
+
+const invalidClient = (description: string) => new OAuthError('invalid_client', description, 401);
+const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+const invalidRequest = (description: string) => new OAuthError('invalid_request', description);
+
+export interface TokenRequestBody {
+  grant_type?: string;
+  code?: string;
+  redirect_uri?: string;
+  code_verifier?: string;
+  client_id?: string;
+  client_secret?: string;
+  refresh_token?: string;
+  scope?: string;
+}
+
+/** One grant type: gets the authenticated client and the body, answers the token response. */
+export type GrantHandler = (ctx: AppContext, client: OAuthClient, body: TokenRequestBody) => Promise<TokenResponse>;
+
+/** RFC 7636 4.1: 43 to 128 unreserved characters. */
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+interface CodeRow {
+  grantId: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string | null;
+  scope: string;
+  nonce: string | null;
+  expired: boolean;
+}
+
+/** grant_type=authorization_code (RFC 6749 4.1.3 with RFC 7636 PKCE). */
+const exchangeAuthorizationCode: GrantHandler = async (ctx, client, body) => {
+  const { db } = ctx;
+  if (!body.code) throw invalidRequest('code is required');
+  if (!body.redirect_uri) throw invalidRequest('redirect_uri is required');
+  const codeHash = sha256(body.code);
+  // Marking the code used is the first thing, in one statement: two racing exchanges cannot both win.
+  const { rows } = await db.query<CodeRow>(
+    `UPDATE oauth_codes SET used_at = now() WHERE code_hash = $1 AND used_at IS NULL
+     RETURNING grant_id AS "grantId", client_id AS "clientId", redirect_uri AS "redirectUri",
+               code_challenge AS "codeChallenge", scope, nonce, expires_at < now() AS expired`,
+    [codeHash],
+  );
+  const code = rows[0];
+  if (!code) {
+    // A second use means the code leaked: revoke what the first use issued (RFC 6749 4.1.2).
+    const revoked = await db.query(
+      `UPDATE oauth_grants SET revoked_at = now()
+       WHERE id = (SELECT grant_id FROM oauth_codes WHERE code_hash = $1) AND revoked_at IS NULL`,
+      [codeHash],
+    );
+    throw invalidGrant(revoked.rowCount > 0 ? 'the authorization code was already used' : 'the authorization code is invalid');
+  }
+  if (code.expired) throw invalidGrant('the authorization code has expired');
+  if (code.clientId !== client.id) throw invalidGrant('the authorization code was issued to another client');
+  if (code.redirectUri !== body.redirect_uri) throw invalidGrant('redirect_uri differs from the one of the authorization request');
+  if (code.codeChallenge) {
+    if (!body.code_verifier) throw invalidGrant('PKCE: code_verifier is required');
+    if (!VERIFIER.test(body.code_verifier) || !safeEqual(sha256(body.code_verifier), code.codeChallenge)) {
+      throw invalidGrant('PKCE: code_verifier does not match the code_challenge');
+    }
+  } else if (body.code_verifier) {
+    // a verifier for a code issued without a challenge is a downgrade attempt (RFC 9700 2.1.1)
+    throw invalidGrant('PKCE: no code_challenge was sent with the authorization request');
+  }
+
+  const { rows: grants } = await db.query<{ userId: string; username: string; displayName: string; email: string; authTime: number }>(
+    `SELECT u.id AS "userId", u.username, u.display_name AS "displayName", u.email,
+            floor(extract(epoch FROM g.created_at))::integer AS "authTime"
+     FROM oauth_grants g
+     JOIN users u ON u.company_id = g.company_id AND u.domain_id = g.domain_id AND u.id = g.user_id
+     WHERE g.id = $1 AND g.revoked_at IS NULL AND u.status = 'active'`,
+    [code.grantId],
+  );
+  const grant = grants[0];
+  if (!grant) throw invalidGrant('the sign-in behind this code is no longer valid');
+  return issueTokens(ctx, {
+    grantId: code.grantId,
+    user: { id: grant.userId, username: grant.username, displayName: grant.displayName, email: grant.email },
+    client: { id: client.id, companyId: client.companyId, domainId: client.domainId, idTokenExpiration: client.idTokenExpiration },
+    scope: code.scope,
+    nonce: code.nonce,
+    authTime: grant.authTime,
+  });
+};
+
+/** Grant types by name; refresh_token and client_credentials join here. */
+export const grantHandlers: Record<string, GrantHandler> = {
+  authorization_code: exchangeAuthorizationCode,
+};
+
+/**
+ * Client authentication (RFC 6749 2.3): confidential clients with HTTP Basic only; public clients
+ * name themselves (body or Basic without secret), and a secret they do send must be right.
+ */
+async function authenticateClient(ctx: AppContext, request: FastifyRequest<{ Body: TokenRequestBody }>): Promise<OAuthClient> {
+  const basic = parseBasicAuth(request.headers.authorization);
+  if (basic === null) throw invalidClient('the Basic authorization header cannot be read');
+  const body = request.body;
+  if (body.client_secret !== undefined) throw invalidClient('send the client secret with HTTP Basic (client_secret_basic)');
+  if (basic && body.client_id && body.client_id !== basic.clientId) throw invalidClient('client_id differs from the Basic credentials');
+  const client = await findActiveClient(ctx.db, basic?.clientId ?? body.client_id);
+  if (!client) throw invalidClient('unknown or inactive client');
+  if (basic?.secret) {
+    if (!secretMatches(client, basic.secret)) throw invalidClient('wrong client credentials');
+  } else if (!isPublicClient(client)) {
+    throw invalidClient('this client must authenticate with HTTP Basic');
+  }
+  return client;
+}
+
+const stringProperty = (maxLength: number) => ({ type: 'string', maxLength }) as const;
+
+const tokenResponseSchema = {
+  type: 'object',
+  properties: {
+    access_token: { type: 'string' },
+    token_type: { type: 'string' },
+    expires_in: { type: 'integer' },
+    scope: { type: 'string' },
+    id_token: { type: 'string' },
+    user: {
+      type: 'object',
+      properties: { id: { type: 'string' }, username: { type: 'string' }, displayName: { type: 'string' }, email: { type: 'string' } },
+    },
+    client: {
+      type: 'object',
+      properties: { client_id: { type: 'string' }, companyId: { type: 'string' }, domain: { type: 'string' } },
+    },
+  },
+} as const;
+
+const oauthErrorSchema = {
+  type: 'object',
+  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+} as const;
+
+/** POST /oauth/token. Its own error handler answers every failure in the RFC 6749 shape. */
+export async function tokenRoutes(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError | OAuthError, request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    if (error instanceof OAuthError) {
+      if (error.statusCode === 401) reply.header('WWW-Authenticate', 'Basic realm="oauth", charset="UTF-8"');
+      return reply.status(error.statusCode).send({ error: error.error, error_description: error.description });
+    }
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : error.validation ? 400 : 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'token endpoint failed');
+      return reply.status(500).send({ error: 'server_error', error_description: 'internal error' });
+    }
+    return reply.status(status).send({ error: 'invalid_request', error_description: error.message });
+  });
+
+  app.post<{ Body: TokenRequestBody }>(
+    '/oauth/token',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Token endpoint: authorization_code with PKCE; confidential clients authenticate with HTTP Basic',
+        security: [],
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: {
+          type: 'object',
+          required: ['grant_type'],
+          properties: {
+            grant_type: stringProperty(100),
+            code: stringProperty(200),
+            redirect_uri: stringProperty(2000),
+            code_verifier: stringProperty(200),
+            client_id: stringProperty(200),
+            client_secret: stringProperty(500),
+            refresh_token: stringProperty(500),
+            scope: stringProperty(2000),
+          },
+        },
+        response: { 200: tokenResponseSchema, 400: oauthErrorSchema, 401: oauthErrorSchema },
+      },
+    },
+    async (request, reply) => {
+      const handler = Object.hasOwn(grantHandlers, request.body.grant_type!) ? grantHandlers[request.body.grant_type!] : undefined;
+      if (!handler) throw new OAuthError('unsupported_grant_type', `grant_type ${request.body.grant_type} is not supported`);
+      const client = await authenticateClient(app.ctx, request);
+      if (!client.grantTypes.includes(request.body.grant_type!)) {
+        throw new OAuthError('unauthorized_client', `this client may not use grant_type ${request.body.grant_type}`);
+      }
+      const tokens = await handler(app.ctx, client, request.body);
+      return reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache').send(tokens);
+    },
+  );
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../context.js';
+import { verifyAccessToken } from './tokens.js';
+
+const PROFILE_SCOPES = ['profile', 'username'];
+
+/** RFC 6750 3: the error goes in WWW-Authenticate; the body repeats it for humans. */
+function bearerError(reply: FastifyReply, status: number, error: string, description: string) {
+  return reply
+    .status(status)
+    .header('WWW-Authenticate', `Bearer error="${error}", error_description="${description}"`)
+    .header('Cache-Control', 'no-store')
+    .send({ error, error_description: description });
+}
+
+/** GET|POST /oauth/userinfo (OpenID Connect Core 5.3): claims of the signed-in user, by granted scope. */
+export async function userinfoRoutes(app: FastifyInstance) {
+  const { db } = app.ctx;
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const match = /^Bearer\s+([A-Za-z0-9\-_.]+)$/i.exec(request.headers.authorization ?? '');
+    if (!match) return bearerError(reply, 401, 'invalid_token', 'send a bearer access token');
+    let principal: Principal;
+    try {
+      principal = await verifyAccessToken(app.ctx, match[1]);
+    } catch {
+      return bearerError(reply, 401, 'invalid_token', 'the access token is invalid or expired');
+    }
+    if (!principal.scopes.includes('openid')) return bearerError(reply, 403, 'insufficient_scope', 'the openid scope is required');
+    const { rows } = await db.query<{ username: string; displayName: string; email: string }>(
+      `SELECT u.username, u.display_name AS "displayName", u.email
+       FROM oauth_grants g
+       JOIN users u ON u.company_id = g.company_id AND u.domain_id = g.domain_id AND u.id = g.user_id
+       WHERE g.id = $1 AND g.revoked_at IS NULL AND u.status = 'active'
+         AND g.company_id = $2 AND g.domain_id = $3 AND g.user_id = $4`,
+      [principal.grantId, principal.companyId, principal.domainId, principal.userId],
+    );
+    const user = rows[0];
+    if (!user) return bearerError(reply, 401, 'invalid_token', 'the access token has been revoked');
+    const claims: Record<string, unknown> = { sub: principal.userId };
+    if (principal.scopes.some((scope) => PROFILE_SCOPES.includes(scope))) {
+      claims.name = user.displayName;
+      claims.preferred_username = user.username;
+    }
+    if (principal.scopes.includes('email')) {
+      claims.email = user.email;
+      claims.email_verified = false;
+    }
+    return reply.header('Cache-Control', 'no-store').send(claims);
+  };
+
+  const schema = {
+    tags: ['oauth'],
+    summary: 'Claims of the user behind a bearer access token',
+    response: {
+      200: {
+        type: 'object',
+        properties: {
+          sub: { type: 'string' },
+          name: { type: 'string' },
+          preferred_username: { type: 'string' },
+          email: { type: 'string' },
+          email_verified: { type: 'boolean' },
+        },
+      },
+    },
+  };
+  app.get('/oauth/userinfo', { schema }, handler);
+  app.post('/oauth/userinfo', { schema }, handler);
+}
