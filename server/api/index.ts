@@ -1,11 +1,17 @@
 import type { FastifyInstance } from 'fastify';
+import { apiResourceRoutes } from './apis.js';
+import { applicationRoutes } from './applications.js';
 import { companyRoutes } from './companies.js';
 import { domainRoutes } from './domains.js';
 import { userRoutes } from './users.js';
+import { permissionScopeRoutes } from './permissionScopes.js';
 
 /** The management API, one module per resource (SPEC 7). */
 export async function apiRoutes(app: FastifyInstance) {
   await app.register(companyRoutes);
+  await app.register(applicationRoutes);
+  await app.register(apiResourceRoutes);
+  await app.register(permissionScopeRoutes);
   await app.register(domainRoutes);
   await app.register(userRoutes);
 }
