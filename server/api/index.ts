@@ -3,6 +3,8 @@ import { apiResourceRoutes } from './apis.js';
 import { applicationRoutes } from './applications.js';
 import { companyRoutes } from './companies.js';
 import { domainRoutes } from './domains.js';
+import { groupRoutes } from './groups.js';
+import { memberRoutes } from './members.js';
 import { userRoutes } from './users.js';
 import { permissionScopeRoutes } from './permissionScopes.js';
 
@@ -14,4 +16,6 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(permissionScopeRoutes);
   await app.register(domainRoutes);
   await app.register(userRoutes);
+  await app.register(groupRoutes);
+  await app.register(memberRoutes);
 }
