@@ -347,6 +347,17 @@ describe('authorize endpoint and discovery', () => {
     expect(noClient.headers.location).toBeUndefined();
   });
 
+  it('answers malformed parameters with an HTML error page, not JSON', async () => {
+    const twice = await server.app.inject({ method: 'GET', url: '/oauth/authorize?client_id=a&client_id=b' });
+    const tooLong = await postLogin(server, consoleLoginFields(pkce().challenge, { email: `${'x'.repeat(300)}@example.com` }));
+    for (const response of [twice, tooLong]) {
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toContain('text/html');
+      expect(response.headers.location).toBeUndefined();
+      expect(response.body).toContain('role="alert"');
+    }
+  });
+
   it('publishes the OpenID configuration and the JWKS', async () => {
     const response = await server.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
     expect(response.statusCode).toBe(200);
