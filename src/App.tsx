@@ -1,0 +1,55 @@
+/**
+ * The admin app: loaded lazily by main.tsx for every path that is not a sign-in page.
+ * Screens are CustomRoutes so the paths are exactly SPEC 2.1's; each resource's screens come from
+ * its declaration and load on first use.
+ */
+import { lazy } from 'react';
+import { Admin, CustomRoutes, defaultDarkTheme, defaultLightTheme } from 'react-admin';
+import { BrowserRouter, Route } from 'react-router-dom';
+import { authProvider } from './authProvider/authProvider';
+import { dataProvider } from './dataProvider';
+import { i18nProvider } from './i18n/i18nProvider';
+import { Layout } from './layout/Layout';
+import { iamStore } from './layout/store';
+import NotFound from './pages/NotFound';
+import { DeclaredRoute } from './resources/DeclaredRoute';
+import { registry } from './resources/registry';
+
+const Dashboard = lazy(() => import('./pages/Dashboard'));
+const store = iamStore();
+
+export default function App() {
+  return (
+    <BrowserRouter>
+      <Admin
+        dataProvider={dataProvider}
+        authProvider={authProvider}
+        i18nProvider={i18nProvider}
+        store={store}
+        layout={Layout}
+        theme={defaultLightTheme}
+        darkTheme={defaultDarkTheme}
+        catchAll={NotFound}
+        title="iam.appTitle"
+        requireAuth
+        disableTelemetry
+      >
+        <CustomRoutes>
+          <Route path="/dashboard" element={<Dashboard />} />
+          {registry.flatMap((declaration) => [
+            <Route
+              key={declaration.routes.list}
+              path={declaration.routes.list}
+              element={<DeclaredRoute declaration={declaration} screen={declaration.screens.list} />}
+            />,
+            <Route
+              key={declaration.routes.form}
+              path={declaration.routes.form}
+              element={<DeclaredRoute declaration={declaration} screen={declaration.screens.form} />}
+            />,
+          ])}
+        </CustomRoutes>
+      </Admin>
+    </BrowserRouter>
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * react-admin's view of the sign-in: the session lives in sessionStorage (built by /callback);
+ * without it the user goes to /login, which either resumes from a remembered token or asks.
+ */
+import type { AuthProvider } from 'react-admin';
+import { getSession } from '../session/session';
+import { browser } from './browser';
+import { OAUTH_KEYS } from './pkce';
+import { signOut } from './signOut';
+import { isTokenExpired } from './tokenExpiry';
+
+export { isTokenExpired };
+
+export const authProvider: AuthProvider = {
+  // The sign-in is the native form post of the /login page, never react-admin's login().
+  login: () => Promise.resolve(),
+
+  logout: () => {
+    signOut();
+    browser.assign('/login');
+    // false: we navigated ourselves, react-admin must not redirect as well.
+    return Promise.resolve(false);
+  },
+
+  checkAuth: () => {
+    const { accessToken } = getSession();
+    if (accessToken && !isTokenExpired(accessToken)) return Promise.resolve();
+    const { pathname, search } = window.location;
+    sessionStorage.setItem(OAUTH_KEYS.returnTo, pathname + search);
+    return Promise.reject({ redirectTo: '/login', message: false });
+  },
+
+  checkError: (error: { status?: number }) => {
+    if (error?.status === 401) return Promise.reject({ message: false });
+    return Promise.resolve();
+  },
+
+  getIdentity: () => {
+    const { user } = getSession();
+    if (!user) return Promise.reject(new Error('Not signed in'));
+    return Promise.resolve({ id: user.id ?? user.email, fullName: user.displayName, email: user.email });
+  },
+
+  getPermissions: () => Promise.resolve(undefined),
+};

@@ -1,0 +1,106 @@
+/**
+ * The /callback step of the authorization-code flow: check the state, exchange the code once,
+ * then build the session (user, token, client, company and domain) and the remember-me cookies.
+ */
+import { config, redirectUri } from '../config';
+import { httpClient } from '../http/httpClient';
+import { updateSession, type Company, type Domain } from '../session/session';
+import { clearAuthorizationRequest, OAUTH_KEYS } from './pkce';
+import { readValidTokenCookie, writeRememberCookies } from './tokenCookie';
+import type { TokenResponse } from './types';
+
+export type CallbackResult =
+  | { kind: 'signedIn'; next: string }
+  | { kind: 'denied'; error: string }
+  | { kind: 'idle' };
+
+export class StateMismatchError extends Error {
+  constructor() {
+    super('The state returned by the authorization server does not match the one sent');
+    this.name = 'StateMismatchError';
+  }
+}
+
+/** One exchange per code: React may render the callback twice, and a code is single-use. */
+const exchanges = new Map<string, Promise<CallbackResult>>();
+
+export function handleCallback(search: string): Promise<CallbackResult> {
+  const query = new URLSearchParams(search);
+  const error = query.get('error');
+  if (error) {
+    clearAuthorizationRequest();
+    return Promise.resolve({ kind: 'denied', error: query.get('error_description') || error });
+  }
+  const code = query.get('code');
+  if (!code) {
+    const stored = readValidTokenCookie();
+    if (!stored) return Promise.resolve({ kind: 'idle' });
+    return establishSession(stored).then(() => ({ kind: 'signedIn', next: takeReturnTo() }));
+  }
+  let exchange = exchanges.get(code);
+  if (!exchange) {
+    exchange = exchangeCode(code, query.get('state'));
+    exchanges.set(code, exchange);
+  }
+  return exchange;
+}
+
+async function exchangeCode(code: string, state: string | null): Promise<CallbackResult> {
+  const expectedState = sessionStorage.getItem(OAUTH_KEYS.state);
+  const verifier = sessionStorage.getItem(OAUTH_KEYS.verifier);
+  if (!expectedState || state !== expectedState || !verifier) throw new StateMismatchError();
+
+  const form = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri(),
+    client_id: config.clientId,
+    code_verifier: verifier,
+  });
+  const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
+  if (config.clientSecret) headers.Authorization = `Basic ${btoa(`${config.clientId}:${config.clientSecret}`)}`;
+  const { json } = await httpClient(`${config.authServer}/token`, {
+    method: 'POST',
+    headers,
+    body: form.toString(),
+    token: '',
+  });
+  const token = json as TokenResponse;
+
+  const remember = sessionStorage.getItem(OAUTH_KEYS.remember) === 'true';
+  const email = sessionStorage.getItem(OAUTH_KEYS.email) ?? token.user?.email ?? '';
+  await establishSession(token);
+  if (remember) writeRememberCookies(token, email);
+  clearAuthorizationRequest();
+  return { kind: 'signedIn', next: takeReturnTo() };
+}
+
+/** SPEC 4: the company is fetched by client.companyId, then its domain by client.domain. */
+async function establishSession(token: TokenResponse): Promise<void> {
+  const { companyId, domain: domainId } = token.client;
+  const companyUrl = `${config.apiBase}/companys/${encodeURIComponent(companyId)}`;
+  const { json: company } = await httpClient(companyUrl, { token: token.access_token });
+  const { json: domain } = await httpClient(`${companyUrl}/domainNames/${encodeURIComponent(domainId)}`, {
+    token: token.access_token,
+  });
+  updateSession({
+    user: token.user,
+    accessToken: token.access_token,
+    client: token.client,
+    company: company as Company,
+    // The administrator's own company bounds what they manage: Parent stops there.
+    rootCompany: company as Company,
+    domain: domain as Domain,
+    header: { Authorization: `Bearer ${token.access_token}` },
+  });
+}
+
+/** Where checkAuth found the user going; only same-origin paths are honoured. */
+function takeReturnTo(): string {
+  const saved = sessionStorage.getItem(OAUTH_KEYS.returnTo);
+  sessionStorage.removeItem(OAUTH_KEYS.returnTo);
+  if (saved && saved.startsWith('/') && !saved.startsWith('//') && !/^\/(login|callback|logout)?$/.test(saved)) {
+    return saved;
+  }
+  return '/dashboard';
+}

@@ -1,0 +1,155 @@
+/**
+ * Maps every react-admin call onto the nested provider path of the resource's declaration.
+ * Query building (range, sort, filter, Content-Range) is ra-data-simple-rest's: per call we build
+ * a simple-rest provider whose base URL is the computed path minus its last segment.
+ */
+import simpleRestProvider from 'ra-data-simple-rest';
+import type { DataProvider, RaRecord } from 'react-admin';
+import { config } from '../config';
+import { httpClient as defaultHttpClient, type HttpOptions, type HttpResponse } from '../http/httpClient';
+import { currentPathContext, type PathContext } from '../session/session';
+import type { ResourceDeclaration } from '../resources/types';
+
+type HttpClient = (url: string, options?: HttpOptions) => Promise<HttpResponse>;
+
+export interface DataProviderOptions {
+  resources: readonly ResourceDeclaration[];
+  httpClient?: HttpClient;
+  apiBase?: string;
+  pathContext?: () => PathContext;
+}
+
+/** Extra options callers may pass in params.meta. */
+export interface IamMeta {
+  /** SPEC 7 condition triples, e.g. 'status,!=,deleted'. */
+  condition?: string | string[];
+  /** Overrides the session's company or domain for this call (e.g. another company's domains). */
+  pathContext?: Partial<PathContext>;
+}
+
+export interface IamDataProvider extends DataProvider {
+  /** PUT the whole collection (Set Primary sends every domain with primary on one of them). */
+  replaceAll: (resource: string, params: { data: RaRecord[]; meta?: IamMeta }) => Promise<{ data: RaRecord[] }>;
+}
+
+function splitPath(apiBase: string, path: string): { apiUrl: string; segment: string } {
+  const cut = path.lastIndexOf('/');
+  return cut < 0
+    ? { apiUrl: apiBase, segment: path }
+    : { apiUrl: `${apiBase}/${path.slice(0, cut)}`, segment: path.slice(cut + 1) };
+}
+
+export function createDataProvider({
+  resources,
+  httpClient = defaultHttpClient,
+  apiBase = config.apiBase,
+  pathContext = currentPathContext,
+}: DataProviderOptions): IamDataProvider {
+  const declarationOf = (resource: string): ResourceDeclaration => {
+    const declaration = resources.find((candidate) => candidate.name === resource);
+    if (!declaration) throw new Error(`Unknown resource "${resource}": add its declaration to the registry`);
+    return declaration;
+  };
+
+  const contextOf = (meta?: IamMeta): PathContext => ({ ...pathContext(), ...meta?.pathContext });
+
+  /** Soft-deletable lists show active records unless the caller asks for another condition. */
+  const conditionsOf = (declaration: ResourceDeclaration, meta?: IamMeta, filter?: Record<string, unknown>) => {
+    const fromFilter = filter?.condition as string | string[] | undefined;
+    const given = meta?.condition ?? fromFilter;
+    if (given !== undefined) return Array.isArray(given) ? given : [given];
+    const soft = declaration.softDelete;
+    return soft ? [`${soft.field},!=,${soft.deleted}`] : [];
+  };
+
+  const withConditions = (conditions: string[]): HttpClient =>
+    conditions.length === 0
+      ? httpClient
+      : (url, options) => {
+          const query = conditions.map((condition) => `condition=${encodeURIComponent(condition)}`).join('&');
+          return httpClient(`${url}${url.includes('?') ? '&' : '?'}${query}`, options);
+        };
+
+  const collection = (resource: string, meta?: IamMeta, conditions: string[] = []) => {
+    const declaration = declarationOf(resource);
+    const { apiUrl, segment } = splitPath(apiBase, declaration.paths.collection(contextOf(meta)));
+    return { provider: simpleRestProvider(apiUrl, withConditions(conditions) as never), segment, declaration };
+  };
+
+  const records = (resource: string, meta?: IamMeta) => {
+    const declaration = declarationOf(resource);
+    const path = (declaration.paths.records ?? declaration.paths.collection)(contextOf(meta));
+    const { apiUrl, segment } = splitPath(apiBase, path);
+    return { provider: simpleRestProvider(apiUrl, httpClient as never), segment, url: `${apiBase}/${path}`, declaration };
+  };
+
+  const withoutCondition = (filter: Record<string, unknown> = {}) => {
+    const { condition: _condition, ...rest } = filter;
+    return rest;
+  };
+
+  return {
+    getList: (resource, params) => {
+      const declaration = declarationOf(resource);
+      const conditions = conditionsOf(declaration, params.meta, params.filter);
+      const { provider, segment } = collection(resource, params.meta, conditions);
+      return provider.getList(segment, { ...params, filter: withoutCondition(params.filter) });
+    },
+
+    getManyReference: (resource, params) => {
+      const declaration = declarationOf(resource);
+      const conditions = conditionsOf(declaration, params.meta, params.filter);
+      const { provider, segment } = collection(resource, params.meta, conditions);
+      return provider.getManyReference(segment, { ...params, filter: withoutCondition(params.filter) });
+    },
+
+    getMany: (resource, params) => {
+      const { provider, segment } = collection(resource, params.meta);
+      return provider.getMany(segment, params);
+    },
+
+    getOne: (resource, params) => {
+      const { provider, segment } = records(resource, params.meta);
+      return provider.getOne(segment, params);
+    },
+
+    create: (resource, params) => {
+      const { provider, segment, declaration } = records(resource, params.meta);
+      const idField = declaration.idFromField;
+      const data =
+        idField && (params.data as RaRecord).id === undefined
+          ? { ...params.data, id: (params.data as Record<string, unknown>)[idField] }
+          : params.data;
+      return provider.create(segment, { ...params, data });
+    },
+
+    update: (resource, params) => {
+      const { provider, segment } = records(resource, params.meta);
+      return provider.update(segment, params);
+    },
+
+    updateMany: (resource, params) => {
+      const { provider, segment } = records(resource, params.meta);
+      return provider.updateMany(segment, params);
+    },
+
+    delete: (resource, params) => {
+      const { provider, segment } = records(resource, params.meta);
+      return provider.delete(segment, params);
+    },
+
+    // The provider deletes a list body in one all-or-nothing call (DESIGN 4), not one call per id.
+    deleteMany: async (resource, params) => {
+      const { url } = records(resource, params.meta);
+      const { json } = await httpClient(url, { method: 'DELETE', body: JSON.stringify(params.ids) });
+      const deleted = Array.isArray(json) ? json : [];
+      return { data: deleted.length ? deleted.map((record: RaRecord) => record.id) : params.ids };
+    },
+
+    replaceAll: async (resource, params) => {
+      const { url } = records(resource, params.meta);
+      const { json } = await httpClient(url, { method: 'PUT', body: JSON.stringify(params.data) });
+      return { data: Array.isArray(json) ? json : params.data };
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { useState } from 'react';
+import { Badge, Box, Collapse, List, ListItemButton, ListItemIcon, ListItemText, Tooltip, Typography } from '@mui/material';
+import ExpandLessIcon from '@mui/icons-material/ExpandLess';
+import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
+import { MenuItemLink, useLocation, useSidebarState, useTranslate } from 'react-admin';
+import { useSession } from '../session/useSession';
+import { menuTree, type MenuEntry, type MenuLeaf } from './menuTree';
+
+function Leaf({ leaf, nested }: { leaf: MenuLeaf; nested: boolean }) {
+  const translate = useTranslate();
+  const label = translate(leaf.labelKey);
+  const sx = nested ? { pl: 4 } : undefined;
+  if (leaf.fullPage) {
+    return (
+      <ListItemButton component="a" href={leaf.to} sx={sx}>
+        <ListItemText primary={label} />
+      </ListItemButton>
+    );
+  }
+  return <MenuItemLink to={leaf.to} primaryText={label} sx={sx} />;
+}
+
+function Group({ entry }: { entry: MenuEntry }) {
+  const translate = useTranslate();
+  const { pathname } = useLocation();
+  const [sidebarOpen] = useSidebarState();
+  const containsCurrent = entry.children?.some((leaf) => leaf.to === pathname) ?? false;
+  const [expanded, setExpanded] = useState(containsCurrent);
+  const Icon = entry.icon;
+  const label = translate(entry.labelKey);
+  const listId = `menu-${entry.id}`;
+
+  return (
+    <>
+      <Tooltip title={sidebarOpen ? '' : label} placement="right">
+        <ListItemButton aria-expanded={expanded} aria-controls={listId} onClick={() => setExpanded(!expanded)}>
+          <ListItemIcon>
+            <Icon />
+          </ListItemIcon>
+          <ListItemText primary={label} />
+          {expanded ? <ExpandLessIcon /> : <ExpandMoreIcon />}
+        </ListItemButton>
+      </Tooltip>
+      <Collapse in={expanded} timeout="auto" unmountOnExit>
+        <List id={listId} disablePadding dense>
+          {entry.children?.map((leaf) => <Leaf key={leaf.to} leaf={leaf} nested={sidebarOpen} />)}
+        </List>
+      </Collapse>
+    </>
+  );
+}
+
+function Single({ entry }: { entry: MenuEntry }) {
+  const translate = useTranslate();
+  const Icon = entry.icon;
+  const icon = entry.badgeKey ? (
+    <Badge badgeContent={translate(entry.badgeKey)} color="error">
+      <Icon />
+    </Badge>
+  ) : (
+    <Icon />
+  );
+  return <MenuItemLink to={entry.to ?? '/'} primaryText={translate(entry.labelKey)} leftIcon={icon} />;
+}
+
+/** The side bar: 'Company [domain]' heading, then the menu tree of SPEC 2.6. */
+export function Menu() {
+  const translate = useTranslate();
+  const { company, domain, accessToken } = useSession();
+  const [sidebarOpen] = useSidebarState();
+  return (
+    <Box component="nav" aria-label={translate('iam.appTitle')} sx={{ pb: 2 }}>
+      {sidebarOpen && company && (
+        <Typography variant="subtitle2" component="h2" sx={{ px: 2, py: 1.5, fontWeight: 700 }}>
+          {translate('iam.layout.sidebarHeading', { company: company.name, domain: domain?.name ?? '' })}
+        </Typography>
+      )}
+      <List disablePadding>
+        {menuTree(Boolean(accessToken)).map((entry) =>
+          entry.children ? <Group key={entry.id} entry={entry} /> : <Single key={entry.id} entry={entry} />,
+        )}
+      </List>
+    </Box>
+  );
+}

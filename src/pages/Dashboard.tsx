@@ -1,0 +1,89 @@
+import { Card, CardContent, CardHeader, Grid, Link, List, ListItem, ListItemText, Skeleton, Typography } from '@mui/material';
+import { Title, useGetList, useTranslate } from 'react-admin';
+import { useListMeta } from '../resources/generic/useListMeta';
+import { useSession } from '../session/useSession';
+
+/** SPEC 9: at most 5 child companies and 5 other domains. */
+const DASHBOARD_ROWS = 5;
+
+interface Row {
+  id: string | number;
+  name?: string;
+  description?: string;
+}
+
+function RowList({ rows, isPending, current }: { rows: Row[]; isPending: boolean; current?: Row }) {
+  const translate = useTranslate();
+  const all = current ? [current, ...rows] : rows;
+  if (isPending) return <Skeleton variant="rectangular" height={120} aria-label={translate('iam.list.loading')} />;
+  if (all.length === 0) return <Typography color="text.secondary">{translate('iam.dashboard.empty')}</Typography>;
+  return (
+    <List dense>
+      {all.map((row, index) => (
+        <ListItem
+          key={`${row.id}`}
+          divider
+          secondaryAction={
+            // SPEC 2.4: 'View' goes nowhere; it stays a focusable link without a destination.
+            <Link component="button" type="button" underline="hover">
+              {translate('iam.dashboard.view')}
+            </Link>
+          }
+        >
+          <ListItemText
+            primary={`${(row.name ?? String(row.id)).toUpperCase()}${index === 0 && current ? ` · ${translate('iam.dashboard.current')}` : ''}`}
+            secondary={row.description}
+          />
+        </ListItem>
+      ))}
+    </List>
+  );
+}
+
+export default function Dashboard() {
+  const translate = useTranslate();
+  const { user, company, domain } = useSession();
+  const meta = useListMeta();
+  const children = useGetList<Row>('companies', {
+    pagination: { page: 1, perPage: DASHBOARD_ROWS },
+    sort: { field: 'name', order: 'ASC' },
+    meta,
+  });
+  // One more than shown, in case the current domain is among them.
+  const domains = useGetList<Row>('domains', {
+    pagination: { page: 1, perPage: DASHBOARD_ROWS + 1 },
+    sort: { field: 'name', order: 'ASC' },
+    meta,
+  });
+  const otherDomains = (domains.data ?? []).filter((row) => row.id !== domain?.id).slice(0, DASHBOARD_ROWS);
+
+  return (
+    <>
+      <Title title={translate('iam.menu.dashboard')} />
+      <Typography variant="h4" component="h1" sx={{ mt: 2 }}>
+        {translate('iam.dashboard.hello', { displayName: user?.displayName ?? '' })}
+      </Typography>
+      <Typography color="text.secondary" sx={{ mb: 2 }}>
+        {translate('iam.dashboard.happening', { company: company?.name ?? '' })}
+      </Typography>
+      <Grid container spacing={2}>
+        <Grid size={{ xs: 12, md: 6 }}>
+          <Card component="section" aria-labelledby="dashboard-companies">
+            <CardHeader title={translate('iam.dashboard.companies')} slotProps={{ title: { id: 'dashboard-companies', component: 'h2' } }} />
+            <CardContent>
+              <RowList rows={children.data ?? []} isPending={children.isPending} current={company} />
+            </CardContent>
+          </Card>
+        </Grid>
+        <Grid size={{ xs: 12, md: 6 }}>
+          <Card component="section" aria-labelledby="dashboard-domains">
+            <CardHeader title={translate('iam.dashboard.domains')} slotProps={{ title: { id: 'dashboard-domains', component: 'h2' } }} />
+            <CardContent>
+              <RowList rows={otherDomains} isPending={domains.isPending} current={domain} />
+            </CardContent>
+          </Card>
+        </Grid>
+      </Grid>
+    </>
+  );
+}

@@ -1,0 +1,87 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { config, redirectUri } from '../config';
+import { translate } from '../i18n/translate';
+import { browser } from '../authProvider/browser';
+import { OAUTH_KEYS, prepareAuthorizationRequest, type AuthorizationRequest } from '../authProvider/pkce';
+import { readValidTokenCookie } from '../authProvider/tokenCookie';
+import { isTokenExpired } from '../authProvider/tokenExpiry';
+import { getSession } from '../session/session';
+
+/**
+ * SPEC 2.2: the sign-in form posts natively to the authorization server's login endpoint, which
+ * answers with a redirect to /callback. No react-admin or MUI here: this page must stay small.
+ */
+export default function Login() {
+  const [request, setRequest] = useState<AuthorizationRequest>();
+  const [resuming, setResuming] = useState(false);
+
+  useEffect(() => {
+    const { accessToken } = getSession();
+    if (accessToken && !isTokenExpired(accessToken)) {
+      setResuming(true);
+      browser.replace('/dashboard');
+      return;
+    }
+    // A remembered, unexpired token signs in without the form; an expired one is removed.
+    if (readValidTokenCookie()) {
+      setResuming(true);
+      browser.replace('/callback');
+      return;
+    }
+    let cancelled = false;
+    prepareAuthorizationRequest().then((prepared) => {
+      if (!cancelled) setRequest(prepared);
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  const rememberChoice = (event: FormEvent<HTMLFormElement>) => {
+    const form = new FormData(event.currentTarget);
+    sessionStorage.setItem(OAUTH_KEYS.remember, String(form.get('remember') === 'on'));
+    sessionStorage.setItem(OAUTH_KEYS.email, String(form.get('email') ?? ''));
+  };
+
+  if (resuming) {
+    return (
+      <main className="plain-page" aria-busy="true">
+        <p>{translate('iam.login.redirecting')}</p>
+      </main>
+    );
+  }
+
+  return (
+    <main className="plain-page plain-page--form">
+      <h1>{translate('iam.login.title')}</h1>
+      <form className="login-form" method="post" action={`${config.authServer}/login`} onSubmit={rememberChoice}>
+        <label htmlFor="login-email">{translate('iam.login.email')}</label>
+        <input id="login-email" name="email" type="email" autoComplete="username" required />
+        <label htmlFor="login-password">{translate('iam.login.password')}</label>
+        <input id="login-password" name="password" type="password" autoComplete="current-password" required />
+        <div className="login-form__row">
+          <label className="login-form__check">
+            <input type="checkbox" name="remember" /> {translate('iam.login.remember')}
+          </label>
+          {/* SPEC 2.2: the link goes nowhere. */}
+          <a href="#" onClick={(event) => event.preventDefault()}>
+            {translate('iam.login.forgot')}
+          </a>
+        </div>
+        <input type="hidden" name="client_id" value={config.clientId} />
+        <input type="hidden" name="redirect_uri" value={redirectUri()} />
+        <input type="hidden" name="scope" value={config.scope} />
+        <input type="hidden" name="state" value={request?.state ?? ''} />
+        <input type="hidden" name="code_challenge" value={request?.codeChallenge ?? ''} />
+        <input type="hidden" name="code_challenge_method" value="S256" />
+        <p className="login-form__terms">{translate('iam.login.terms')}</p>
+        <button className="plain-button" type="submit" disabled={!request} aria-busy={!request}>
+          {translate('iam.login.submit')}
+        </button>
+        <p>
+          {translate('iam.login.signupPrompt')} <a href="/signup">{translate('iam.login.signup')}</a>
+        </p>
+      </form>
+    </main>
+  );
+}

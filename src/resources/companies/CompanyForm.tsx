@@ -1,0 +1,47 @@
+import { useLocation, useTranslate } from 'react-admin';
+import { getSession, type Company } from '../../session/session';
+import { DeclaredFormScreen, isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
+
+interface CompanyFormState {
+  mode?: unknown;
+  company?: Company;
+  parent?: Company;
+  header?: string;
+  url?: string;
+}
+
+/**
+ * SPEC 2.8: "For a reseller company the Type field is shown only when the parent company is of
+ * type reseller; otherwise it is hidden." Our reading: the rule is about the saved company. When
+ * it is a reseller, its Type stays visible (and changeable) only under a reseller parent; under any
+ * other parent it is hidden and keeps its value. Customers and new companies always show Type.
+ */
+export function isTypeFieldHidden(company: Partial<Company> | undefined, parent: Partial<Company> | undefined): boolean {
+  return company?.type === 'reseller' && parent?.type !== 'reseller';
+}
+
+export default function CompanyForm() {
+  const translate = useTranslate();
+  const state = (useLocation().state ?? {}) as CompanyFormState;
+  // Opened without navigation state (typed URL, reload): a new company under the current one.
+  const mode: FormMode = isFormMode(state.mode) ? state.mode : 'new';
+  const company = mode === 'new' ? undefined : state.company;
+  const parent = state.parent ?? getSession().company;
+  const effectiveMode: FormMode = mode !== 'new' && !company ? 'new' : mode;
+
+  return (
+    <DeclaredFormScreen
+      initialMode={effectiveMode}
+      record={company ?? { type: 'customer' }}
+      titles={{
+        new: translate('iam.companies.newTitle'),
+        view: translate('iam.companies.viewTitle'),
+        edit: translate('iam.companies.editTitle'),
+      }}
+      hidden={() => (isTypeFieldHidden(company, parent) ? ['type'] : [])}
+      toPayload={(values, currentMode) =>
+        currentMode === 'new' ? { ...values, type: values.type ?? 'customer', parent: parent?.id } : values
+      }
+    />
+  );
+}

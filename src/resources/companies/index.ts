@@ -1,0 +1,39 @@
+import { lazy } from 'react';
+import BusinessIcon from '@mui/icons-material/Business';
+import type { ResourceDeclaration } from '../types';
+
+export const COMPANY_TYPES = ['customer', 'reseller'] as const;
+
+export const companies: ResourceDeclaration = {
+  name: 'companies',
+  labelKey: 'iam.menu.companies',
+  icon: BusinessIcon,
+  paths: {
+    // The list is the children of the current company; single records live at /companys/{id}.
+    collection: ({ companyId }) => `companys/${encodeURIComponent(companyId)}/childCompanys`,
+    records: () => 'companys',
+  },
+  fields: [
+    { source: 'name', kind: 'text', required: true },
+    { source: 'displayName', kind: 'text', required: true },
+    { source: 'description', kind: 'text', required: true },
+    {
+      source: 'type',
+      kind: 'select',
+      choices: COMPANY_TYPES,
+      choiceLabelPrefix: 'iam.companies.types',
+      defaultValue: 'customer',
+    },
+  ],
+  listColumns: ['id', 'description'],
+  formFields: ['name', 'displayName', 'description', 'type'],
+  idFromField: 'name',
+  defaultSort: { field: 'name', order: 'ASC' },
+  pageSize: 3,
+  pageWindow: 3,
+  routes: { list: '/onboarding-companies', form: '/onboarding-company-new' },
+  screens: {
+    list: lazy(() => import('./CompanyList')),
+    form: lazy(() => import('./CompanyForm')),
+  },
+};

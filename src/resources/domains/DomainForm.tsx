@@ -1,0 +1,26 @@
+import { useLocation, useTranslate } from 'react-admin';
+import { getSession } from '../../session/session';
+import { DeclaredFormScreen, isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
+import type { DomainFormState } from './DomainList';
+
+export default function DomainForm() {
+  const translate = useTranslate();
+  const state = (useLocation().state ?? {}) as Partial<DomainFormState>;
+  // Opened without navigation state: a new domain of the current company.
+  const requested: FormMode = isFormMode(state.mode) ? state.mode : 'new';
+  const mode: FormMode = requested !== 'new' && !state.domain ? 'new' : requested;
+  const company = state.company ?? getSession().company;
+
+  return (
+    <DeclaredFormScreen
+      initialMode={mode}
+      record={mode === 'new' ? undefined : state.domain}
+      meta={{ pathContext: { companyId: company?.id ?? '' } }}
+      titles={{
+        new: translate('iam.domains.newTitle'),
+        view: translate('iam.domains.viewTitle'),
+        edit: translate('iam.domains.editTitle'),
+      }}
+    />
+  );
+}

@@ -1,0 +1,27 @@
+import { lazy } from 'react';
+import DnsIcon from '@mui/icons-material/Dns';
+import type { ResourceDeclaration } from '../types';
+
+export const domains: ResourceDeclaration = {
+  name: 'domains',
+  labelKey: 'iam.menu.domains',
+  icon: DnsIcon,
+  paths: {
+    collection: ({ companyId }) => `companys/${encodeURIComponent(companyId)}/domainNames`,
+  },
+  fields: [
+    { source: 'name', kind: 'text', required: true },
+    { source: 'description', kind: 'text', required: true },
+  ],
+  listColumns: ['id', 'description'],
+  formFields: ['name', 'description'],
+  idFromField: 'name',
+  defaultSort: { field: 'name', order: 'ASC' },
+  pageSize: 3,
+  pageWindow: 4,
+  routes: { list: '/onboarding-domains', form: '/onboarding-domain-new' },
+  screens: {
+    list: lazy(() => import('./DomainList')),
+    form: lazy(() => import('./DomainForm')),
+  },
+};

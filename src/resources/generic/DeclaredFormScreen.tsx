@@ -1,0 +1,118 @@
+import { useState, type ReactNode } from 'react';
+import { Alert, Button, Card, CardContent, CircularProgress, Stack, Typography } from '@mui/material';
+import { Form, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } from 'react-admin';
+import type { IamMeta } from '../../dataProvider';
+import { useDeclaration } from './DeclarationContext';
+import { DeclaredInputs } from './DeclaredInputs';
+import { saveErrorMessage } from './saveError';
+
+export type FormMode = 'new' | 'view' | 'edit';
+
+export function isFormMode(value: unknown): value is FormMode {
+  return value === 'new' || value === 'view' || value === 'edit';
+}
+
+interface DeclaredFormScreenProps {
+  initialMode: FormMode;
+  record?: Partial<RaRecord>;
+  titles: Record<FormMode, string>;
+  /** Fields not shown, e.g. by SPEC 2.8's Type rule. */
+  hidden?: (mode: FormMode) => readonly string[];
+  /** Adds what the form does not ask for (the parent of a new company). */
+  toPayload?: (values: Record<string, unknown>, mode: FormMode) => Record<string, unknown>;
+  meta?: IamMeta;
+  /** Field whose value names the record in the duplicate message. */
+  nameField?: string;
+  children?: ReactNode;
+}
+
+/**
+ * A create / view / edit form built from the declaration (SPEC 4, form mode): view goes to edit
+ * with Edit; a successful create or save, Cancel and Close all go back one screen.
+ */
+export function DeclaredFormScreen({
+  initialMode,
+  record,
+  titles,
+  hidden,
+  toPayload = (values) => values,
+  meta,
+  nameField,
+  children,
+}: DeclaredFormScreenProps) {
+  const declaration = useDeclaration();
+  const translate = useTranslate();
+  const navigate = useNavigate();
+  const [mode, setMode] = useState<FormMode>(initialMode);
+  const [error, setError] = useState<string>();
+  const [create, { isPending: creating }] = useCreate();
+  const [update, { isPending: updating }] = useUpdate();
+  const saving = creating || updating;
+  const nameSource = nameField ?? declaration.idFromField ?? 'name';
+
+  const submit = async (values: Record<string, unknown>) => {
+    setError(undefined);
+    const data = toPayload(values, mode);
+    try {
+      if (mode === 'new') {
+        await create(declaration.name, { data, meta }, { returnPromise: true });
+      } else {
+        await update(
+          declaration.name,
+          { id: record?.id as RaRecord['id'], data: { ...record, ...data }, previousData: record, meta },
+          { mutationMode: 'pessimistic', returnPromise: true },
+        );
+      }
+      navigate(-1);
+    } catch (failure) {
+      setError(saveErrorMessage(failure, String(values[nameSource] ?? ''), translate));
+    }
+  };
+
+  const back = () => navigate(-1);
+
+  return (
+    <Card sx={{ mt: 2, maxWidth: 720 }}>
+      <CardContent>
+        <Typography variant="h5" component="h1" gutterBottom>
+          {titles[mode]}
+        </Typography>
+        {children}
+        {error && (
+          <Alert severity="error" role="alert" sx={{ mb: 2 }}>
+            {error}
+          </Alert>
+        )}
+        <Form record={record} onSubmit={submit} noValidate key={mode}>
+          <DeclaredInputs
+            readOnly={mode === 'view'}
+            hidden={hidden?.(mode) ?? []}
+            locked={mode === 'edit' && declaration.idFromField ? [declaration.idFromField] : []}
+          />
+          <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
+            {mode === 'view' ? (
+              <>
+                <Button variant="contained" onClick={() => setMode('edit')}>
+                  {translate('iam.actions.edit')}
+                </Button>
+                <Button onClick={back}>{translate('iam.actions.close')}</Button>
+              </>
+            ) : (
+              <>
+                <Button
+                  type="submit"
+                  variant="contained"
+                  disabled={saving}
+                  startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
+                >
+                  {translate(mode === 'new' ? 'iam.actions.create' : 'iam.actions.save')}
+                </Button>
+                <Button onClick={back}>{translate('iam.actions.cancel')}</Button>
+              </>
+            )}
+          </Stack>
+        </Form>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,58 @@
+import type { ReactElement } from 'react';
+import { Typography } from '@mui/material';
+import { Datagrid, List, SearchInput, TextField, useTranslate, type RaRecord } from 'react-admin';
+import type { IamMeta } from '../../dataProvider';
+import { useDeclaration } from './DeclarationContext';
+import { WindowPagination } from './WindowPagination';
+
+interface DeclaredListProps {
+  /** The toolbar (New, Delete, ...); it reads the selection from the list context. */
+  actions: ReactElement;
+  onRowClick?: (record: RaRecord) => void;
+  meta?: IamMeta;
+  title?: string | ReactElement | false;
+}
+
+/** A server-paged list with checkboxes, built from the declaration's columns and page sizes. */
+export function DeclaredList({ actions, onRowClick, meta, title = false }: DeclaredListProps) {
+  const declaration = useDeclaration();
+  const translate = useTranslate();
+  const { pageSize, pageWindow } = declaration;
+  const filters = declaration.searchable ? [<SearchInput key="q" source="q" alwaysOn />] : undefined;
+
+  return (
+    <List
+      resource={declaration.name}
+      title={title}
+      perPage={pageSize}
+      sort={declaration.defaultSort}
+      queryOptions={{ meta: meta as Record<string, unknown> | undefined }}
+      filters={filters}
+      actions={actions}
+      empty={false}
+      storeKey={`${declaration.name}.list`}
+      pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />}
+    >
+      <Datagrid
+        bulkActionButtons={<></>}
+        rowClick={
+          onRowClick
+            ? (_id, _resource, record) => {
+                onRowClick(record);
+                return false;
+              }
+            : false
+        }
+        empty={
+          <Typography sx={{ p: 2 }} color="text.secondary">
+            {translate('iam.list.empty')}
+          </Typography>
+        }
+      >
+        {declaration.listColumns.map((column) => (
+          <TextField key={column} source={column} sortable={column !== 'description'} />
+        ))}
+      </Datagrid>
+    </List>
+  );
+}

@@ -1,0 +1,20 @@
+import { useLocation, useTranslate, type RaRecord } from 'react-admin';
+import { useDeclaration } from './DeclarationContext';
+import { DeclaredFormScreen, isFormMode, type FormMode } from './DeclaredFormScreen';
+
+/** The form screen a declaration gets when it has no screen of its own. */
+export default function GenericForm() {
+  const declaration = useDeclaration();
+  const translate = useTranslate();
+  const state = (useLocation().state ?? {}) as { mode?: unknown; record?: RaRecord };
+  const requested: FormMode = isFormMode(state.mode) ? state.mode : 'new';
+  const mode: FormMode = requested !== 'new' && !state.record ? 'new' : requested;
+  const title = translate(`resources.${declaration.name}.name`, { smart_count: 1 });
+  return (
+    <DeclaredFormScreen
+      initialMode={mode}
+      record={mode === 'new' ? undefined : state.record}
+      titles={{ new: title, view: title, edit: title }}
+    />
+  );
+}

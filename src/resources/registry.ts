@@ -1,0 +1,7 @@
+/** Every resource the console knows. A new resource type is one folder and one line here. */
+import { companies } from './companies';
+import { domains } from './domains';
+import { users } from './users';
+import type { ResourceDeclaration } from './types';
+
+export const registry: readonly ResourceDeclaration[] = [companies, domains, users];

@@ -1,0 +1,61 @@
+/**
+ * A resource is declared, not coded: the data provider, the generic list and the generic form
+ * read this object. Custom screens (company switch, set primary) extend a declaration.
+ */
+import type { ComponentType, LazyExoticComponent } from 'react';
+import type { PathContext } from '../session/session';
+
+export type FieldKind = 'text' | 'textarea' | 'email' | 'select' | 'boolean';
+
+export interface FieldDeclaration {
+  source: string;
+  kind: FieldKind;
+  required?: boolean;
+  /** For select fields: the stored values; labels come from `${labelPrefix}.${value}`. */
+  choices?: readonly string[];
+  choiceLabelPrefix?: string;
+  defaultValue?: unknown;
+}
+
+export interface SoftDelete {
+  field: string;
+  active: string;
+  deleted: string;
+}
+
+export interface ResourceDeclaration {
+  /** react-admin resource name (cache keys, translations under resources.<name>). */
+  name: string;
+  /** Translation key of the plural label. */
+  labelKey: string;
+  icon: ComponentType;
+  /**
+   * Provider paths below the API base, computed from the session's current company and domain.
+   * collection: lists and getMany; records: create, getOne, update, delete (defaults to collection).
+   */
+  paths: {
+    collection: (context: PathContext) => string;
+    records?: (context: PathContext) => string;
+  };
+  fields: readonly FieldDeclaration[];
+  listColumns: readonly string[];
+  /** Sources searched by the list's search box (sent as filter.q). */
+  searchable?: boolean;
+  formFields: readonly string[];
+  /** On create, this field's value becomes the id (SPEC 3: id equal to name). */
+  idFromField?: string;
+  softDelete?: SoftDelete;
+  defaultSort: { field: string; order: 'ASC' | 'DESC' };
+  pageSize: number;
+  /** How many page numbers the pagination shows at once (SPEC 9). */
+  pageWindow: number;
+  /** Console routes (SPEC 2.1) and the lazily loaded screens that render them. */
+  routes: {
+    list: string;
+    form: string;
+  };
+  screens: {
+    list: LazyExoticComponent<ComponentType>;
+    form: LazyExoticComponent<ComponentType>;
+  };
+}

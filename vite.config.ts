@@ -1,0 +1,21 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+/** The provider (npm run server) answers these paths; the console is served by Vite in development. */
+const PROVIDER = process.env.PROVIDER_URL ?? 'http://127.0.0.1:8080';
+
+export default defineConfig({
+  plugins: [react()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: false,
+  },
+  server: {
+    proxy: {
+      '/api': { target: PROVIDER, changeOrigin: false },
+      '/oauth': { target: PROVIDER, changeOrigin: false },
+      '/.well-known': { target: PROVIDER, changeOrigin: false },
+    },
+  },
+});
