@@ -62,8 +62,8 @@ const apiParams = { type: 'object', required: ['apiId'], properties: { apiId: id
 type ScopeBody = { permission?: string; description?: string; id?: string };
 
 async function apiExists(db: Queryable, apiId: string, callerCompanyId: string) {
-  const { rowCount } = await db.query(`SELECT 1 WHERE ${API_IN_SCOPE}`, [apiId, callerCompanyId]);
-  return rowCount > 0;
+  const { rows } = await db.query(`SELECT 1 WHERE ${API_IN_SCOPE}`, [apiId, callerCompanyId]);
+  return rows.length > 0;
 }
 
 /** Every write of a permission scope goes through here; each is one statement that also checks the API's tenancy. */
