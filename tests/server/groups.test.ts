@@ -159,6 +159,20 @@ describe('group members', () => {
     expect((await members('ghost')).status).toBe(404);
   });
 
+  it('lists members and candidates in guard + page + count statements, whatever the page size', async () => {
+    for (const url of [`${base}/top/members`, `${base}/middle/candidates?type=user`, `${base}/bottom/candidates?type=group`]) {
+      const statements = async (range: string) => {
+        const before = server.db.stats.queries;
+        const res = await as('GET', `${url}${url.includes('?') ? '&' : '?'}range=${range}`);
+        expect(res.status).toBe(200);
+        expect(res.body.length).toBeGreaterThan(0);
+        return server.db.stats.queries - before;
+      };
+      expect(await statements('[0,0]'), url).toBe(3);
+      expect(await statements('[0,99]'), url).toBe(3);
+    }
+  });
+
   it('ignores members already there', async () => {
     const again = await as('POST', `${base}/top/members`, [{ id: 'm1', type: 'user' }, { id: 'm3', type: 'user' }]);
     expect(again.status).toBe(200);
