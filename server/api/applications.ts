@@ -99,7 +99,8 @@ const applicationResource: ListResource = {
 // ---- schemas ----
 
 /** Client ids travel in paths and Basic headers: letters, digits, dash and underscore. */
-const clientId = { type: 'string', pattern: '^[A-Za-z0-9_-]{8,64}$', description: '8 to 64 letters, digits, - or _' } as const;
+/** Empty counts as absent: a cleared form field still gets a generated value. */
+const clientId = { type: 'string', pattern: '^([A-Za-z0-9_-]{8,64})?$', description: '8 to 64 letters, digits, - or _' } as const;
 const clientIdParam = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } as const;
 const uriList = { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 2000 } } as const;
 const seconds = (minimum: number) => ({ type: 'integer', minimum, maximum: 2147483647 }) as const;
@@ -128,7 +129,7 @@ const identityProperties = {
   client_id: { ...clientId, description: 'generated (32 letters and digits) when absent; cannot be changed' },
   client_secret: {
     type: 'string',
-    pattern: '^[\\x21-\\x7E]{16,128}$',
+    pattern: '^([\\x21-\\x7E]{16,128})?$',
     description: 'create only: generated (32 letters and digits) when absent, shown once, stored hashed; ignored by PUT',
   },
   domain: { ...id, description: 'domain id; cannot be changed' },
@@ -302,9 +303,9 @@ async function revokeGrants(db: Queryable, clientIds: string[]) {
 export const applications = {
   /** The caller has already been checked against companyId/domainId (guard or checkAccess). */
   async create(db: Queryable, companyId: string, domainId: string, body: ApplicationBody): Promise<Application & { client_secret: string }> {
-    if (body.id !== undefined && body.client_id !== undefined && body.id !== body.client_id) throw badRequest('id must equal client_id');
-    const clientId = body.client_id ?? body.id ?? randomAlphanumeric(32);
-    const secret = body.client_secret ?? randomAlphanumeric(32);
+    if (body.id && body.client_id && body.id !== body.client_id) throw badRequest('id must equal client_id');
+    const clientId = body.client_id || body.id || randomAlphanumeric(32);
+    const secret = body.client_secret || randomAlphanumeric(32);
     const settings = normalizeSettings({ ...APPLICATION_DEFAULTS, ...definedSettings(body) });
     const values = settingValues(settings);
     const placeholders = SETTINGS.map((name, i) => `$${i + 5}${JSONB_COLUMNS.has(name) ? '::jsonb' : ''}`);
@@ -322,7 +323,7 @@ export const applications = {
   /** Changes settings; client_id, company, domain and secret never change here. status deleted/active = soft delete/recover. */
   async update(db: Queryable, writer: ApplicationWriter, clientId: string, body: ApplicationBody): Promise<Application> {
     const [current] = await findInScope(db, writer.principal.companyId, [clientId], true);
-    if ((body.id ?? clientId) !== clientId || (body.client_id ?? clientId) !== clientId) throw badRequest('client_id cannot be changed');
+    if ((body.id || clientId) !== clientId || (body.client_id || clientId) !== clientId) throw badRequest('client_id cannot be changed');
     if ((body.domain ?? current.domain) !== current.domain || (body.companyId ?? current.companyId) !== current.companyId) {
       throw badRequest('domain: an application cannot move to another company or domain');
     }

@@ -48,6 +48,7 @@ const createBody = {
 /** The permission is the scope's id and what tokens carry: it cannot be renamed (delete it and add another). */
 const updateBody = {
   type: 'object',
+  description: 'Changes the description; permission (the id) cannot be renamed: delete the scope and add a new one',
   additionalProperties: false,
   properties: { description: optionalText(500), permission, id: permission },
 } as const;

@@ -75,6 +75,15 @@ describe('applications: create', () => {
     expect(again.body.message).toBe(`duplicated error: ${clientId} already exist!`);
   });
 
+  it('generates the client_id and secret when the form sends them empty', async () => {
+    const res = await admin('POST', '/api/application', newApp('Blank ids', { client_id: '', client_secret: '' }));
+    expect(res.status).toBe(201);
+    expect(res.body.client_id).toMatch(ALPHANUMERIC_32);
+    expect(res.body.client_secret).toMatch(ALPHANUMERIC_32);
+    expect(await storedHash(res.body.client_id)).toBe(sha256(res.body.client_secret));
+    expect((await admin('POST', '/api/application', newApp('Short secret', { client_secret: 'tooshort' }))).body.message).toContain('client_secret');
+  });
+
   it('refuses a client name already used in the domain, whatever its case, but not in another domain', async () => {
     await admin('POST', '/api/application', newApp('Billing'));
     const dup = await admin('POST', '/api/application', newApp('BILLING'));
