@@ -72,7 +72,8 @@ class PgliteDatabase implements Database {
   private async raw<T>(target: Pick<PGlite, 'query'>, text: string, params: unknown[]): Promise<QueryResult<T>> {
     this.stats.queries++;
     const result = await target.query<T>(text, params);
-    return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    // PGlite reports affectedRows 0 for a SELECT: count the returned rows then
+    return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
   }
 
   close() {
