@@ -1,0 +1,37 @@
+import type { ComponentType } from 'react';
+import { render } from '@testing-library/react';
+import { AdminContext, memoryStore, TestMemoryRouter } from 'react-admin';
+import type { InitialEntry } from 'react-router-dom';
+import { createDataProvider } from '../dataProvider';
+import { i18nProvider } from '../i18n/i18nProvider';
+import { DeclaredRoute } from '../resources/DeclaredRoute';
+import { registry } from '../resources/registry';
+import type { ResourceDeclaration } from '../resources/types';
+
+/**
+ * Renders one declared screen inside react-admin with the real data provider (tests mock fetch),
+ * after a previous entry so that "back one screen" is observable.
+ */
+export function renderScreen(
+  declaration: ResourceDeclaration,
+  screen: ComponentType,
+  entry: InitialEntry,
+): { locations: string[] } {
+  const locations: string[] = [];
+  render(
+    <TestMemoryRouter
+      initialEntries={['/previous', entry]}
+      initialIndex={1}
+      locationCallback={(location) => locations.push(location.pathname)}
+    >
+      <AdminContext
+        dataProvider={createDataProvider({ resources: registry })}
+        i18nProvider={i18nProvider}
+        store={memoryStore()}
+      >
+        <DeclaredRoute declaration={declaration} screen={screen} />
+      </AdminContext>
+    </TestMemoryRouter>,
+  );
+  return { locations };
+}
