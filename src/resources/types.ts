@@ -53,6 +53,8 @@ export interface ResourceDeclaration {
   routes: {
     list: string;
     form: string;
+    /** The deleted (soft-deleted) records' list; App renders the list screen there too. */
+    deleted?: string;
   };
   screens: {
     list: LazyExoticComponent<ComponentType>;

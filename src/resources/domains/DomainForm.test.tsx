@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { cleanup, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mockFetch } from '../../test/fetchMock';
@@ -12,6 +12,8 @@ const open = (state?: object) => renderScreen(domains, DomainForm, { pathname: d
 
 beforeEach(() => updateSession({ company, domain: { id: 'main', name: 'main', primary: true }, accessToken: 't' }));
 afterEach(() => {
+  // Unmount first: a mounted list would refetch once the session is cleared.
+  cleanup();
   clearSession();
   vi.unstubAllGlobals();
 });
