@@ -1,0 +1,154 @@
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import Cookies from 'js-cookie';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { browser } from '../authProvider/browser';
+import { OAUTH_KEYS } from '../authProvider/pkce';
+import { COOKIE_NAMES } from '../authProvider/tokenCookie';
+import { clearSession, getSession, updateSession } from '../session/session';
+import { mockFetch } from '../test/fetchMock';
+import Callback from './Callback';
+import Login from './Login';
+import Logout from './Logout';
+import NotFound from './NotFound';
+
+let replace: ReturnType<typeof vi.spyOn>;
+let assign: ReturnType<typeof vi.spyOn>;
+
+beforeEach(() => {
+  sessionStorage.clear();
+  clearSession();
+  replace = vi.spyOn(browser, 'replace').mockImplementation(() => undefined);
+  assign = vi.spyOn(browser, 'assign').mockImplementation(() => undefined);
+});
+afterEach(() => {
+  cleanup();
+  vi.restoreAllMocks();
+  vi.unstubAllGlobals();
+  window.history.replaceState(null, '', '/');
+});
+
+describe('login page', () => {
+  it('posts natively to the login endpoint with the OAuth hidden fields', async () => {
+    const { container } = render(<Login />);
+    const button = screen.getByRole('button', { name: 'Login' });
+    await waitFor(() => expect(button).toBeEnabled());
+    const form = container.querySelector('form')!;
+    expect(form).toHaveAttribute('method', 'post');
+    expect(form).toHaveAttribute('action', '/oauth/login');
+    expect(screen.getByLabelText('Email')).toHaveAttribute('type', 'email');
+    expect(screen.getByLabelText('Password')).toHaveAttribute('type', 'password');
+    expect(screen.getByRole('checkbox', { name: 'Remember me' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Signup' })).toHaveAttribute('href', '/signup');
+    expect(screen.getByText('Forgot your password?')).toBeInTheDocument();
+    expect(screen.getByText(/Terms Of Use/)).toBeInTheDocument();
+    const hidden = Object.fromEntries(
+      [...form.querySelectorAll<HTMLInputElement>('input[type=hidden]')].map((input) => [input.name, input.value]),
+    );
+    expect(hidden).toMatchObject({
+      client_id: 'iam-console',
+      redirect_uri: `${window.location.origin}/callback`,
+      scope: 'openid username email email_verified user:admin',
+      state: sessionStorage.getItem(OAUTH_KEYS.state),
+      code_challenge_method: 'S256',
+    });
+    expect(hidden.code_challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('remembers the Remember me tick before the native post', async () => {
+    const { container } = render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    const form = container.querySelector('form')!;
+    form.addEventListener('submit', (event) => event.preventDefault());
+    await userEvent.type(screen.getByLabelText('Email'), 'admin@example.com');
+    await userEvent.type(screen.getByLabelText('Password'), 'secret');
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Remember me' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Login' }));
+    expect(sessionStorage.getItem(OAUTH_KEYS.remember)).toBe('true');
+    expect(sessionStorage.getItem(OAUTH_KEYS.email)).toBe('admin@example.com');
+  });
+
+  it('goes to /callback when an unexpired token cookie exists', () => {
+    vi.spyOn(Cookies, 'get').mockReturnValue(
+      JSON.stringify({ access_token: 'a.b.c', expires_at: Date.now() + 60_000 }) as never,
+    );
+    render(<Login />);
+    expect(replace).toHaveBeenCalledWith('/callback');
+  });
+
+  it('removes an expired token cookie and shows the form', async () => {
+    vi.spyOn(Cookies, 'get').mockReturnValue(JSON.stringify({ access_token: 'a.b.c', expires_at: Date.now() - 1 }) as never);
+    const remove = vi.spyOn(Cookies, 'remove');
+    render(<Login />);
+    expect(remove).toHaveBeenCalledWith(COOKIE_NAMES.token, expect.anything());
+    expect(replace).not.toHaveBeenCalled();
+    expect(await screen.findByRole('button', { name: 'Login' })).toBeInTheDocument();
+  });
+});
+
+describe('callback page', () => {
+  it('shows the error message and a LogIn button back to /login', async () => {
+    window.history.replaceState(null, '', '/callback?error=access_denied&error_description=Bad+credentials&state=x');
+    render(<Callback />);
+    expect(screen.getByRole('heading', { name: 'Logging.....' })).toBeInTheDocument();
+    expect(await screen.findByText('Message: Bad credentials')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'LogIn' })).toHaveAttribute('href', '/login');
+  });
+
+  it('says Logged In. and opens the dashboard after the exchange', async () => {
+    sessionStorage.setItem(OAUTH_KEYS.state, 's1');
+    sessionStorage.setItem(OAUTH_KEYS.verifier, 'v'.repeat(43));
+    mockFetch((request) => {
+      if (request.url === '/oauth/token') {
+        return {
+          json: {
+            access_token: 'x.e30.y',
+            token_type: 'Bearer',
+            expires_in: 3600,
+            user: { displayName: 'Ada', email: 'a@b.c' },
+            client: { client_id: 'iam-console', companyId: 'root', domain: 'default' },
+          },
+        };
+      }
+      return { json: { id: request.url.split('/').pop(), name: request.url.split('/').pop() } };
+    });
+    window.history.replaceState(null, '', '/callback?code=c9&state=s1');
+    render(<Callback />);
+    expect(await screen.findByRole('heading', { name: 'Logged In.' })).toBeInTheDocument();
+    expect(replace).toHaveBeenCalledWith('/dashboard');
+    expect(getSession().company?.id).toBe('root');
+  });
+
+  it('goes to /error when the exchange fails', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    sessionStorage.setItem(OAUTH_KEYS.state, 's1');
+    sessionStorage.setItem(OAUTH_KEYS.verifier, 'v'.repeat(43));
+    mockFetch(() => ({ status: 400, json: { statusCode: 400, error: 'invalid_grant', message: 'bad code' } }));
+    window.history.replaceState(null, '', '/callback?code=c10&state=s1');
+    render(<Callback />);
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/error'));
+  });
+});
+
+describe('logout page', () => {
+  it('asks, then removes the token cookie and the session and goes to /', async () => {
+    const remove = vi.spyOn(Cookies, 'remove');
+    updateSession({ accessToken: 't' });
+    render(<Logout />);
+    expect(screen.getByRole('heading', { name: 'Do you want to logout now?' })).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Log out' }));
+    expect(remove).toHaveBeenCalledWith(COOKIE_NAMES.token, expect.anything());
+    expect(getSession().accessToken).toBeUndefined();
+    expect(assign).toHaveBeenCalledWith('/');
+  });
+});
+
+describe('404 page', () => {
+  it('shows the SPEC texts and a link home', () => {
+    render(<NotFound />);
+    expect(screen.getByText('404')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Oops! There is something problem!' })).toBeInTheDocument();
+    expect(screen.getByText('Please try again later!')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Go To Home' })).toHaveAttribute('href', '/');
+  });
+});
