@@ -24,6 +24,11 @@ export interface ListResource {
   /** Key columns in order; the last one breaks ties in sorting. */
   key: string[];
   defaultSort: string;
+  /**
+   * A table of maintained counts (alias t; the scope's columns plus status and n). Lists filtered
+   * by scope and status alone read their total from it instead of counting rows.
+   */
+  counts?: string;
 }
 
 export const listQuerySchema = {
@@ -83,6 +88,8 @@ export interface ParsedList {
   where: string[];
   params: unknown[];
   orderBy: string;
+  /** True when every predicate is on status, so a maintained count can answer the total. */
+  statusOnly: boolean;
 }
 
 /** Validates the list query and turns it into SQL pieces; every mistake is a 400 naming the parameter. */
@@ -93,6 +100,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     return `$${params.length}`;
   };
   const where: string[] = [];
+  let statusOnly = true;
 
   let start = 0;
   let end = DEFAULT_PAGE - 1;
@@ -126,6 +134,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badRequest('filter must be a JSON object');
     for (const [field, value] of Object.entries(filter as Record<string, unknown>)) {
       if (value === undefined || value === null || value === '') continue;
+      if (field !== 'status' || Array.isArray(value)) statusOnly = false;
       if (field === 'q') {
         if (!resource.search) throw badRequest('filter: q is not supported on this list');
         if (typeof value !== 'string') throw badRequest('filter: q must be a string');
@@ -148,11 +157,12 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     const match = /^([^,]+),(!=|<>|<=|>=|=|<|>),(.*)$/s.exec(condition);
     if (!match) throw badRequest('condition must be field,operator,value with operator one of = != < <= > >=');
     const [, field, operator, raw] = match;
+    if (field !== 'status') statusOnly = false;
     const column = resource.fields[field]?.column;
     where.push(statusAware(field, column, OPERATORS[operator], coerce(resource, field, raw, 'condition'), bind));
   }
 
-  return { start, end, where, params, orderBy };
+  return { start, end, where, params, orderBy, statusOnly };
 }
 
 /**
@@ -191,21 +201,25 @@ export function buildListSql(resource: ListResource, parsed: ParsedList, scope: 
          WHERE (${keys}) IN (SELECT ${keys} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit} OFFSET ${parsed.start})
          ORDER BY ${parsed.orderBy}`
       : `SELECT ${resource.select} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit}`;
-  const countSql = `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
+  const countSql =
+    resource.counts && parsed.statusOnly
+      ? `SELECT coalesce(sum(t.n), 0)::int AS total FROM ${resource.counts} t ${whereSql}`
+      : `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
   const estimateSql = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${resource.table} ${whereSql}`;
   return { pageSql, countSql, estimateSql, params: parsed.params };
 }
 
 /**
- * Runs the page and the total: two statements whatever the page size. The total is exact up to
- * EXACT_COUNT_LIMIT rows; past that, counting would cost more than the page, so the planner's
- * estimate is used (never less than the counted minimum).
+ * Runs the page and the total: two statements whatever the page size. The total comes from
+ * maintained counts when the resource has them and only status filters apply; otherwise it is
+ * exact up to EXACT_COUNT_LIMIT rows, and past that (where counting would cost more than the page)
+ * the planner's estimate, never less than the counted minimum.
  */
 export async function runList<T>(db: Queryable, resource: ListResource, parsed: ParsedList, scope: string[]): Promise<ListResult<T>> {
   const sql = buildListSql(resource, parsed, scope);
   const page = await db.query<T>(sql.pageSql, sql.params);
   let total = (await db.query<{ total: number }>(sql.countSql, sql.params)).rows[0].total;
-  if (total > EXACT_COUNT_LIMIT) {
+  if (total > EXACT_COUNT_LIMIT && !(resource.counts && parsed.statusOnly)) {
     const plan = await db.query<{ 'QUERY PLAN': unknown }>(sql.estimateSql, sql.params);
     total = Math.max(total, estimatedRows(plan.rows[0]?.['QUERY PLAN']));
   }

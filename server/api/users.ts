@@ -33,6 +33,7 @@ const userResource: ListResource = {
   search: `(t.display_name || ' ' || t.username || ' ' || t.email)`,
   key: ['t.company_id', 't.domain_id', 't.id'],
   defaultSort: 'displayName',
+  counts: 'user_counts',
 };
 
 export const userJson = {

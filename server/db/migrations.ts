@@ -181,6 +181,45 @@ CREATE TABLE oauth_codes (
 CREATE INDEX oauth_codes_expiry ON oauth_codes (expires_at);
 `,
   },
+  {
+    id: 2,
+    name: 'maintained user counts',
+    sql: `
+-- Exact list totals at any size: counts per domain and status, kept by statement-level triggers
+-- (one upsert per statement, not per row, so bulk writes stay fast).
+CREATE TABLE user_counts (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  status text NOT NULL,
+  n bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (company_id, domain_id, status),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+INSERT INTO user_counts (company_id, domain_id, status, n)
+  SELECT company_id, domain_id, status, count(*) FROM users GROUP BY 1, 2, 3;
+
+CREATE FUNCTION user_counts_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    UPDATE user_counts c SET n = c.n - o.n
+    FROM (SELECT company_id, domain_id, status, count(*) AS n FROM old_rows GROUP BY 1, 2, 3) o
+    WHERE c.company_id = o.company_id AND c.domain_id = o.domain_id AND c.status = o.status;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    INSERT INTO user_counts AS c (company_id, domain_id, status, n)
+      SELECT company_id, domain_id, status, count(*) FROM new_rows GROUP BY 1, 2, 3
+    ON CONFLICT (company_id, domain_id, status) DO UPDATE SET n = c.n + EXCLUDED.n;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER users_counted_insert AFTER INSERT ON users
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_counts_apply();
+CREATE TRIGGER users_counted_update AFTER UPDATE ON users
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_counts_apply();
+CREATE TRIGGER users_counted_delete AFTER DELETE ON users
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION user_counts_apply();
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

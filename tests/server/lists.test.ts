@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startServer, type TestServer } from './helpers.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+  await server.db.query(`INSERT INTO domains (company_id, id, name) VALUES ('root', 'big', 'big')`);
+  await server.db.query(
+    `INSERT INTO users (company_id, domain_id, id, username, display_name, email, status)
+     SELECT 'root', 'big', 'u' || i, 'user' || i, 'User ' || lpad(i::text, 5, '0'), 'user' || i || '@big.example',
+            CASE WHEN i % 10 = 0 THEN 'deleted' ELSE 'active' END
+     FROM generate_series(1, 12000) AS i`,
+  );
+});
+afterAll(() => server?.close());
+
+const users = '/api/companys/root/domainNames/big/users';
+const total = async (query: string) => {
+  const res = await call(server, server.adminToken, 'GET', `${users}?${query}`);
+  expect(res.status).toBe(200);
+  return Number(res.headers['content-range']!.toString().split('/')[1]);
+};
+
+describe('list totals', () => {
+  it('are exact past 10,000 rows when only status filters apply (maintained counts)', async () => {
+    expect(await total('condition=status,!=,deleted')).toBe(10800);
+    expect(await total('filter={"status":"deleted"}')).toBe(1200);
+    expect(await total('')).toBe(12000);
+  });
+
+  it('follow soft delete, recover, purge and bulk SQL writes', async () => {
+    const soft = await call(server, server.adminToken, 'PUT', `${users}/u1`, { username: 'user1', displayName: 'User 00001', email: 'user1@big.example', status: 'deleted' });
+    expect(soft.status).toBe(200);
+    expect(await total('condition=status,!=,deleted')).toBe(10799);
+    expect(await total('condition=status,=,deleted')).toBe(1201);
+    expect((await call(server, server.adminToken, 'DELETE', `${users}/u1`)).status).toBe(200);
+    expect(await total('condition=status,=,deleted')).toBe(1200);
+    await server.db.query(`UPDATE users SET status = 'active' WHERE domain_id = 'big' AND id IN ('u10', 'u20')`);
+    expect(await total('condition=status,!=,deleted')).toBe(10801);
+  });
+
+  it('are exact up to 10,000 matches and estimated above for other filters', async () => {
+    const exact = (
+      await server.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM users WHERE domain_id = 'big' AND status <> 'deleted' AND (display_name || ' ' || username || ' ' || email) ILIKE '%user1%'`,
+      )
+    ).rows[0].n;
+    expect(exact).toBeGreaterThan(1000);
+    expect(await total('filter={"q":"user1"}&condition=status,!=,deleted')).toBe(exact);
+    expect(await total(`filter=${encodeURIComponent(JSON.stringify({ username: 'user2' }))}`)).toBe(1);
+    expect(await total('filter={"q":"big.example"}')).toBeGreaterThan(10_000);
+  });
+
+  it('pages deep with the deferred join and keeps the order', async () => {
+    const res = await call(server, server.adminToken, 'GET', `${users}?range=[5000,5004]&sort=["displayName","ASC"]&condition=status,!=,deleted`);
+    expect(res.headers['content-range']).toBe('users 5000-5004/10801');
+    const names = res.body.map((u: { displayName: string }) => u.displayName);
+    expect(names).toEqual([...names].sort());
+    expect(names).toHaveLength(5);
+  });
+
+  it('refuses malformed list parameters with a 400 naming them', async () => {
+    for (const [query, word] of [
+      ['range=[5,1]', 'range'],
+      ['range=nope', 'range'],
+      ['range=[0,5000]', 'range'],
+      ['sort=["password_hash","ASC"]', 'sort'],
+      ['sort=["displayName","SIDEWAYS"]', 'sort'],
+      ['filter=[1]', 'filter'],
+      ['filter={"nope":1}', 'nope'],
+      ['condition=status', 'condition'],
+      ['condition=status,~,x', 'condition'],
+      ['condition=secret,=,x', 'secret'],
+    ]) {
+      const res = await call(server, server.adminToken, 'GET', `${users}?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.message, query).toContain(word);
+    }
+  });
+});
