@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Box, Collapse, List, ListItemButton, ListItemIcon, ListItemText, Tooltip, Typography } from '@mui/material';
+import { Badge, Box, Collapse, ListItemIcon, ListItemText, MenuItem, MenuList, Tooltip, Typography } from '@mui/material';
 import ExpandLessIcon from '@mui/icons-material/ExpandLess';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
 import { MenuItemLink, useLocation, useSidebarState, useTranslate } from 'react-admin';
@@ -12,9 +12,9 @@ function Leaf({ leaf, nested }: { leaf: MenuLeaf; nested: boolean }) {
   const sx = nested ? { pl: 4 } : undefined;
   if (leaf.fullPage) {
     return (
-      <ListItemButton component="a" href={leaf.to} sx={sx}>
+      <MenuItem component="a" href={leaf.to} sx={sx}>
         <ListItemText primary={label} />
-      </ListItemButton>
+      </MenuItem>
     );
   }
   return <MenuItemLink to={leaf.to} primaryText={label} sx={sx} />;
@@ -33,18 +33,18 @@ function Group({ entry }: { entry: MenuEntry }) {
   return (
     <>
       <Tooltip title={sidebarOpen ? '' : label} placement="right">
-        <ListItemButton aria-expanded={expanded} aria-controls={listId} onClick={() => setExpanded(!expanded)}>
+        <MenuItem aria-expanded={expanded} aria-controls={listId} onClick={() => setExpanded(!expanded)}>
           <ListItemIcon>
             <Icon />
           </ListItemIcon>
           <ListItemText primary={label} />
           {expanded ? <ExpandLessIcon /> : <ExpandMoreIcon />}
-        </ListItemButton>
+        </MenuItem>
       </Tooltip>
       <Collapse in={expanded} timeout="auto" unmountOnExit>
-        <List id={listId} disablePadding dense>
+        <MenuList id={listId} disablePadding dense>
           {entry.children?.map((leaf) => <Leaf key={leaf.to} leaf={leaf} nested={sidebarOpen} />)}
-        </List>
+        </MenuList>
       </Collapse>
     </>
   );
@@ -75,11 +75,11 @@ export function Menu() {
           {translate('iam.layout.sidebarHeading', { company: company.name, domain: domain?.name ?? '' })}
         </Typography>
       )}
-      <List disablePadding>
+      <MenuList disablePadding>
         {menuTree(Boolean(accessToken)).map((entry) =>
           entry.children ? <Group key={entry.id} entry={entry} /> : <Single key={entry.id} entry={entry} />,
         )}
-      </List>
+      </MenuList>
     </Box>
   );
 }

@@ -1,0 +1,88 @@
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mockFetch, type RecordedRequest } from './test/fetchMock';
+import { clearSession, updateSession } from './session/session';
+import App from './App';
+
+function provider(request: RecordedRequest) {
+  if (request.url.includes('/childCompanys')) {
+    const rows = Array.from({ length: 5 }, (_, index) => ({ id: `child${index}`, name: `child${index}`, description: `Child ${index}` }));
+    return { json: rows, headers: { 'Content-Range': 'childCompanys 0-4/7' } };
+  }
+  if (request.url.includes('/domainNames')) {
+    const rows = [
+      { id: 'default', name: 'default', description: 'Default domain', primary: true },
+      { id: 'extra', name: 'extra', description: 'Extra domain', primary: false },
+    ];
+    return { json: rows, headers: { 'Content-Range': 'domainNames 0-1/2' } };
+  }
+  return { status: 404, json: { message: 'not found' } };
+}
+
+beforeEach(() => {
+  localStorage.clear();
+  updateSession({
+    user: { displayName: 'Ada Admin', email: 'admin@example.com' },
+    company: { id: 'root', name: 'root', type: 'root', parent: null },
+    rootCompany: { id: 'root', name: 'root', type: 'root' },
+    domain: { id: 'default', name: 'default', description: 'Default domain', primary: true },
+    accessToken: 'x.e30.y',
+  });
+});
+afterEach(() => {
+  cleanup();
+  clearSession();
+  vi.unstubAllGlobals();
+  window.history.replaceState(null, '', '/');
+});
+
+describe('signed-in app', () => {
+  it('shows the dashboard with the side bar heading, the menu and the cards', async () => {
+    mockFetch(provider);
+    window.history.replaceState(null, '', '/dashboard');
+    render(<App />);
+    expect(await screen.findByRole('heading', { name: 'Hello Ada Admin' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.getByText("Here is what's happening with your company root today:")).toBeInTheDocument();
+    expect(screen.getByText('root [default]')).toBeInTheDocument();
+
+    const companiesCard = screen.getByRole('region', { name: 'Companies' });
+    await waitFor(() => expect(within(companiesCard).getByText('CHILD4')).toBeInTheDocument());
+    expect(within(companiesCard).getAllByRole('listitem')).toHaveLength(6);
+    const domainsCard = screen.getByRole('region', { name: 'Domains' });
+    await waitFor(() => expect(within(domainsCard).getByText('EXTRA')).toBeInTheDocument());
+    // The current domain appears once, first; the others exclude it.
+    expect(within(domainsCard).getAllByText(/^DEFAULT/)).toHaveLength(1);
+
+    expect(screen.getByText('4')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('menuitem', { name: 'Authentication' }));
+    expect(await screen.findByText('Switch user')).toBeInTheDocument();
+    expect(screen.getByRole('menuitem', { name: 'Reset Password' })).toHaveAttribute('href', '/reset-password');
+  });
+
+  it('remembers the side bar choice in localStorage sidebar-expanded', async () => {
+    mockFetch(provider);
+    window.history.replaceState(null, '', '/dashboard');
+    render(<App />);
+    await screen.findByRole('heading', { name: 'Hello Ada Admin' }, { timeout: 5000 });
+    const toggle = screen.getAllByRole('button', { name: /menu/i })[0];
+    await userEvent.click(toggle);
+    await waitFor(() => expect(localStorage.getItem('sidebar-expanded')).not.toBeNull());
+  });
+
+  it('shows the 404 page for unknown paths', async () => {
+    mockFetch(provider);
+    window.history.replaceState(null, '', '/analytics');
+    render(<App />);
+    expect(await screen.findByRole('heading', { name: 'Oops! There is something problem!' })).toBeInTheDocument();
+  });
+
+  it('switches the theme and stores it under "theme"', async () => {
+    mockFetch(provider);
+    window.history.replaceState(null, '', '/dashboard');
+    render(<App />);
+    await screen.findByRole('heading', { name: 'Hello Ada Admin' }, { timeout: 5000 });
+    await userEvent.click(screen.getByRole('button', { name: /light\/dark/i }));
+    await waitFor(() => expect(localStorage.getItem('theme')).toBe('dark'));
+  });
+});
