@@ -220,6 +220,62 @@ CREATE TRIGGER users_counted_delete AFTER DELETE ON users
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION user_counts_apply();
 `,
   },
+  {
+    id: 5,
+    name: 'live applications and APIs: refresh tokens, secret rotation, group permissions, consent',
+    sql: `
+-- secret rotation: the secret being replaced keeps working until previous_secret_expires_at
+ALTER TABLE applications ADD COLUMN previous_secret_hash text;
+ALTER TABLE applications ADD COLUMN previous_secret_expires_at timestamptz;
+-- CORS preflights ask "does any application allow this origin?" before any client is known
+CREATE INDEX applications_web_origins ON applications USING gin (allowed_web_orgins jsonb_path_ops);
+
+-- the API (identifier) a grant was made for; null = this provider's own management API
+ALTER TABLE oauth_grants ADD COLUMN resource text;
+CREATE INDEX oauth_grants_by_client ON oauth_grants (client_id) WHERE revoked_at IS NULL;
+
+-- one row per refresh token ever issued; a grant is one family: reuse of a rotated token revokes the grant
+CREATE TABLE oauth_refresh_tokens (
+  token_hash text PRIMARY KEY,
+  grant_id text NOT NULL REFERENCES oauth_grants (id) ON DELETE CASCADE,
+  client_id text NOT NULL,
+  scope text NOT NULL DEFAULT '',
+  resource text,
+  -- the family's age (absolute lifetime) is counted from oauth_grants.created_at, with the application's current settings
+  created_at timestamptz NOT NULL DEFAULT now(),
+  -- set when a successor was issued (rotation): from then on only the reuse interval lets it through
+  rotated_at timestamptz
+);
+CREATE INDEX oauth_refresh_tokens_by_grant ON oauth_refresh_tokens (grant_id);
+
+-- RBAC: permission scopes of an API granted to a group; members (direct or nested) hold them
+CREATE TABLE group_permissions (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  group_id text NOT NULL,
+  api_id text NOT NULL,
+  scope_id text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, domain_id, group_id, api_id, scope_id),
+  FOREIGN KEY (company_id, domain_id, group_id) REFERENCES groups (company_id, domain_id, id) ON DELETE CASCADE,
+  FOREIGN KEY (api_id, scope_id) REFERENCES permission_scopes (api_id, id) ON DELETE CASCADE
+);
+CREATE INDEX group_permissions_by_api ON group_permissions (api_id, scope_id);
+
+-- consent a user gave an application for scopes of an API, remembered so that it is asked once
+CREATE TABLE oauth_consents (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  user_id text NOT NULL,
+  client_id text NOT NULL REFERENCES applications (id) ON DELETE CASCADE,
+  resource text NOT NULL,
+  scope text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, domain_id, user_id, client_id, resource, scope),
+  FOREIGN KEY (company_id, domain_id, user_id) REFERENCES users (company_id, domain_id, id) ON DELETE CASCADE
+);
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/index.js';
-import { findActiveClient, isPublicClient, isRegisteredRedirect, type OAuthClient } from './clients.js';
+import { allowedGrantTypes, findActiveClient, isPublicClient, isRegisteredRedirect, type OAuthClient } from './clients.js';
+import { namedAudience, type ResourceApi, resolveAudience } from './resources.js';
 
 /** The parameters /oauth/authorize receives in its query and /oauth/login in its form. */
 export interface AuthorizationParams {
@@ -12,6 +13,9 @@ export interface AuthorizationParams {
   code_challenge_method?: string;
   nonce?: string;
   prompt?: string;
+  /** The API the tokens are for (its identifier); `resource` is the RFC 8707 spelling of the same thing. */
+  audience?: string;
+  resource?: string;
 }
 
 export interface AuthorizationRequest {
@@ -21,6 +25,10 @@ export interface AuthorizationRequest {
   state?: string;
   codeChallenge?: string;
   nonce?: string;
+  /** The audience exactly as the request named it (carried through the login form). */
+  audience?: string;
+  /** The API the tokens will be for; undefined means this provider's management API. */
+  api?: ResourceApi;
 }
 
 export type CheckedRequest =
@@ -45,6 +53,8 @@ export const authorizationParamsSchema = {
     code_challenge_method: stringProperty(20),
     nonce: stringProperty(500),
     prompt: stringProperty(100),
+    audience: stringProperty(2000),
+    resource: stringProperty(2000),
   },
 } as const;
 
@@ -81,6 +91,9 @@ export async function checkAuthorizationRequest(
     location: responseLocation(redirectUri, options.issuer, { error, error_description: description, state: params.state }),
   });
 
+  if (!allowedGrantTypes(client).includes('authorization_code')) {
+    return fail('unauthorized_client', 'the authorization_code grant is not enabled for this application');
+  }
   if (options.responseTypeRequired || params.response_type !== undefined) {
     if (!params.response_type) return fail('invalid_request', 'response_type is required');
     if (params.response_type !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
@@ -99,8 +112,23 @@ export async function checkAuthorizationRequest(
     return fail('invalid_request', 'PKCE: this application must send a code_challenge (S256)');
   }
 
+  const named = namedAudience(client, params);
+  if (named === null) return fail('invalid_request', 'audience and resource name different APIs');
+  const audience = await resolveAudience(db, options.issuer, client, named);
+  if (!audience) return fail('invalid_target', 'the audience is not an active API of this application\'s domain');
+  const explicit = params.audience?.trim() || params.resource?.trim() || undefined;
+
   return {
     kind: 'valid',
-    request: { client, redirectUri, scope, state: params.state, codeChallenge: challenge, nonce: params.nonce || undefined },
+    request: {
+      client,
+      redirectUri,
+      scope,
+      state: params.state,
+      codeChallenge: challenge,
+      nonce: params.nonce || undefined,
+      audience: explicit,
+      api: audience.kind === 'api' ? audience.api : undefined,
+    },
   };
 }

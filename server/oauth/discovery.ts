@@ -26,16 +26,19 @@ export async function discoveryRoutes(app: FastifyInstance) {
     token_endpoint: `${issuer}/oauth/token`,
     userinfo_endpoint: `${issuer}/oauth/userinfo`,
     jwks_uri: `${issuer}/oauth/jwks`,
+    end_session_endpoint: `${issuer}/oauth/logout`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: Object.keys(grantHandlers),
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
     id_token_signing_alg_values_supported: ['RS256'],
-    scopes_supported: ['openid', 'profile', 'email', 'username', ADMIN_SCOPE],
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'name', 'preferred_username', 'email', 'email_verified'],
+    scopes_supported: ['openid', 'profile', 'email', 'username', 'offline_access', ADMIN_SCOPE],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'name', 'preferred_username', 'email', 'email_verified'],
     subject_types_supported: ['public'],
     authorization_response_iss_parameter_supported: true,
+    // access tokens for an API: name it with audience (or RFC 8707 resource) at /authorize or the token endpoint
+    resource_indicators_supported: true,
   };
 
   app.get(

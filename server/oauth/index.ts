@@ -2,8 +2,10 @@ import crypto from 'node:crypto';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import * as jose from 'jose';
 import { authorizeRoutes } from './authorize.js';
+import { consentRoutes } from './consent.js';
 import { discoveryRoutes } from './discovery.js';
 import { loginRoutes } from './login.js';
+import { logoutRoutes } from './logout.js';
 import { renderErrorPage, sendPage } from './loginPage.js';
 import { DeviceCookies, LoginThrottle } from './loginThrottle.js';
 import { tokenRoutes } from './token.js';
@@ -34,6 +36,8 @@ async function signInRoutes(app: FastifyInstance) {
   const devices = new DeviceCookies(await deviceCookieSecret(keys.privateKey), config.publicUrl.startsWith('https:'));
   await app.register(authorizeRoutes);
   await app.register(loginRoutes, { throttle, devices });
+  await app.register(consentRoutes);
+  await app.register(logoutRoutes);
 }
 
 /** The authorization server: /oauth/* and discovery. */

@@ -74,7 +74,7 @@ export function renderLoginPage(request: AuthorizationRequest, options: { email?
     `Sign in to ${request.client.name}`,
     `<h1>Sign in to ${escapeHtml(request.client.name)}</h1>
 ${error}<form method="post" action="/oauth/login">
-${hidden('client_id', request.client.id)}${hidden('redirect_uri', request.redirectUri)}${hidden('scope', request.scope)}${hidden('state', request.state)}${hidden('code_challenge', request.codeChallenge)}${hidden('code_challenge_method', request.codeChallenge ? 'S256' : undefined)}${hidden('nonce', request.nonce)}${hidden('prompt_origin', HOSTED_ORIGIN)}<label for="email">Email or username</label>
+${hidden('client_id', request.client.id)}${hidden('redirect_uri', request.redirectUri)}${hidden('scope', request.scope)}${hidden('state', request.state)}${hidden('code_challenge', request.codeChallenge)}${hidden('code_challenge_method', request.codeChallenge ? 'S256' : undefined)}${hidden('nonce', request.nonce)}${hidden('audience', request.audience)}${hidden('prompt_origin', HOSTED_ORIGIN)}<label for="email">Email or username</label>
 <input type="text" id="email" name="email" autocomplete="username" required autofocus value="${escapeHtml(options.email ?? '')}"${describedBy}>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${describedBy}>
@@ -95,4 +95,34 @@ export function sendPage(reply: FastifyReply, status: number, html: string, redi
     .header('Cache-Control', 'no-store')
     .header('Content-Security-Policy', loginPagePolicy(redirectUri))
     .send(html);
+}
+
+/**
+ * Asks the signed-in user whether the application may act for them on an API. The ticket (signed,
+ * short-lived) carries the authorization request; nothing else in the form is trusted.
+ */
+export function renderConsentPage(input: {
+  clientName: string;
+  apiName: string;
+  userName: string;
+  scopes: { name: string; description: string }[];
+  ticket: string;
+}): string {
+  const items = input.scopes.length
+    ? `<ul>\n${input.scopes.map((scope) => `<li><strong>${escapeHtml(scope.name)}</strong>${scope.description ? `: ${escapeHtml(scope.description)}` : ''}</li>`).join('\n')}\n</ul>`
+    : '<p>No specific permission: only to know who you are.</p>';
+  return page(
+    `Authorize ${input.clientName}`,
+    `<h1>Authorize ${escapeHtml(input.clientName)}</h1>
+<p>Signed in as ${escapeHtml(input.userName)}. <strong>${escapeHtml(input.clientName)}</strong> asks to access <strong>${escapeHtml(input.apiName)}</strong> on your behalf:</p>
+${items}
+<form method="post" action="/oauth/consent">
+${hidden('ticket', input.ticket)}<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+  );
+}
+
+export function renderMessagePage(title: string, message: string): string {
+  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`);
 }

@@ -1,8 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { safeEqual, sha256 } from '../ids.js';
-import { findActiveClient, isPublicClient, type OAuthClient, parseBasicAuth, secretMatches } from './clients.js';
-import { issueTokens, type TokenResponse } from './tokens.js';
+import { allowedGrantTypes, findActiveClient, isPublicClient, type OAuthClient, parseBasicAuth, secretMatches } from './clients.js';
+import { corsFor, setCorsClient } from './cors.js';
+import { issueRefreshToken, useRefreshToken } from './refreshTokens.js';
+import { apiScopeNames, type Audience, namedAudience, OFFLINE_ACCESS, resolveAudience, splitScope, userAccessForApi } from './resources.js';
+import { issueTokens, signAccessToken, type TokenResponse } from './tokens.js';
 
 /** An RFC 6749 5.2 error: `{ error, error_description }`. */
 export class OAuthError extends Error {
@@ -16,8 +19,9 @@ export class OAuthError extends Error {
 }
 
 const invalidClient = (description: string) => new OAuthError('invalid_client', description, 401);
-const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+export const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 const invalidRequest = (description: string) => new OAuthError('invalid_request', description);
+const invalidTarget = (description: string) => new OAuthError('invalid_target', description);
 
 export interface TokenRequestBody {
   grant_type?: string;
@@ -28,6 +32,8 @@ export interface TokenRequestBody {
   client_secret?: string;
   refresh_token?: string;
   scope?: string;
+  audience?: string;
+  resource?: string;
 }
 
 /** One grant type: gets the authenticated client and the body, answers the token response. */
@@ -43,6 +49,7 @@ interface CodeRow {
   codeChallenge: string | null;
   scope: string;
   nonce: string | null;
+  resource: string | null;
   expired: boolean;
 }
 
@@ -56,7 +63,7 @@ const exchangeAuthorizationCode: GrantHandler = async (ctx, client, body) => {
   const { rows } = await db.query<CodeRow>(
     `UPDATE oauth_codes SET used_at = now() WHERE code_hash = $1 AND used_at IS NULL
      RETURNING grant_id AS "grantId", client_id AS "clientId", redirect_uri AS "redirectUri",
-               code_challenge AS "codeChallenge", scope, nonce, expires_at < now() AS expired`,
+               code_challenge AS "codeChallenge", scope, nonce, resource, expires_at < now() AS expired`,
     [codeHash],
   );
   const code = rows[0];
@@ -82,29 +89,132 @@ const exchangeAuthorizationCode: GrantHandler = async (ctx, client, body) => {
     throw invalidGrant('PKCE: no code_challenge was sent with the authorization request');
   }
 
-  const { rows: grants } = await db.query<{ userId: string; username: string; displayName: string; email: string; authTime: number }>(
+  const named = body.audience || body.resource;
+  if (named && named !== (code.resource ?? named)) throw invalidTarget('the audience differs from the one of the authorization request');
+  return tokensForGrant(ctx, client, { grantId: code.grantId, scope: code.scope, resource: code.resource, nonce: code.nonce, newRefreshToken: true });
+};
+
+interface GrantUserRow {
+  userId: string;
+  username: string;
+  displayName: string;
+  email: string;
+  authTime: number;
+}
+
+/**
+ * The tokens of a live grant of an active user: the access token for its audience (the API it was
+ * made for, which must still be active; else the management API), the ID token when openid was
+ * granted, and a refresh token when asked for (offline_access), enabled for the application, and,
+ * for an API, allowed by it.
+ */
+async function tokensForGrant(
+  ctx: AppContext,
+  client: OAuthClient,
+  grant: { grantId: string; scope: string; resource: string | null; nonce?: string | null; newRefreshToken: boolean; refreshToken?: string },
+): Promise<TokenResponse> {
+  const { db } = ctx;
+  const { rows } = await db.query<GrantUserRow>(
     `SELECT u.id AS "userId", u.username, u.display_name AS "displayName", u.email,
             floor(extract(epoch FROM g.created_at))::integer AS "authTime"
      FROM oauth_grants g
      JOIN users u ON u.company_id = g.company_id AND u.domain_id = g.domain_id AND u.id = g.user_id
      WHERE g.id = $1 AND g.revoked_at IS NULL AND u.status = 'active'`,
-    [code.grantId],
+    [grant.grantId],
   );
-  const grant = grants[0];
-  if (!grant) throw invalidGrant('the sign-in behind this code is no longer valid');
+  const user = rows[0];
+  if (!user) throw invalidGrant('the sign-in behind this grant is no longer valid');
+  const audience = await resolveAudience(db, ctx.config.publicUrl, client, grant.resource ?? undefined);
+  if (!audience) throw invalidGrant('the API of this grant is no longer available');
+  let scope = grant.scope;
+  let permissions: string[] | undefined;
+  if (audience.kind === 'api') {
+    ({ scope, permissions } = await userAccessForApi(db, audience.api, { companyId: client.companyId, domainId: client.domainId, userId: user.userId }, scope));
+  }
+  const offline = splitScope(scope).includes(OFFLINE_ACCESS) && allowedGrantTypes(client).includes('refresh_token');
+  if (grant.refreshToken && !offline) throw invalidGrant('offline access is no longer allowed for this application or API');
+  let refreshToken = grant.refreshToken;
+  if (offline && grant.newRefreshToken) {
+    refreshToken = await issueRefreshToken(db, { grantId: grant.grantId, clientId: client.id, scope: grant.scope, resource: grant.resource });
+  }
   return issueTokens(ctx, {
-    grantId: code.grantId,
-    user: { id: grant.userId, username: grant.username, displayName: grant.displayName, email: grant.email },
+    grantId: grant.grantId,
+    user: { id: user.userId, username: user.username, displayName: user.displayName, email: user.email },
     client: { id: client.id, companyId: client.companyId, domainId: client.domainId, idTokenExpiration: client.idTokenExpiration },
-    scope: code.scope,
-    nonce: code.nonce,
-    authTime: grant.authTime,
+    scope,
+    nonce: grant.nonce,
+    authTime: user.authTime,
+    api: audience.kind === 'api' ? audience.api : undefined,
+    browser: isPublicClient(client),
+    permissions,
+    refreshToken: offline ? refreshToken : undefined,
+  });
+}
+
+/** grant_type=refresh_token (RFC 6749 6), with rotation and reuse detection as the application says. */
+const exchangeRefreshToken: GrantHandler = async (ctx, client, body) => {
+  if (!body.refresh_token) throw invalidRequest('refresh_token is required');
+  const used = await useRefreshToken(ctx.db, client, body.refresh_token);
+  if (body.scope !== undefined) {
+    // RFC 6749 6: a refresh may narrow the scope, never widen it
+    const original = splitScope(used.scope);
+    const asked = splitScope(body.scope);
+    if (asked.some((scope) => !original.includes(scope))) throw new OAuthError('invalid_scope', 'a refresh cannot add scopes');
+    // offline_access stays: it is what the refresh token itself stands for
+    if (original.includes(OFFLINE_ACCESS) && !asked.includes(OFFLINE_ACCESS)) asked.push(OFFLINE_ACCESS);
+    used.scope = asked.join(' ');
+  }
+  const named = body.audience || body.resource;
+  if (named && named !== (used.resource ?? named)) throw invalidTarget('a refresh token stays with the audience it was issued for');
+  return tokensForGrant(ctx, client, {
+    grantId: used.grantId,
+    scope: used.scope,
+    resource: used.resource,
+    newRefreshToken: false,
+    refreshToken: used.successor ?? body.refresh_token,
   });
 };
 
-/** Grant types by name; refresh_token and client_credentials join here. */
+/**
+ * grant_type=client_credentials (RFC 6749 4.4): a confidential application acting for itself,
+ * always for an API (the management API needs a signed-in administrator). Without a scope
+ * parameter it gets every permission scope of the API; RBAC is about users and does not apply.
+ */
+const exchangeClientCredentials: GrantHandler = async (ctx, client, body) => {
+  if (isPublicClient(client)) throw new OAuthError('unauthorized_client', 'client_credentials needs a confidential application (with a secret)');
+  const named = namedAudience(client, body);
+  if (named === null) throw invalidRequest('audience and resource name different APIs');
+  if (!named) throw invalidRequest('name the API: audience (or resource) is required');
+  const audience: Audience | undefined = await resolveAudience(ctx.db, ctx.config.publicUrl, client, named);
+  if (!audience || audience.kind !== 'api') throw invalidTarget('the audience is not an active API of this application\'s domain');
+  const { api } = audience;
+  const apiScopes = await apiScopeNames(ctx.db, api.id);
+  const asked = body.scope === undefined ? apiScopes : splitScope(body.scope);
+  const unknown = asked.find((scope) => !apiScopes.includes(scope));
+  if (unknown) throw new OAuthError('invalid_scope', `${unknown} is not a permission scope of this API`);
+  const scope = asked.join(' ');
+  const access = await signAccessToken(ctx, {
+    subject: client.id,
+    client: { id: client.id, companyId: client.companyId, domainId: client.domainId, idTokenExpiration: client.idTokenExpiration },
+    scope,
+    api,
+    browser: false,
+    permissions: asked,
+  });
+  return {
+    access_token: access.token,
+    token_type: 'Bearer',
+    expires_in: access.expiresIn,
+    scope,
+    client: { client_id: client.id, companyId: client.companyId, domain: client.domainId },
+  };
+};
+
+/** Grant types by name. */
 export const grantHandlers: Record<string, GrantHandler> = {
   authorization_code: exchangeAuthorizationCode,
+  refresh_token: exchangeRefreshToken,
+  client_credentials: exchangeClientCredentials,
 };
 
 /**
@@ -137,6 +247,7 @@ const tokenResponseSchema = {
     expires_in: { type: 'integer' },
     scope: { type: 'string' },
     id_token: { type: 'string' },
+    refresh_token: { type: 'string' },
     user: {
       type: 'object',
       properties: { id: { type: 'string' }, username: { type: 'string' }, displayName: { type: 'string' }, email: { type: 'string' } },
@@ -155,6 +266,7 @@ const oauthErrorSchema = {
 
 /** POST /oauth/token. Its own error handler answers every failure in the RFC 6749 shape. */
 export async function tokenRoutes(app: FastifyInstance) {
+  corsFor(app, '/oauth/token', ['POST']);
   app.setErrorHandler((error: FastifyError | OAuthError, request, reply) => {
     reply.header('Cache-Control', 'no-store');
     if (error instanceof OAuthError) {
@@ -174,7 +286,7 @@ export async function tokenRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Token endpoint: authorization_code with PKCE; confidential clients authenticate with HTTP Basic',
+        summary: 'Token endpoint: authorization_code (PKCE), refresh_token, client_credentials; confidential clients authenticate with HTTP Basic',
         security: [],
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: {
@@ -189,6 +301,8 @@ export async function tokenRoutes(app: FastifyInstance) {
             client_secret: stringProperty(500),
             refresh_token: stringProperty(500),
             scope: stringProperty(2000),
+            audience: stringProperty(2000),
+            resource: stringProperty(2000),
           },
         },
         response: { 200: tokenResponseSchema, 400: oauthErrorSchema, 401: oauthErrorSchema },
@@ -198,7 +312,8 @@ export async function tokenRoutes(app: FastifyInstance) {
       const handler = Object.hasOwn(grantHandlers, request.body.grant_type!) ? grantHandlers[request.body.grant_type!] : undefined;
       if (!handler) throw new OAuthError('unsupported_grant_type', `grant_type ${request.body.grant_type} is not supported`);
       const client = await authenticateClient(app.ctx, request);
-      if (!client.grantTypes.includes(request.body.grant_type!)) {
+      setCorsClient(request, client.webOrigins);
+      if (!allowedGrantTypes(client).includes(request.body.grant_type!)) {
         throw new OAuthError('unauthorized_client', `this client may not use grant_type ${request.body.grant_type}`);
       }
       const tokens = await handler(app.ctx, client, request.body);

@@ -2,6 +2,7 @@ import * as jose from 'jose';
 import type { AppContext, Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { randomAlphanumeric } from '../ids.js';
+import type { ResourceApi } from './resources.js';
 
 /** The group whose members (direct or through nested groups) administer their domain's company. */
 export const ADMIN_GROUP = 'administrators';
@@ -53,12 +54,12 @@ export function grantedScopes(requested: string, options: { isAdmin: boolean; sa
 
 export async function createGrant(
   db: Queryable,
-  grant: { clientId: string; companyId: string; domainId: string; userId: string | null; scope: string },
+  grant: { clientId: string; companyId: string; domainId: string; userId: string | null; scope: string; resource?: string | null },
 ): Promise<string> {
   const id = randomAlphanumeric(32);
   await db.query(
-    `INSERT INTO oauth_grants (id, client_id, company_id, domain_id, user_id, scope) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [id, grant.clientId, grant.companyId, grant.domainId, grant.userId, grant.scope],
+    `INSERT INTO oauth_grants (id, client_id, company_id, domain_id, user_id, scope, resource) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [id, grant.clientId, grant.companyId, grant.domainId, grant.userId, grant.scope, grant.resource ?? null],
   );
   return id;
 }
@@ -69,33 +70,90 @@ export interface TokenResponse {
   expires_in: number;
   scope: string;
   id_token?: string;
-  user: { id: string; username: string; displayName: string; email: string };
+  refresh_token?: string;
+  user?: { id: string; username: string; displayName: string; email: string };
   client: { client_id: string; companyId: string; domain: string };
+}
+
+/** Audience added to API access tokens that carry openid, so that the same token also reads /oauth/userinfo. */
+export const userinfoAudience = (ctx: AppContext) => `${ctx.config.publicUrl}/oauth/userinfo`;
+
+/**
+ * Signs one access token. Without an API: the management API token of DESIGN 4 (RS256, aud
+ * PUBLIC_URL/api). For an API: aud is its identifier, lifetime tokenExpiration (or
+ * tokenExpirationBrowser for public clients, whose tokens live in a browser or a device), signed
+ * RS256 with our key or HS256 with the API's own secret.
+ */
+export async function signAccessToken(
+  ctx: AppContext,
+  input: {
+    subject: string;
+    client: TokenClient;
+    scope: string;
+    grantId?: string;
+    api?: ResourceApi;
+    browser?: boolean;
+    permissions?: string[];
+  },
+): Promise<{ token: string; expiresIn: number }> {
+  const { config, keys } = ctx;
+  const now = Math.floor(Date.now() / 1000);
+  const api = input.api;
+  const expiresIn = api ? (input.browser ? api.tokenExpirationBrowser : api.tokenExpiration) : config.accessTokenTtl;
+  const claims: jose.JWTPayload = {
+    scope: input.scope,
+    company: input.client.companyId,
+    domain: input.client.domainId,
+    client_id: input.client.id,
+  };
+  if (input.grantId) claims.gid = input.grantId;
+  if (api?.addPermissionAccessToken) claims.permissions = input.permissions ?? [];
+  let audience: string | string[] = managementAudience(ctx);
+  if (api) {
+    const openid = input.scope.split(' ').includes('openid');
+    audience = openid && api.signingAlgorithm === 'RS256' ? [api.identifier, userinfoAudience(ctx)] : api.identifier;
+  }
+  const jwt = new jose.SignJWT(claims)
+    .setIssuer(config.publicUrl)
+    .setSubject(input.subject)
+    .setAudience(audience)
+    .setJti(randomAlphanumeric(24))
+    .setIssuedAt(now)
+    .setExpirationTime(now + expiresIn);
+  const token =
+    api?.signingAlgorithm === 'HS256'
+      ? await jwt.setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(new TextEncoder().encode(api.signingSecret!))
+      : await jwt.setProtectedHeader({ alg: 'RS256', kid: keys.kid, typ: 'at+jwt' }).sign(keys.privateKey);
+  return { token, expiresIn };
 }
 
 /** Signs the access token (and the ID token when openid was asked for) of one grant: DESIGN 4's token response. */
 export async function issueTokens(
   ctx: AppContext,
-  input: { grantId: string; user: TokenUser; client: TokenClient; scope: string; nonce?: string | null; authTime?: number },
+  input: {
+    grantId: string;
+    user: TokenUser;
+    client: TokenClient;
+    scope: string;
+    nonce?: string | null;
+    authTime?: number;
+    api?: ResourceApi;
+    browser?: boolean;
+    permissions?: string[];
+    refreshToken?: string;
+  },
 ): Promise<TokenResponse> {
   const { config, keys } = ctx;
   const now = Math.floor(Date.now() / 1000);
-  const expiresIn = config.accessTokenTtl;
-  const accessToken = await new jose.SignJWT({
+  const access = await signAccessToken(ctx, {
+    subject: input.user.id,
+    client: input.client,
     scope: input.scope,
-    company: input.client.companyId,
-    domain: input.client.domainId,
-    client_id: input.client.id,
-    gid: input.grantId,
-  })
-    .setProtectedHeader({ alg: 'RS256', kid: keys.kid, typ: 'at+jwt' })
-    .setIssuer(config.publicUrl)
-    .setSubject(input.user.id)
-    .setAudience(managementAudience(ctx))
-    .setJti(randomAlphanumeric(24))
-    .setIssuedAt(now)
-    .setExpirationTime(now + expiresIn)
-    .sign(keys.privateKey);
+    grantId: input.grantId,
+    api: input.api,
+    browser: input.browser,
+    permissions: input.permissions,
+  });
 
   const scopes = input.scope.split(' ');
   let idToken: string | undefined;
@@ -106,6 +164,8 @@ export async function issueTokens(
       name: input.user.displayName,
       email: input.user.email,
       email_verified: false,
+      // the grant is the session: RP-initiated logout with this id_token as hint revokes it
+      sid: input.grantId,
     };
     if (input.nonce) claims.nonce = input.nonce;
     idToken = await new jose.SignJWT(claims)
@@ -119,22 +179,32 @@ export async function issueTokens(
   }
 
   return {
-    access_token: accessToken,
+    access_token: access.token,
     token_type: 'Bearer',
-    expires_in: expiresIn,
+    expires_in: access.expiresIn,
     scope: input.scope,
     ...(idToken ? { id_token: idToken } : {}),
+    ...(input.refreshToken ? { refresh_token: input.refreshToken } : {}),
     user: { id: input.user.id, username: input.user.username, displayName: input.user.displayName, email: input.user.email },
     client: { client_id: input.client.id, companyId: input.client.companyId, domain: input.client.domainId },
   };
 }
 
 /** Verifies a management API access token: our key, RS256 only, our issuer and audience, typ at+jwt. */
-export async function verifyAccessToken(ctx: AppContext, token: string): Promise<Principal> {
+export function verifyAccessToken(ctx: AppContext, token: string): Promise<Principal> {
+  return verifyOurToken(ctx, token, managementAudience(ctx));
+}
+
+/** Tokens /oauth/userinfo accepts: management API tokens and RS256 API tokens issued with openid. */
+export function verifyUserinfoToken(ctx: AppContext, token: string): Promise<Principal> {
+  return verifyOurToken(ctx, token, [managementAudience(ctx), userinfoAudience(ctx)]);
+}
+
+async function verifyOurToken(ctx: AppContext, token: string, audience: string | string[]): Promise<Principal> {
   const { payload } = await jose.jwtVerify(token, ctx.keys.publicKey, {
     algorithms: ['RS256'],
     issuer: ctx.config.publicUrl,
-    audience: managementAudience(ctx),
+    audience,
     typ: 'at+jwt',
     requiredClaims: ['sub', 'exp', 'gid', 'company', 'domain'],
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../context.js';
-import { verifyAccessToken } from './tokens.js';
+import { corsFor, setCorsClient } from './cors.js';
+import { verifyUserinfoToken } from './tokens.js';
 
 const PROFILE_SCOPES = ['profile', 'username'];
 
@@ -16,27 +17,31 @@ function bearerError(reply: FastifyReply, status: number, error: string, descrip
 /** GET|POST /oauth/userinfo (OpenID Connect Core 5.3): claims of the signed-in user, by granted scope. */
 export async function userinfoRoutes(app: FastifyInstance) {
   const { db } = app.ctx;
+  corsFor(app, '/oauth/userinfo', ['GET', 'POST']);
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const match = /^Bearer\s+([A-Za-z0-9\-_.]+)$/i.exec(request.headers.authorization ?? '');
     if (!match) return bearerError(reply, 401, 'invalid_token', 'send a bearer access token');
     let principal: Principal;
     try {
-      principal = await verifyAccessToken(app.ctx, match[1]);
+      principal = await verifyUserinfoToken(app.ctx, match[1]);
     } catch {
       return bearerError(reply, 401, 'invalid_token', 'the access token is invalid or expired');
     }
     if (!principal.scopes.includes('openid')) return bearerError(reply, 403, 'insufficient_scope', 'the openid scope is required');
-    const { rows } = await db.query<{ username: string; displayName: string; email: string }>(
-      `SELECT u.username, u.display_name AS "displayName", u.email
+    // the application must still be active too; its web origins decide who may read the answer
+    const { rows } = await db.query<{ username: string; displayName: string; email: string; webOrigins: unknown }>(
+      `SELECT u.username, u.display_name AS "displayName", u.email, a.allowed_web_orgins AS "webOrigins"
        FROM oauth_grants g
        JOIN users u ON u.company_id = g.company_id AND u.domain_id = g.domain_id AND u.id = g.user_id
+       JOIN applications a ON a.id = g.client_id AND a.status = 'active'
        WHERE g.id = $1 AND g.revoked_at IS NULL AND u.status = 'active'
          AND g.company_id = $2 AND g.domain_id = $3 AND g.user_id = $4`,
       [principal.grantId, principal.companyId, principal.domainId, principal.userId],
     );
     const user = rows[0];
     if (!user) return bearerError(reply, 401, 'invalid_token', 'the access token has been revoked');
+    setCorsClient(request, Array.isArray(user.webOrigins) ? user.webOrigins.filter((origin) => typeof origin === 'string') : []);
     const claims: Record<string, unknown> = { sub: principal.userId };
     if (principal.scopes.some((scope) => PROFILE_SCOPES.includes(scope))) {
       claims.name = user.displayName;
