@@ -20,7 +20,7 @@ const children = [
   spawn('vite', ['--port', vitePort, '--strictPort'], {
     stdio: 'inherit',
     cwd: root,
-    env: envWithBin({ VITE_PROVIDER_URL: process.env.VITE_PROVIDER_URL ?? `http://127.0.0.1:${providerPort}` }),
+    env: envWithBin({ PROVIDER_URL: process.env.PROVIDER_URL ?? `http://127.0.0.1:${providerPort}` }),
   }),
 ];
 
