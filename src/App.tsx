@@ -36,7 +36,7 @@ export default function App() {
       >
         <CustomRoutes>
           <Route path="/dashboard" element={<Dashboard />} />
-          {registry.flatMap((declaration) => [
+          {registry.filter((declaration) => !declaration.embeddedIn).flatMap((declaration) => [
             <Route
               key={declaration.routes.list}
               path={declaration.routes.list}
@@ -47,6 +47,24 @@ export default function App() {
               path={declaration.routes.form}
               element={<DeclaredRoute declaration={declaration} screen={declaration.screens.form} />}
             />,
+            ...(declaration.routes.deleted
+              ? [
+                  <Route
+                    key={declaration.routes.deleted}
+                    path={declaration.routes.deleted}
+                    element={<DeclaredRoute declaration={declaration} screen={declaration.screens.list} />}
+                  />,
+                ]
+              : []),
+            ...(declaration.routes.view && declaration.screens.view
+              ? [
+                  <Route
+                    key={declaration.routes.view}
+                    path={declaration.routes.view}
+                    element={<DeclaredRoute declaration={declaration} screen={declaration.screens.view} />}
+                  />,
+                ]
+              : []),
           ])}
         </CustomRoutes>
       </Admin>

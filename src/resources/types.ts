@@ -5,7 +5,18 @@
 import type { ComponentType, LazyExoticComponent } from 'react';
 import type { PathContext } from '../session/session';
 
-export type FieldKind = 'text' | 'textarea' | 'email' | 'select' | 'boolean';
+export type FieldKind =
+  | 'text'
+  | 'textarea'
+  | 'email'
+  | 'select'
+  | 'boolean'
+  /** An integer input. */
+  | 'number'
+  /** A list of URIs edited as one text area, one per line (SPEC 5). */
+  | 'uriList'
+  /** Several of `choices`, stored as a list. */
+  | 'checkboxes';
 
 export interface FieldDeclaration {
   source: string;
@@ -15,6 +26,8 @@ export interface FieldDeclaration {
   choices?: readonly string[];
   choiceLabelPrefix?: string;
   defaultValue?: unknown;
+  /** For uriList fields: full URIs, or bare origins (scheme://host[:port]). */
+  uriKind?: 'uri' | 'origin';
 }
 
 export interface SoftDelete {
@@ -55,9 +68,17 @@ export interface ResourceDeclaration {
     form: string;
     /** The deleted (soft-deleted) records' list; App renders the list screen there too. */
     deleted?: string;
+    /** A detail screen of its own (SPEC 2.1: /applications-view, /apis-view); App renders screens.view there. */
+    view?: string;
   };
   screens: {
     list: LazyExoticComponent<ComponentType>;
     form: LazyExoticComponent<ComponentType>;
+    view?: LazyExoticComponent<ComponentType>;
   };
+  /**
+   * Set on a resource reached only inside another resource's screens (an API's permission scopes):
+   * the data provider knows it, App gives it no routes.
+   */
+  embeddedIn?: string;
 }

@@ -3,8 +3,8 @@ import PeopleIcon from '@mui/icons-material/People';
 import type { ResourceDeclaration } from '../types';
 
 /**
- * Declared now so the registry shows the pattern; its screens are the generic ones until the
- * user screens of SPEC 2.10 replace them.
+ * Users of the current domain (SPEC 2.10). The provider picks a user's id; the username stays
+ * editable. Passwords are not declared fields: the user form adds them in new mode only.
  */
 export const users: ResourceDeclaration = {
   name: 'users',
@@ -23,14 +23,13 @@ export const users: ResourceDeclaration = {
   listColumns: ['displayName', 'email'],
   searchable: true,
   formFields: ['username', 'displayName', 'notes', 'email'],
-  idFromField: 'username',
   softDelete: { field: 'status', active: 'active', deleted: 'deleted' },
   defaultSort: { field: 'displayName', order: 'ASC' },
   pageSize: 3,
   pageWindow: 4,
-  routes: { list: '/users', form: '/users-new' },
+  routes: { list: '/users', form: '/users-new', deleted: '/users-deleted' },
   screens: {
-    list: lazy(() => import('../generic/GenericList')),
-    form: lazy(() => import('../generic/GenericForm')),
+    list: lazy(() => import('./UserList')),
+    form: lazy(() => import('./UserForm')),
   },
 };

@@ -1,0 +1,136 @@
+import { cleanup, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import bcrypt from 'bcryptjs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mockFetch } from '../../test/fetchMock';
+import { renderScreen } from '../../test/renderScreen';
+import { clearSession, updateSession } from '../../session/session';
+import { users } from './index';
+import UserForm from './UserForm';
+
+const company = { id: 'acme', name: 'acme', type: 'customer' };
+const domain = { id: 'main', name: 'main', primary: true };
+const ada = { id: 'u1', username: 'ada', displayName: 'Ada', notes: 'first', email: 'ada@example.com', status: 'active' };
+const USERS_URL = '/api/companys/acme/domainNames/main/users';
+
+const open = (state?: object) => renderScreen(users, UserForm, { pathname: users.routes.form, state });
+
+async function fillNewUser(password: string, confirmPassword: string) {
+  await userEvent.type(await screen.findByLabelText(/User Name/), 'grace');
+  await userEvent.type(screen.getByLabelText(/Display Name/), 'Grace');
+  await userEvent.type(screen.getByLabelText(/Notes/), 'admiral');
+  await userEvent.type(screen.getByLabelText(/Email/), 'grace@example.com');
+  await userEvent.type(screen.getByLabelText(/^Password/), password);
+  await userEvent.type(screen.getByLabelText(/Confirm Password/), confirmPassword);
+}
+
+beforeEach(() => updateSession({ company, domain, accessToken: 't' }));
+afterEach(() => {
+  cleanup();
+  clearSession();
+  vi.unstubAllGlobals();
+});
+
+describe('user form', () => {
+  it('requires user name, display name, email, password and confirm password; notes is optional', async () => {
+    const { requests } = mockFetch();
+    open({ company, domain, mode: 'new' });
+    await userEvent.click(await screen.findByRole('button', { name: 'Create' }));
+    expect(await screen.findAllByText('Required')).toHaveLength(5);
+    expect(screen.getByLabelText(/Notes/)).not.toBeRequired();
+    expect(requests).toHaveLength(0);
+  });
+
+  it("shows 'Password mismatch!' and sends nothing when the passwords differ", async () => {
+    const { requests } = mockFetch();
+    open({ company, domain, mode: 'new' });
+    await fillNewUser('correct horse', 'battery staple');
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    expect(await screen.findByText('Password mismatch!')).toBeInTheDocument();
+    expect(requests).toHaveLength(0);
+  });
+
+  it('hashes the password with bcrypt cost 10 and sends it as authVerification, never password or confirmPassword', async () => {
+    const { requests } = mockFetch((request) => ({ status: 201, json: { ...JSON.parse(request.body!), id: 'u2' } }));
+    const { locations } = open({ company, domain, mode: 'new' });
+    await fillNewUser('correct horse', 'correct horse');
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(locations.at(-1)).toBe('/previous'));
+
+    expect(`${requests[0].method} ${requests[0].url}`).toBe(`POST ${USERS_URL}`);
+    const body = JSON.parse(requests[0].body!);
+    expect(Object.keys(body).sort()).toEqual(['authVerification', 'displayName', 'email', 'notes', 'username']);
+    expect(body).toMatchObject({ username: 'grace', displayName: 'Grace', notes: 'admiral', email: 'grace@example.com' });
+    expect(body.authVerification).toMatch(/^\$2[aby]\$10\$/);
+    expect(await bcrypt.compare('correct horse', body.authVerification)).toBe(true);
+    expect(requests[0].body).not.toContain('correct horse');
+  });
+
+  it("shows 'duplicated error: {username} already exist!' on 409 and stays", async () => {
+    mockFetch(() => ({ status: 409, json: { statusCode: 409, error: 'Conflict', message: 'duplicated error: grace already exist!' } }));
+    const { locations } = open({ company, domain, mode: 'new' });
+    await fillNewUser('pw-123456', 'pw-123456');
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('duplicated error: grace already exist!');
+    expect(locations.at(-1)).toBe(users.routes.form);
+  });
+
+  it('shows any other error in red above the form', async () => {
+    mockFetch(() => ({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: 'body/email must match format "email"' } }));
+    open({ company, domain, mode: 'new' });
+    await fillNewUser('pw-123456', 'pw-123456');
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('body/email must match format "email"');
+    expect(alert.className).toMatch(/Error/);
+  });
+
+  it('view mode is read-only without password fields; Edit then Save sends the record without a password', async () => {
+    const { requests } = mockFetch((request) => ({ json: JSON.parse(request.body!) }));
+    const { locations } = open({ company, domain, user: ada, mode: 'view', header: 'User' });
+    const displayName = await screen.findByLabelText(/Display Name/);
+    expect(displayName).toHaveValue('Ada');
+    expect(displayName).toHaveAttribute('readonly');
+    expect(screen.queryByLabelText(/Password/)).not.toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Edit' }));
+    const editable = await screen.findByLabelText(/Display Name/);
+    expect(screen.queryByLabelText(/Password/)).not.toBeInTheDocument();
+    await userEvent.clear(editable);
+    await userEvent.type(editable, 'Ada L.');
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(locations.at(-1)).toBe('/previous'));
+    expect(`${requests[0].method} ${requests[0].url}`).toBe(`PUT ${USERS_URL}/u1`);
+    expect(JSON.parse(requests[0].body!)).toEqual({ ...ada, displayName: 'Ada L.' });
+  });
+
+  it('uses the company and domain of the navigation state for the provider path', async () => {
+    const { requests } = mockFetch((request) => ({ json: JSON.parse(request.body!) }));
+    open({ company: { id: 'beta', name: 'beta' }, domain: { id: 'b.example', name: 'b.example' }, user: ada, mode: 'edit' });
+    await userEvent.click(await screen.findByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(requests).toHaveLength(1));
+    expect(requests[0].url).toBe('/api/companys/beta/domainNames/b.example/users/u1');
+  });
+
+  it('Close in view mode and Cancel in new mode go back without a call', async () => {
+    const { requests } = mockFetch();
+    const { locations } = open({ company, domain, user: ada, mode: 'view' });
+    await userEvent.click(await screen.findByRole('button', { name: 'Close' }));
+    await waitFor(() => expect(locations.at(-1)).toBe('/previous'));
+    cleanup();
+    const second = open({ mode: 'new' });
+    await userEvent.click(await screen.findByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(second.locations.at(-1)).toBe('/previous'));
+    expect(requests).toHaveLength(0);
+  });
+
+  it('opened directly (no state, or view without a user) it is a new user form', async () => {
+    mockFetch();
+    open(undefined);
+    expect(await screen.findByRole('heading', { name: 'New user' })).toBeInTheDocument();
+    expect(screen.getByLabelText(/Confirm Password/)).toBeInTheDocument();
+    cleanup();
+    open({ mode: 'view' });
+    expect(await screen.findByRole('heading', { name: 'New user' })).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,138 @@
+import { useState } from 'react';
+import { Alert, Button, Card, CardContent, CircularProgress, Stack, Typography } from '@mui/material';
+import {
+  Form,
+  required,
+  TextInput,
+  useCreate,
+  useLocation,
+  useNavigate,
+  useTranslate,
+  useUpdate,
+  type RaRecord,
+} from 'react-admin';
+import type { IamMeta } from '../../dataProvider';
+import type { Company, Domain } from '../../session/session';
+import { useDeclaration } from '../generic/DeclarationContext';
+import { DeclaredInputs } from '../generic/DeclaredInputs';
+import { isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
+import { saveErrorMessage } from '../generic/saveError';
+import { hashPassword, matchesPassword } from './password';
+
+interface UserFormState {
+  company?: Company;
+  domain?: Domain;
+  user?: RaRecord;
+  mode?: unknown;
+  header?: string;
+}
+
+const TITLES: Record<FormMode, string> = {
+  new: 'iam.users.newTitle',
+  view: 'iam.users.viewTitle',
+  edit: 'iam.users.editTitle',
+};
+
+/** The fields the provider stores; password and confirmPassword never leave as they are. */
+function declaredValues(fields: readonly string[], values: Record<string, unknown>) {
+  return Object.fromEntries(fields.filter((field) => values[field] !== undefined).map((field) => [field, values[field]]));
+}
+
+/**
+ * SPEC 2.10 user form. New: the password is checked against Confirm Password, then bcrypt-hashed
+ * here and sent as authVerification. View and edit hide both password fields (a save keeps the
+ * password). Opened without state, it is a new user of the current domain.
+ */
+export default function UserForm() {
+  const declaration = useDeclaration();
+  const translate = useTranslate();
+  const navigate = useNavigate();
+  const state = (useLocation().state ?? {}) as UserFormState;
+  const requested: FormMode = isFormMode(state.mode) ? state.mode : 'new';
+  const [mode, setMode] = useState<FormMode>(requested !== 'new' && !state.user ? 'new' : requested);
+  const user = mode === 'new' ? undefined : state.user;
+  const [error, setError] = useState<string>();
+  const [hashing, setHashing] = useState(false);
+  const [create, { isPending: creating }] = useCreate();
+  const [update, { isPending: updating }] = useUpdate();
+  const saving = hashing || creating || updating;
+  const meta: IamMeta | undefined =
+    state.company && state.domain ? { pathContext: { companyId: state.company.id, domainId: state.domain.id } } : undefined;
+
+  const submit = async (values: Record<string, unknown>) => {
+    setError(undefined);
+    const data = declaredValues(declaration.formFields, values);
+    try {
+      if (mode === 'new') {
+        setHashing(true);
+        const authVerification = await hashPassword(String(values.password));
+        setHashing(false);
+        await create(declaration.name, { data: { ...data, authVerification }, meta }, { returnPromise: true });
+      } else {
+        await update(
+          declaration.name,
+          { id: user!.id, data: { ...user, ...data }, previousData: user, meta },
+          { mutationMode: 'pessimistic', returnPromise: true },
+        );
+      }
+      navigate(-1);
+    } catch (failure) {
+      setHashing(false);
+      setError(saveErrorMessage(failure, String(values.username ?? ''), translate));
+    }
+  };
+
+  const back = () => navigate(-1);
+
+  return (
+    <Card sx={{ mt: 2, maxWidth: 720 }}>
+      <CardContent>
+        <Typography variant="h5" component="h1" gutterBottom>
+          {translate(TITLES[mode])}
+        </Typography>
+        {error && (
+          <Alert severity="error" role="alert" sx={{ mb: 2 }}>
+            {error}
+          </Alert>
+        )}
+        <Form record={user} onSubmit={submit} noValidate key={mode}>
+          <DeclaredInputs readOnly={mode === 'view'} />
+          {mode === 'new' && (
+            <>
+              <TextInput source="password" type="password" validate={required()} fullWidth autoComplete="new-password" />
+              <TextInput
+                source="confirmPassword"
+                type="password"
+                validate={[required(), matchesPassword]}
+                fullWidth
+                autoComplete="new-password"
+              />
+            </>
+          )}
+          <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
+            {mode === 'view' ? (
+              <>
+                <Button variant="contained" onClick={() => setMode('edit')}>
+                  {translate('iam.actions.edit')}
+                </Button>
+                <Button onClick={back}>{translate('iam.actions.close')}</Button>
+              </>
+            ) : (
+              <>
+                <Button
+                  type="submit"
+                  variant="contained"
+                  disabled={saving}
+                  startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
+                >
+                  {translate(mode === 'new' ? 'iam.actions.create' : 'iam.actions.save')}
+                </Button>
+                <Button onClick={back}>{translate('iam.actions.cancel')}</Button>
+              </>
+            )}
+          </Stack>
+        </Form>
+      </CardContent>
+    </Card>
+  );
+}

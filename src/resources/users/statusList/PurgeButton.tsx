@@ -1,0 +1,100 @@
+import { useState } from 'react';
+import {
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  DialogTitle,
+  TextField,
+} from '@mui/material';
+import DeleteForeverIcon from '@mui/icons-material/DeleteForever';
+import { useDeleteMany, useListContext, useNotify, useTranslate } from 'react-admin';
+import type { IamMeta } from '../../../dataProvider';
+
+/**
+ * What the administrator types to confirm a purge: the name of a single selected record shown on
+ * this page, otherwise the number of selected records.
+ */
+export function purgeConfirmation(
+  selectedIds: readonly unknown[],
+  rows: readonly Record<string, unknown>[] | undefined,
+  nameField: string,
+): { expected: string; byName: boolean } {
+  if (selectedIds.length === 1) {
+    const name = rows?.find((row) => row.id === selectedIds[0])?.[nameField];
+    if (typeof name === 'string' && name) return { expected: name, byName: true };
+  }
+  return { expected: String(selectedIds.length), byName: false };
+}
+
+/** Purge on the deleted list: permanent, so the administrator types the name or the count first. */
+export function PurgeButton({ meta, nameField }: { meta?: IamMeta; nameField: string }) {
+  const { resource, selectedIds, data, onUnselectItems } = useListContext();
+  const translate = useTranslate();
+  const notify = useNotify();
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState('');
+  const [deleteMany, { isPending }] = useDeleteMany();
+  const { expected, byName } = purgeConfirmation(selectedIds, data, nameField);
+
+  const close = () => {
+    setOpen(false);
+    setTyped('');
+  };
+
+  const purge = async () => {
+    try {
+      await deleteMany(resource, { ids: selectedIds, meta }, { returnPromise: true });
+      notify('iam.statusList.purged', { type: 'info', messageArgs: { count: selectedIds.length } });
+      onUnselectItems();
+    } catch (error) {
+      notify((error as Error).message || 'ra.notification.http_error', { type: 'error' });
+    } finally {
+      close();
+    }
+  };
+
+  return (
+    <>
+      <Button
+        startIcon={<DeleteForeverIcon />}
+        color="error"
+        disabled={selectedIds.length === 0 || isPending}
+        onClick={() => setOpen(true)}
+      >
+        {translate('iam.statusList.purge')}
+      </Button>
+      <Dialog open={open} onClose={close} aria-labelledby="purge-title">
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (typed.trim() === expected) void purge();
+          }}
+        >
+          <DialogTitle id="purge-title">
+            {translate('iam.statusList.purgeTitle', { count: selectedIds.length })}
+          </DialogTitle>
+          <DialogContent>
+            <DialogContentText>{translate('iam.statusList.purgeContent')}</DialogContentText>
+            <TextField
+              autoFocus
+              fullWidth
+              margin="normal"
+              autoComplete="off"
+              label={translate(byName ? 'iam.statusList.purgeTypeName' : 'iam.statusList.purgeTypeCount', { expected })}
+              value={typed}
+              onChange={(event) => setTyped(event.target.value)}
+            />
+          </DialogContent>
+          <DialogActions>
+            <Button onClick={close}>{translate('iam.actions.cancel')}</Button>
+            <Button type="submit" color="error" variant="contained" disabled={typed.trim() !== expected || isPending}>
+              {translate('iam.statusList.purge')}
+            </Button>
+          </DialogActions>
+        </form>
+      </Dialog>
+    </>
+  );
+}

@@ -1,0 +1,79 @@
+import { useState } from 'react';
+import { Button } from '@mui/material';
+import DeleteIcon from '@mui/icons-material/Delete';
+import RestoreIcon from '@mui/icons-material/RestoreFromTrash';
+import { Confirm, useDataProvider, useListContext, useNotify, useRefresh, useTranslate } from 'react-admin';
+import type { IamDataProvider, IamMeta } from '../../../dataProvider';
+import { useDeclaration } from '../../generic/DeclarationContext';
+
+function useSetStatus(meta: IamMeta | undefined) {
+  const declaration = useDeclaration();
+  const dataProvider = useDataProvider<IamDataProvider>();
+  const { selectedIds, onUnselectItems } = useListContext();
+  const notify = useNotify();
+  const refresh = useRefresh();
+  const [pending, setPending] = useState(false);
+  const soft = declaration.softDelete!;
+
+  const setStatus = async (status: string, successMessage: string) => {
+    setPending(true);
+    try {
+      // The provider's collection PUT changes only the listed records, all or none: one call for the selection.
+      await dataProvider.replaceAll(declaration.name, {
+        data: selectedIds.map((id) => ({ id, [soft.field]: status })),
+        meta,
+      });
+      notify(successMessage, { type: 'info', messageArgs: { count: selectedIds.length } });
+      onUnselectItems();
+      refresh();
+    } catch (error) {
+      notify((error as Error).message || 'ra.notification.http_error', { type: 'error' });
+    } finally {
+      setPending(false);
+    }
+  };
+  return { setStatus, pending, count: selectedIds.length, soft };
+}
+
+/** Delete on an active list: a soft delete (status deleted) of the selection, after a confirmation. */
+export function SoftDeleteButton({ meta }: { meta?: IamMeta }) {
+  const translate = useTranslate();
+  const { setStatus, pending, count, soft } = useSetStatus(meta);
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button startIcon={<DeleteIcon />} color="error" disabled={count === 0 || pending} onClick={() => setOpen(true)}>
+        {translate('iam.actions.delete')}
+      </Button>
+      <Confirm
+        isOpen={open}
+        loading={pending}
+        title="iam.statusList.softDeleteTitle"
+        content="iam.statusList.softDeleteContent"
+        translateOptions={{ count }}
+        confirm="iam.actions.delete"
+        cancel="iam.actions.cancel"
+        onConfirm={async () => {
+          await setStatus(soft.deleted, 'iam.statusList.softDeleted');
+          setOpen(false);
+        }}
+        onClose={() => setOpen(false)}
+      />
+    </>
+  );
+}
+
+/** Recover on the deleted list: the selection becomes active again (nothing is lost, so no confirmation). */
+export function RecoverButton({ meta }: { meta?: IamMeta }) {
+  const translate = useTranslate();
+  const { setStatus, pending, count, soft } = useSetStatus(meta);
+  return (
+    <Button
+      startIcon={<RestoreIcon />}
+      disabled={count === 0 || pending}
+      onClick={() => setStatus(soft.active, 'iam.statusList.recovered')}
+    >
+      {translate('iam.statusList.recover')}
+    </Button>
+  );
+}
