@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { apiResourceRoutes } from './apis.js';
 import { applicationRoutes } from './applications.js';
+import { applicationSecretRoutes } from './applicationSecrets.js';
+import { groupPermissionRoutes } from './groupPermissions.js';
 import { companyRoutes } from './companies.js';
 import { domainRoutes } from './domains.js';
 import { groupRoutes } from './groups.js';
@@ -18,4 +20,6 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(userRoutes);
   await app.register(groupRoutes);
   await app.register(memberRoutes);
+  await app.register(applicationSecretRoutes);
+  await app.register(groupPermissionRoutes);
 }
