@@ -11,6 +11,7 @@ export default defineConfig({
           name: 'server',
           environment: 'node',
           include: ['tests/server/**/*.test.ts'],
+          globalSetup: ['tests/server/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: 'forks',
@@ -25,6 +26,18 @@ export default defineConfig({
           setupFiles: ['src/test/setup.ts'],
           globals: true,
           testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // browser journeys against a running server: npm run test:e2e (scripts/e2e.mjs starts it)
+          name: 'e2e',
+          environment: 'node',
+          include: ['tests/e2e/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
         },
       },
     ],

@@ -136,6 +136,8 @@ export interface OpenOptions {
   databaseUrl?: string;
   /** PGlite data folder; when unset, an in-memory database. */
   dataDir?: string;
+  /** PGlite only: start from this dumpDataDir() tarball (tests start from one migrated dump). */
+  loadDataDir?: Blob;
 }
 
 /** Opens the database and brings its schema up to date. */
@@ -147,6 +149,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
     const pglite = await PGlite.create(options.dataDir ? `${options.dataDir}/pgdata` : undefined, {
       extensions: { pg_trgm },
+      loadDataDir: options.loadDataDir,
     });
     db = new PgliteDatabase(pglite);
   }

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import pg from 'pg';
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import { inject } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import type { ServerConfig } from '../../server/config.js';
 import type { AppContext } from '../../server/context.js';
@@ -61,7 +63,9 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     logLevel: 'silent',
     ...overrides,
   };
-  const db = await openDatabase({ databaseUrl });
+  // PGlite: start from the migrated dump made once per run by tests/server/global-setup.ts
+  const dump = databaseUrl ? undefined : inject('pgliteDump');
+  const db = await openDatabase({ databaseUrl, loadDataDir: dump ? new Blob([fs.readFileSync(dump)]) : undefined });
   sharedKeys ??= loadSigningKeys({});
   const keys = await sharedKeys;
   await seedFirstRun(db, config);
