@@ -264,6 +264,8 @@ export const en = {
         quickStart: 'Quick Start',
         settings: 'Settings',
       },
+      recoverTitle: 'Recover %{count} item(s)?',
+      recoverContent: 'They move back to the active list.',
     },
     apis: {
       newTitle: 'New API',
@@ -287,19 +289,6 @@ export const en = {
       scopeDeleted: 'Permission %{permission} deleted',
       noScopes: 'No permission scopes yet.',
       company: 'Company',
-    },
-    statusList: {
-      status: 'Status',
-      active: 'Active',
-      deleted: 'Deleted',
-      recover: 'Recover',
-      confirmDelete: 'Delete %{count} item(s)?',
-      deleteContent: 'They move to the deleted list, from where they can be recovered.',
-      confirmRecover: 'Recover %{count} item(s)?',
-      recoverContent: 'They move back to the active list.',
-      deletedDone: 'Deleted %{count} item(s)',
-      recovered: 'Recovered %{count} item(s)',
-      purged: 'Permanently removed %{count} item(s)',
     },
     wizard: {
       previous: 'Previous',

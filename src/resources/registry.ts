@@ -2,6 +2,8 @@
 import { companies } from './companies';
 import { domains } from './domains';
 import { users } from './users';
+import { applications } from './applications';
+import { apis, permissionScopes } from './apis';
 import type { ResourceDeclaration } from './types';
 
-export const registry: readonly ResourceDeclaration[] = [companies, domains, users];
+export const registry: readonly ResourceDeclaration[] = [companies, domains, users, applications, apis, permissionScopes];

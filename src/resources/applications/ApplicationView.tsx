@@ -1,0 +1,65 @@
+import { Alert, Button } from '@mui/material';
+import { useLocation, useNavigate, useTranslate } from 'react-admin';
+import { applicationSnippet } from './quickStart';
+import { ApplicationFormScreen, type ApplicationFormState } from './ApplicationForm';
+import { CodeSnippet } from './CodeSnippet';
+import { useDiscovery } from './useDiscovery';
+import { ViewTabs } from './ViewTabs';
+
+function QuickStart({ application }: { application: Record<string, unknown> }) {
+  const translate = useTranslate();
+  const { discovery, error } = useDiscovery();
+  const appType = String(application.app_type ?? 'SPA');
+  return (
+    <CodeSnippet
+      intro={translate(`iam.quickStart.application.${appType}`, {
+        _: translate('iam.quickStart.application.SPA'),
+      })}
+      code={
+        discovery &&
+        applicationSnippet(discovery, {
+          client_id: String(application.client_id ?? application.id),
+          app_type: appType,
+          redirect_uris: application.redirect_uris as string[] | undefined,
+          audience: application.audience as string | undefined,
+        })
+      }
+      error={error}
+    />
+  );
+}
+
+/** /applications-view: Quick Start and Settings tabs (SPEC 2.11). */
+export default function ApplicationView() {
+  const translate = useTranslate();
+  const navigate = useNavigate();
+  const state = (useLocation().state ?? {}) as ApplicationFormState;
+  const application = state.application;
+
+  if (!application) {
+    return (
+      <Alert
+        severity="info"
+        sx={{ mt: 2 }}
+        action={<Button onClick={() => navigate('/applications')}>{translate('iam.errors.backToList')}</Button>}
+      >
+        {translate('iam.errors.noContext')}
+      </Alert>
+    );
+  }
+
+  return (
+    <ViewTabs
+      idPrefix="application"
+      title={String(application.client_name ?? translate('iam.applications.viewTitle'))}
+      tabs={[
+        { labelKey: 'iam.applications.tabs.quickStart', content: <QuickStart application={application} /> },
+        {
+          labelKey: 'iam.applications.tabs.settings',
+          framed: true,
+          content: <ApplicationFormScreen state={{ ...state, mode: 'view', header: translate('iam.applications.tabs.settings') }} />,
+        },
+      ]}
+    />
+  );
+}

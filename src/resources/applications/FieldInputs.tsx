@@ -1,0 +1,123 @@
+import {
+  BooleanInput,
+  CheckboxGroupInput,
+  minValue,
+  NumberInput,
+  required,
+  SelectInput,
+  TextInput,
+  useTranslate,
+  type Validator,
+} from 'react-admin';
+import { useDeclaration } from '../generic/DeclarationContext';
+import type { FieldDeclaration } from '../types';
+import { firstUriProblem, splitLines } from './uris';
+
+export interface Choice {
+  id: string;
+  name: string;
+}
+
+interface FieldInputsProps {
+  sources: readonly string[];
+  readOnly?: boolean;
+  /** Sources shown but not editable (client_id and domain once created). */
+  locked?: readonly string[];
+  /** Choices known only at run time (the company's domains). */
+  choices?: Record<string, Choice[]>;
+}
+
+const joinLines = (value: unknown) => (Array.isArray(value) ? value.join('\n') : ((value as string | undefined) ?? ''));
+
+function FieldInput({ field, readOnly, choices }: { field: FieldDeclaration; readOnly: boolean; choices?: Choice[] }) {
+  const translate = useTranslate();
+  const label = `resources.${useDeclaration().name}.fields.${field.source}`;
+  const validate: Validator[] = field.required && !readOnly ? [required()] : [];
+  const common = { source: field.source, label, readOnly, fullWidth: true } as const;
+  const declaredChoices = (field.choices ?? []).map((value) => ({
+    id: value,
+    name: field.choiceLabelPrefix ? translate(`${field.choiceLabelPrefix}.${value}`) : value,
+  }));
+
+  switch (field.kind) {
+    case 'select':
+      return (
+        <SelectInput
+          {...common}
+          validate={validate}
+          defaultValue={field.defaultValue}
+          choices={choices ?? declaredChoices}
+        />
+      );
+    case 'boolean':
+      return <BooleanInput source={field.source} label={label} readOnly={readOnly} defaultValue={field.defaultValue} />;
+    case 'checkboxes':
+      return (
+        <CheckboxGroupInput
+          source={field.source}
+          label={label}
+          readOnly={readOnly}
+          choices={declaredChoices}
+          defaultValue={field.defaultValue as string[] | undefined}
+        />
+      );
+    case 'number':
+      return (
+        <NumberInput
+          {...common}
+          validate={readOnly ? [] : [...validate, minValue(0)]}
+          defaultValue={field.defaultValue as number | undefined}
+          step={1}
+        />
+      );
+    case 'uriList': {
+      const kind = field.uriKind ?? 'uri';
+      const validUris: Validator = (value, values) => {
+        const found = firstUriProblem(value as string[] | undefined, kind, (values as { app_type?: string }).app_type);
+        if (!found) return undefined;
+        return translate('iam.uris.invalid', {
+          field: translate(label),
+          uri: found.uri,
+          problem: translate(found.problem),
+        });
+      };
+      return (
+        <TextInput
+          {...common}
+          multiline
+          minRows={2}
+          validate={readOnly ? [] : [validUris]}
+          format={joinLines}
+          parse={splitLines}
+          defaultValue={[]}
+          helperText={readOnly ? false : translate(kind === 'origin' ? 'iam.uris.helpOrigins' : 'iam.uris.help')}
+        />
+      );
+    }
+    case 'textarea':
+      return <TextInput {...common} validate={validate} multiline minRows={2} />;
+    default:
+      return <TextInput {...common} validate={validate} defaultValue={field.defaultValue} />;
+  }
+}
+
+/** Inputs for some of the declaration's fields (one wizard step or one section). */
+export function FieldInputs({ sources, readOnly = false, locked = [], choices = {} }: FieldInputsProps) {
+  const declaration = useDeclaration();
+  return (
+    <>
+      {sources.map((source) => {
+        const field = declaration.fields.find((candidate) => candidate.source === source);
+        if (!field) throw new Error(`${declaration.name}: field "${source}" is not declared`);
+        return (
+          <FieldInput
+            key={source}
+            field={field}
+            readOnly={readOnly || locked.includes(source)}
+            choices={choices[source]}
+          />
+        );
+      })}
+    </>
+  );
+}

@@ -1,0 +1,262 @@
+import { useState } from 'react';
+import {
+  Accordion,
+  AccordionDetails,
+  AccordionSummary,
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  CircularProgress,
+  Stack,
+  Step,
+  StepLabel,
+  Stepper,
+  Typography,
+} from '@mui/material';
+import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
+import { Form, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } from 'react-admin';
+import { useFormContext } from 'react-hook-form';
+import { useDeclaration } from '../generic/DeclarationContext';
+import type { FormMode } from '../generic/DeclaredFormScreen';
+import { saveErrorMessage } from '../generic/saveError';
+import { FieldInputs, type Choice } from './FieldInputs';
+import { SecretDialog } from './SecretDialog';
+
+export interface FormSection {
+  labelKey: string;
+  sources: readonly string[];
+}
+
+export interface SectionedFormProps {
+  initialMode: FormMode;
+  record?: Partial<RaRecord>;
+  /** Values of a new record (generated ids, defaults that depend on the session). */
+  defaults?: Record<string, unknown>;
+  sections: readonly FormSection[];
+  title: string;
+  /** Sources left out per mode (a client secret exists only on new). */
+  hidden?: (mode: FormMode) => readonly string[];
+  locked?: (mode: FormMode) => readonly string[];
+  choices?: Record<string, Choice[]>;
+  toPayload: (values: Record<string, unknown>, mode: FormMode) => Record<string, unknown>;
+  /** Field whose value names the record in the duplicate message (SPEC 8). */
+  nameField: string;
+  /** A secret the create response carries once, and the key naming it in the dialog. */
+  secret?: { field: string; labelKey: string };
+  /** Where Cancel, Close and a successful save go; back one screen by default (SPEC 4). */
+  onDone?: () => void;
+}
+
+const visible = (section: FormSection, hidden: readonly string[]) =>
+  section.sources.filter((source) => !hidden.includes(source));
+
+function WizardBody({
+  sections,
+  hidden,
+  locked,
+  choices,
+  saving,
+  onCancel,
+}: {
+  sections: readonly FormSection[];
+  hidden: readonly string[];
+  locked: readonly string[];
+  choices?: Record<string, Choice[]>;
+  saving: boolean;
+  onCancel: () => void;
+}) {
+  const translate = useTranslate();
+  const { trigger } = useFormContext();
+  const [active, setActive] = useState(0);
+  const last = active === sections.length - 1;
+
+  // SPEC 4: Next advances only when the current step's fields are valid.
+  const next = async () => {
+    if (await trigger(visible(sections[active], hidden) as string[], { shouldFocus: true })) setActive(active + 1);
+  };
+
+  return (
+    <>
+      <Stepper activeStep={active} alternativeLabel sx={{ mb: 3 }}>
+        {sections.map((section) => (
+          <Step key={section.labelKey}>
+            <StepLabel>{translate(section.labelKey)}</StepLabel>
+          </Step>
+        ))}
+      </Stepper>
+      {sections.map((section, index) => (
+        // Every step stays mounted so values and validation rules survive moving between steps.
+        <Box
+          key={section.labelKey}
+          role="group"
+          aria-label={translate(section.labelKey)}
+          hidden={index !== active}
+        >
+          <Typography variant="h6" component="h2" gutterBottom>
+            {translate(section.labelKey)}
+          </Typography>
+          <FieldInputs sources={visible(section, hidden)} locked={locked} choices={choices} />
+        </Box>
+      ))}
+      <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
+        <Button disabled={active === 0} onClick={() => setActive(active - 1)}>
+          {translate('iam.wizard.previous')}
+        </Button>
+        {last ? (
+          <Button
+            type="submit"
+            variant="contained"
+            disabled={saving}
+            startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
+          >
+            {translate('iam.wizard.finish')}
+          </Button>
+        ) : (
+          <Button variant="contained" onClick={next}>
+            {translate('iam.wizard.next')}
+          </Button>
+        )}
+        <Button onClick={onCancel}>{translate('iam.actions.cancel')}</Button>
+      </Stack>
+    </>
+  );
+}
+
+/**
+ * SPEC 2.11: in new mode a wizard (Previous, Next, Finish) over the sections; in edit and view
+ * modes the same sections as expandable panels. View goes to edit with Edit.
+ */
+export function SectionedForm({
+  initialMode,
+  record,
+  defaults,
+  sections,
+  title,
+  hidden: hiddenFor = () => [],
+  locked: lockedFor = () => [],
+  choices,
+  toPayload,
+  nameField,
+  secret: secretSpec,
+  onDone,
+}: SectionedFormProps) {
+  const declaration = useDeclaration();
+  const translate = useTranslate();
+  const navigate = useNavigate();
+  const [mode, setMode] = useState<FormMode>(initialMode);
+  const [error, setError] = useState<string>();
+  const [secret, setSecret] = useState<string>();
+  const [create, { isPending: creating }] = useCreate();
+  const [update, { isPending: updating }] = useUpdate();
+  const saving = creating || updating;
+  const done = onDone ?? (() => navigate(-1));
+  const hidden = hiddenFor(mode);
+  const locked = lockedFor(mode);
+
+  const submit = async (values: Record<string, unknown>) => {
+    setError(undefined);
+    const data = toPayload(values, mode);
+    try {
+      if (mode === 'new') {
+        const created = (await create(declaration.name, { data }, { returnPromise: true })) as Record<string, unknown>;
+        const shown = secretSpec && (created?.[secretSpec.field] ?? data[secretSpec.field]);
+        if (typeof shown === 'string' && shown) setSecret(shown);
+        else done();
+      } else {
+        await update(
+          declaration.name,
+          { id: record?.id as RaRecord['id'], data, previousData: record },
+          { mutationMode: 'pessimistic', returnPromise: true },
+        );
+        done();
+      }
+    } catch (failure) {
+      setError(saveErrorMessage(failure, String(values[nameField] ?? ''), translate));
+    }
+  };
+
+  return (
+    <Card sx={{ mt: 2, maxWidth: 840 }}>
+      <CardContent>
+        <Typography variant="h5" component="h1" gutterBottom>
+          {title}
+        </Typography>
+        {error && (
+          <Alert severity="error" role="alert" sx={{ mb: 2 }}>
+            {error}
+          </Alert>
+        )}
+        <Form record={mode === 'new' ? defaults : record} onSubmit={submit} noValidate key={mode}>
+          {mode === 'new' ? (
+            <WizardBody
+              sections={sections}
+              hidden={hidden}
+              locked={locked}
+              choices={choices}
+              saving={saving}
+              onCancel={done}
+            />
+          ) : (
+            <>
+              {sections.map((section, index) => (
+                <Accordion key={section.labelKey} defaultExpanded disableGutters>
+                  <AccordionSummary
+                    expandIcon={<ExpandMoreIcon />}
+                    id={`section-${index}-header`}
+                    aria-controls={`section-${index}-content`}
+                  >
+                    <Typography component="h2" variant="subtitle1">
+                      {translate(section.labelKey)}
+                    </Typography>
+                  </AccordionSummary>
+                  <AccordionDetails id={`section-${index}-content`}>
+                    <FieldInputs
+                      sources={visible(section, hidden)}
+                      readOnly={mode === 'view'}
+                      locked={locked}
+                      choices={choices}
+                    />
+                  </AccordionDetails>
+                </Accordion>
+              ))}
+              <Stack direction="row" spacing={1} sx={{ mt: 2 }}>
+                {mode === 'view' ? (
+                  <>
+                    <Button variant="contained" onClick={() => setMode('edit')}>
+                      {translate('iam.actions.edit')}
+                    </Button>
+                    <Button onClick={done}>{translate('iam.actions.close')}</Button>
+                  </>
+                ) : (
+                  <>
+                    <Button
+                      type="submit"
+                      variant="contained"
+                      disabled={saving}
+                      startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
+                    >
+                      {translate('iam.actions.save')}
+                    </Button>
+                    <Button onClick={done}>{translate('iam.actions.cancel')}</Button>
+                  </>
+                )}
+              </Stack>
+            </>
+          )}
+        </Form>
+      </CardContent>
+      {secretSpec && (
+        <SecretDialog
+          labelKey={secretSpec.labelKey}
+          secret={secret}
+          onClose={() => {
+            setSecret(undefined);
+            done();
+          }}
+        />
+      )}
+    </Card>
+  );
+}

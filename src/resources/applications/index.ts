@@ -1,0 +1,88 @@
+import { lazy } from 'react';
+import AppsIcon from '@mui/icons-material/Apps';
+import type { ResourceDeclaration } from '../types';
+
+export const APP_TYPES = ['SPA', 'web', 'native', 'machine'] as const;
+export const GRANT_TYPES = [
+  'implicit',
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'password',
+  'MFA',
+  'passwordless_otp',
+] as const;
+
+/** The wizard's steps in new mode and the expandable sections in edit and view modes (SPEC 2.11). */
+export const APPLICATION_SECTIONS = [
+  {
+    labelKey: 'iam.applications.steps.basic',
+    sources: ['client_name', 'domain', 'description', 'logo_uri', 'app_type', 'client_id', 'client_secret'],
+  },
+  {
+    labelKey: 'iam.applications.steps.properties',
+    sources: [
+      'audience',
+      'grant_types',
+      'id_token_expiration',
+      'refresh_token_rotation',
+      'refresh_reuse_interval',
+      'refresh_absolute_expiration',
+      'refresh_absolute_lifetime',
+    ],
+  },
+  {
+    labelKey: 'iam.applications.steps.uris',
+    sources: ['client_uri', 'client_logout_uri', 'redirect_uris', 'allowed_web_orgins'],
+  },
+] as const;
+
+export const applications: ResourceDeclaration = {
+  name: 'applications',
+  labelKey: 'iam.menu.applications',
+  icon: AppsIcon,
+  paths: {
+    collection: ({ companyId, domainId }) => `${encodeURIComponent(companyId)}/${encodeURIComponent(domainId)}/application`,
+    // Create sends companyId and domain in the body, so the chosen domain need not be the current one.
+    records: () => 'application',
+  },
+  fields: [
+    { source: 'client_name', kind: 'text', required: true },
+    { source: 'domain', kind: 'select', required: true },
+    { source: 'description', kind: 'textarea' },
+    { source: 'logo_uri', kind: 'text' },
+    { source: 'app_type', kind: 'select', choices: APP_TYPES, choiceLabelPrefix: 'iam.applications.appTypes', defaultValue: 'SPA' },
+    { source: 'client_id', kind: 'text' },
+    { source: 'client_secret', kind: 'text', required: true },
+    { source: 'audience', kind: 'text' },
+    {
+      source: 'grant_types',
+      kind: 'checkboxes',
+      choices: GRANT_TYPES,
+      defaultValue: ['authorization_code', 'refresh_token'],
+    },
+    { source: 'id_token_expiration', kind: 'number', required: true, defaultValue: 36000 },
+    { source: 'refresh_token_rotation', kind: 'boolean', defaultValue: false },
+    { source: 'refresh_reuse_interval', kind: 'number', required: true, defaultValue: 0 },
+    { source: 'refresh_absolute_expiration', kind: 'boolean', defaultValue: false },
+    { source: 'refresh_absolute_lifetime', kind: 'number', required: true, defaultValue: 31557600 },
+    { source: 'client_uri', kind: 'text' },
+    { source: 'client_logout_uri', kind: 'uriList', uriKind: 'uri' },
+    { source: 'redirect_uris', kind: 'uriList', uriKind: 'uri' },
+    { source: 'allowed_web_orgins', kind: 'uriList', uriKind: 'origin' },
+  ],
+  listColumns: ['client_name', 'audience'],
+  searchable: true,
+  formFields: APPLICATION_SECTIONS.flatMap((section) => section.sources),
+  idFromField: 'client_id',
+  softDelete: { field: 'status', active: 'active', deleted: 'deleted' },
+  defaultSort: { field: 'client_name', order: 'ASC' },
+  pageSize: 15,
+  pageWindow: 10,
+  routes: { list: '/applications', form: '/applications-new', view: '/applications-view' },
+  screens: {
+    list: lazy(() => import('./ApplicationList')),
+    form: lazy(() => import('./ApplicationForm')),
+    view: lazy(() => import('./ApplicationView')),
+  },
+};
