@@ -2,8 +2,9 @@
 import { companies } from './companies';
 import { domains } from './domains';
 import { users } from './users';
+import { groups } from './groups';
 import { applications } from './applications';
 import { apis, permissionScopes } from './apis';
 import type { ResourceDeclaration } from './types';
 
-export const registry: readonly ResourceDeclaration[] = [companies, domains, users, applications, apis, permissionScopes];
+export const registry: readonly ResourceDeclaration[] = [companies, domains, users, groups, applications, apis, permissionScopes];

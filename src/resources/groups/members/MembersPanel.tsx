@@ -1,0 +1,113 @@
+import { useEffect, useState } from 'react';
+import { Alert, Button, Stack } from '@mui/material';
+import AddIcon from '@mui/icons-material/Add';
+import DeleteIcon from '@mui/icons-material/Delete';
+import { Confirm, useNotify, useTranslate } from 'react-admin';
+import type { PathContext } from '../../../session/session';
+import { AddMembersDialog } from './AddMembersDialog';
+import { MemberTable } from './MemberTable';
+import { membersApi, type Member } from './membersApi';
+import { toggleSelection, usePageControls } from './usePageControls';
+import { useGroupCallError, usePagedRequest } from './usePagedRequest';
+
+interface MembersPanelProps {
+  context: PathContext;
+  group: { id: string; name?: string; displayName?: string };
+}
+
+/** SPEC 2.10's Members tab: the group's members, paged, with Add (the modal) and Delete. */
+export function MembersPanel({ context, group }: MembersPanelProps) {
+  const translate = useTranslate();
+  const notify = useNotify();
+  const handleError = useGroupCallError();
+  const controls = usePageControls();
+  const [selected, setSelected] = useState<Map<string, Member>>(new Map());
+  const [adding, setAdding] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [removing, setRemoving] = useState(false);
+  const [error, setError] = useState<string>();
+  const members = usePagedRequest(
+    (request) => membersApi.list(context, group.id, request),
+    { page: controls.page, perPage: controls.perPage },
+    `${context.companyId}/${context.domainId}/${group.id}`,
+  );
+
+  // After removing the last rows of the last page, show the page before it.
+  const { page, setPage } = controls;
+  useEffect(() => {
+    if (!members.isPending && members.rows.length === 0 && page > 1) setPage(page - 1);
+  }, [members.isPending, members.rows.length, page, setPage]);
+
+  const remove = async () => {
+    setRemoving(true);
+    setError(undefined);
+    try {
+      await membersApi.remove(context, group.id, [...selected.values()]);
+      notify('iam.members.removed', { type: 'info', messageArgs: { count: selected.size } });
+      setSelected(new Map());
+      members.reload();
+    } catch (failure) {
+      const message = await handleError(failure);
+      if (message) setError(message);
+    } finally {
+      setRemoving(false);
+      setConfirming(false);
+    }
+  };
+
+  return (
+    <>
+      <Stack direction="row" spacing={1} sx={{ mb: 1 }}>
+        <Button startIcon={<AddIcon />} variant="contained" onClick={() => setAdding(true)}>
+          {translate('iam.members.add')}
+        </Button>
+        <Button
+          startIcon={<DeleteIcon />}
+          color="error"
+          disabled={selected.size === 0 || removing}
+          onClick={() => setConfirming(true)}
+        >
+          {translate('iam.members.delete')}
+        </Button>
+      </Stack>
+      {error && (
+        <Alert severity="error" role="alert" sx={{ mb: 1 }}>
+          {error}
+        </Alert>
+      )}
+      <MemberTable
+        label={translate('iam.groups.members')}
+        rows={members.rows}
+        total={members.total}
+        isPending={members.isPending}
+        error={members.error}
+        controls={controls}
+        selected={selected}
+        onSelect={(rows, isSelected) => setSelected((previous) => toggleSelection(previous, rows, isSelected))}
+        emptyText="iam.members.empty"
+      />
+      <Confirm
+        isOpen={confirming}
+        loading={removing}
+        title="iam.members.removeTitle"
+        content="iam.members.removeContent"
+        translateOptions={{ count: selected.size }}
+        confirm="iam.members.delete"
+        cancel="iam.actions.cancel"
+        onConfirm={remove}
+        onClose={() => setConfirming(false)}
+      />
+      {adding && (
+        <AddMembersDialog
+          context={context}
+          group={group}
+          onClose={() => setAdding(false)}
+          onAdded={(count) => {
+            notify('iam.members.added', { type: 'info', messageArgs: { count } });
+            members.reload();
+          }}
+        />
+      )}
+    </>
+  );
+}
