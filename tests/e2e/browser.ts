@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect } from 'vitest';
+
+/** Where Debian's chromium lives; E2E_CHROMIUM overrides it. */
+export const CHROMIUM = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the browser tests with npm run test:e2e (it starts a server and sets it)`);
+  return value;
+}
+
+/** The server under test (scripts/e2e.mjs starts it on a free port with a fresh data dir). */
+export const baseUrl = () => required('E2E_BASE_URL').replace(/\/+$/, '');
+export const adminEmail = () => required('E2E_ADMIN_EMAIL');
+export const adminPassword = () => required('E2E_ADMIN_PASSWORD');
+
+/** Launches headless Chromium (Debian's package, driven by playwright-core). */
+export async function launchBrowser(): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install it (Debian: apt-get install chromium) or set E2E_CHROMIUM`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** A new page in a fresh context (own cookies and storage), with the base URL set. */
+export async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 800 } });
+  return context.newPage();
+}
+
+/** Signs in through the console's /login form as the seeded administrator (or `who`); ends on /dashboard. */
+export async function signIn(page: Page, who: { email?: string; password?: string } = {}): Promise<void> {
+  await page.goto(`${baseUrl()}/login`);
+  await page.getByLabel('Email').fill(who.email ?? adminEmail());
+  await page.getByLabel('Password', { exact: true }).fill(who.password ?? adminPassword());
+  await page.getByRole('button', { name: 'Login' }).click();
+  await page.waitForURL(/\/dashboard(\?|#|$)/, { timeout: 30_000 });
+}
+
+/** Saves a full-page PNG under test-results/screenshots/<name>.png; returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const dir = path.resolve('test-results', 'screenshots');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name.replace(/[^\w.-]+/g, '-')}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** Runs axe on the current page (WCAG 2.0/2.1 A and AA) and fails with a readable list of violations. */
+export async function expectNoAxeViolations(page: Page, options: { exclude?: string[] } = {}): Promise<void> {
+  let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']);
+  for (const selector of options.exclude ?? []) builder = builder.exclude(selector);
+  const { violations } = await builder.analyze();
+  const summary = violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `    ${n.target.join(' ')}`).join('\n')}`,
+  );
+  expect(summary, `axe violations on ${page.url()}`).toEqual([]);
+}
