@@ -1,0 +1,188 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mockFetch, type RecordedRequest } from '../../test/fetchMock';
+import { renderScreen } from '../../test/renderScreen';
+import { clearSession, updateSession } from '../../session/session';
+import ApplicationForm from './ApplicationForm';
+import { applications } from './index';
+
+const company = { id: 'acme', name: 'acme', type: 'customer' };
+const domain = { id: 'main', name: 'main', primary: true };
+const domainList = [domain, { id: 'shop', name: 'shop', primary: false }];
+
+/** Answers the domain list and echoes writes, as the provider does (the secret only in the 201). */
+function provider(write: (request: RecordedRequest) => { status?: number; json?: unknown } = (request) => ({
+  status: 201,
+  json: JSON.parse(request.body!),
+})) {
+  return mockFetch((request) => {
+    if (request.method === 'GET' && request.url.startsWith('/api/companys/acme/domainNames')) {
+      return { json: domainList, headers: { 'Content-Range': `domainNames 0-1/2` } };
+    }
+    return write(request);
+  });
+}
+
+const writes = (requests: RecordedRequest[]) => requests.filter((request) => request.method !== 'GET');
+const open = (state: object) => renderScreen(applications, ApplicationForm, { pathname: applications.routes.form, state });
+const step = (name: string) => screen.getByRole('group', { name });
+/** Sets a field's whole text at once (typing key by key is slow under jsdom and MUI). */
+const fill = (element: HTMLElement, value: string) => fireEvent.change(element, { target: { value } });
+
+beforeEach(() => updateSession({ company, domain, accessToken: 't' }));
+afterEach(() => {
+  clearSession();
+  vi.unstubAllGlobals();
+});
+
+describe('application wizard (new mode)', () => {
+  it('blocks Next until the step is valid, keeps values on Previous, and shows the SPEC 9 defaults', async () => {
+    const { requests } = provider();
+    open({ company, domain, mode: 'new' });
+    expect(await screen.findByRole('group', { name: 'Basic Information' })).toBeVisible();
+    expect(screen.getByRole('button', { name: 'Previous' })).toBeDisabled();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    expect(await within(step('Basic Information')).findByText('Required')).toBeInTheDocument();
+    expect(screen.queryByRole('group', { name: 'Application Properties' })).toBeNull();
+
+    fill(screen.getByLabelText(/^Name/), 'Shop front');
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    const properties = await screen.findByRole('group', { name: 'Application Properties' });
+    expect(within(properties).getByLabelText(/ID Token Expiration/)).toHaveValue(36000);
+    expect(within(properties).getByLabelText(/Refresh Reuse Interval/)).toHaveValue(0);
+    expect(within(properties).getByLabelText(/Absolute Lifetime/)).toHaveValue(31557600);
+
+    await userEvent.click(screen.getByRole('button', { name: 'Previous' }));
+    expect(await screen.findByRole('group', { name: 'Basic Information' })).toBeVisible();
+    expect(screen.getByLabelText(/^Name/)).toHaveValue('Shop front');
+    expect(within(step('Basic Information')).getByRole('combobox', { name: /Application Type/ })).toHaveTextContent(
+      'Single Page Web Applications',
+    );
+    expect(writes(requests)).toHaveLength(0);
+  }, 60_000);
+
+  it('generates a 32-character client id and secret, validates URIs, splits them on line breaks and shows the secret once', async () => {
+    const { requests } = provider();
+    const { locations } = open({ company, domain, mode: 'new' });
+    fill(await screen.findByLabelText(/^Name/), 'Shop front');
+    const clientId = (screen.getByLabelText(/Client ID/) as HTMLInputElement).value;
+    const secret = (screen.getByLabelText(/Client Secret/) as HTMLInputElement).value;
+    expect(clientId).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(secret).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(secret).not.toBe(clientId);
+
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    await screen.findByRole('group', { name: 'Application Properties' });
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    const uris = await screen.findByRole('group', { name: 'Application URIs' });
+    expect(screen.queryByRole('button', { name: 'Next' })).toBeNull();
+
+    const callbacks = within(uris).getByLabelText(/Allowed Callback URIs/);
+    fill(callbacks, 'https://shop.example/cb\nhttp://shop.example/other');
+    await userEvent.click(screen.getByRole('button', { name: 'Finish' }));
+    expect(
+      await screen.findByText(
+        'Allowed Callback URIs: "http://shop.example/other" must use https (http is allowed only for localhost, 127.0.0.1 and [::1])',
+      ),
+    ).toBeInTheDocument();
+    expect(writes(requests)).toHaveLength(0);
+
+    fill(callbacks, 'https://shop.example/cb\r\n\n  http://localhost:3000/cb  \n');
+    fill(within(uris).getByLabelText(/Allowed Web Origins/), 'https://shop.example');
+    await userEvent.click(screen.getByRole('button', { name: 'Finish' }));
+
+    const dialog = await screen.findByRole('dialog');
+    const [create] = writes(requests);
+    expect(`${create.method} ${create.url}`).toBe('POST /api/application');
+    const body = JSON.parse(create.body!);
+    expect(body).toMatchObject({
+      client_name: 'Shop front',
+      client_id: clientId,
+      id: clientId,
+      client_secret: secret,
+      companyId: 'acme',
+      domain: 'main',
+      app_type: 'SPA',
+      id_token_expiration: 36000,
+      refresh_reuse_interval: 0,
+      refresh_absolute_lifetime: 31557600,
+      redirect_uris: ['https://shop.example/cb', 'http://localhost:3000/cb'],
+      allowed_web_orgins: ['https://shop.example'],
+      client_logout_uri: [],
+    });
+
+    expect(dialog).toHaveTextContent("it won't be shown again");
+    expect(within(dialog).getByLabelText('Client Secret')).toHaveValue(secret);
+    expect(within(dialog).getByRole('button', { name: 'Copy' })).toBeEnabled();
+    expect(locations.at(-1)).toBe(applications.routes.form);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Close' }));
+    await waitFor(() => expect(locations.at(-1)).toBe('/previous'));
+    expect(screen.queryByText(secret)).toBeNull();
+  }, 60_000);
+
+  it("shows 'duplicated error: {client name} already exist!' on 409 and other errors' own message", async () => {
+    let status = 409;
+    provider(() => ({ status, json: { statusCode: status, error: 'x', message: 'redirect_uris: "x" is not allowed' } }));
+    open({ company, domain, mode: 'new' });
+    fill(await screen.findByLabelText(/^Name/), 'Shop front');
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Next' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Finish' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('duplicated error: Shop front already exist!');
+    status = 400;
+    await userEvent.click(screen.getByRole('button', { name: 'Finish' }));
+    await waitFor(() => expect(screen.getByRole('alert')).toHaveTextContent('redirect_uris: "x" is not allowed'));
+  });
+});
+
+describe('application form (view and edit modes)', () => {
+  const application = {
+    id: 'client0000000000000000000000000a',
+    client_id: 'client0000000000000000000000000a',
+    client_name: 'Shop front',
+    domain: 'main',
+    companyId: 'acme',
+    description: '',
+    logo_uri: '',
+    app_type: 'web',
+    client_uri: '',
+    client_logout_uri: [],
+    redirect_uris: ['https://shop.example/cb'],
+    allowed_web_orgins: [],
+    id_token_expiration: 36000,
+    refresh_token_rotation: false,
+    refresh_reuse_interval: 0,
+    refresh_absolute_expiration: false,
+    refresh_absolute_lifetime: 31557600,
+    grant_types: ['authorization_code'],
+    audience: '',
+    status: 'active',
+  };
+
+  it('shows three expandable sections read-only, then saves changed URIs with PUT after Edit', async () => {
+    const { requests } = provider((request) => ({ json: { ...application, ...JSON.parse(request.body!) } }));
+    const { locations } = open({ company, domain, application, mode: 'view' });
+    for (const name of ['Basic Information', 'Application Properties', 'Application URIs']) {
+      expect(await screen.findByRole('button', { name })).toHaveAttribute('aria-expanded', 'true');
+    }
+    expect(screen.queryByLabelText(/Client Secret/)).toBeNull();
+    expect(screen.getByLabelText(/Allowed Callback URIs/)).toHaveAttribute('readonly');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Edit' }));
+    const callbacks = await screen.findByLabelText(/Allowed Callback URIs/);
+    expect(callbacks).not.toHaveAttribute('readonly');
+    expect(screen.getByLabelText(/Client ID/)).toHaveAttribute('readonly');
+    fill(callbacks, 'https://shop.example/cb\nhttps://shop.example/second');
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+
+    await waitFor(() => expect(locations.at(-1)).toBe('/previous'));
+    const [update] = writes(requests);
+    expect(`${update.method} ${update.url}`).toBe(`PUT /api/application/${application.id}`);
+    const body = JSON.parse(update.body!);
+    expect(body.redirect_uris).toEqual(['https://shop.example/cb', 'https://shop.example/second']);
+    expect(body).not.toHaveProperty('client_id');
+    expect(body).not.toHaveProperty('client_secret');
+  }, 60_000);
+});
