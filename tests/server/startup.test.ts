@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The run contract of the real program (server/main.ts through tsx, as npm start runs it): first-run
+ * seeding with a generated password printed once, the console page, graceful SIGTERM, and restarts
+ * that keep the data dir (database and signing key) without seeding again. Always the embedded
+ * database: this is about DATA_DIR.
+ */
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iam-startup-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  baseUrl: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function startProgram(): Promise<Running> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  for (const name of ['DATABASE_URL', 'ADMIN_PASSWORD', 'SIGNING_KEY', 'PUBLIC_URL', 'ADMIN_EMAIL']) delete env[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const running: Running = { child, output: () => output, baseUrl: `http://localhost:${port}`, exited };
+  // main.ts prints "IAM Console: <url>" once it listens
+  const deadline = Date.now() + 90_000;
+  while (!output.includes('IAM Console:')) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start within 90 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return running;
+}
+
+async function stopProgram(running: Running) {
+  running.child.kill('SIGTERM');
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), 20_000);
+  const result = await running.exited;
+  clearTimeout(timer);
+  return result;
+}
+
+async function kidOf(baseUrl: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/oauth/jwks`);
+  expect(response.status).toBe(200);
+  const { keys } = await response.json();
+  return keys[0].kid;
+}
+
+describe('the server program', () => {
+  let firstKid = '';
+
+  it('seeds on first run, printing the generated password once; serves the console page; stops gracefully on SIGTERM', async () => {
+    const running = await startProgram();
+    try {
+      const seedLine = running.output().split('\n').find((line) => line.startsWith('First run:'));
+      expect(seedLine, running.output()).toBeDefined();
+      expect(seedLine).toMatch(/administrator admin@example\.com, password [A-Za-z0-9]{12,} +\(generated: shown only this once\)/);
+      expect(running.output()).toContain(`IAM Console: ${running.baseUrl}`);
+
+      const page = await fetch(`${running.baseUrl}/`, { headers: { accept: 'text/html' } });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await page.text()).toMatch(/<html/i);
+
+      const discovery = await (await fetch(`${running.baseUrl}/.well-known/openid-configuration`)).json();
+      expect(discovery.issuer).toBe(running.baseUrl);
+      firstKid = await kidOf(running.baseUrl);
+    } finally {
+      const { code, signal } = await stopProgram(running);
+      expect({ code, signal }, running.output()).toEqual({ code: 0, signal: null });
+    }
+    expect(fs.existsSync(path.join(dataDir, 'signing-key.pem'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'pgdata'))).toBe(true);
+  }, 180_000);
+
+  it('keeps its data across a restart: same signing key, no second seeding, no password printed', async () => {
+    expect(firstKid).not.toBe('');
+    const running = await startProgram();
+    try {
+      expect(running.output()).not.toContain('First run');
+      expect(running.output()).not.toContain('password');
+      expect(await kidOf(running.baseUrl)).toBe(firstKid);
+      const page = await fetch(`${running.baseUrl}/`, { headers: { accept: 'text/html' } });
+      expect(page.status).toBe(200);
+    } finally {
+      const { code } = await stopProgram(running);
+      expect(code, running.output()).toBe(0);
+    }
+  }, 180_000);
+});
