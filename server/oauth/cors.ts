@@ -50,6 +50,7 @@ export function corsFor(app: FastifyInstance, path: string, methods: string[]) {
     const state = states.get(request);
     const method = String(request.headers['access-control-request-method'] ?? '');
     if (!state?.origin || !methods.includes(method)) {
+      states.delete(request); // a refused preflight carries no CORS header at all
       return reply.status(403).send({ error: 'cors_refused', error_description: 'this origin is not allowed by any application' });
     }
     return reply

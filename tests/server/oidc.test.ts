@@ -369,6 +369,15 @@ describe('logout, secrets and CORS', () => {
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe(`${LOGOUT}?state=bye`);
     await expect(client.fetchUserInfo(config, tokens.access_token, 'worker')).rejects.toBeTruthy();
+
+    // without a hint nothing is revoked, but the page answers; a forged hint or an unknown client is a 400 page, never a redirect
+    expect((await fetch(`${issuer}/oauth/logout`)).status).toBe(200);
+    for (const query of [`id_token_hint=${tokens.id_token}x`, 'id_token_hint=garbage', `client_id=nope&post_logout_redirect_uri=${encodeURIComponent(LOGOUT)}`, `post_logout_redirect_uri=${encodeURIComponent(LOGOUT)}`]) {
+      const refused = await fetch(`${issuer}/oauth/logout?${query}`, { redirect: 'manual' });
+      expect(refused.status, query).toBe(400);
+      expect(refused.headers.get('location')).toBeNull();
+    }
+    expect((await postForm('/oauth/consent', { decision: 'allow' })).status).toBe(400);
   });
 
   it('rotates a client secret: the old one works during the grace period, then stops', async () => {
