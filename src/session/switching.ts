@@ -4,10 +4,13 @@ import { updateSession, type Company, type Domain } from './session';
 /** SPEC 4: switching loads the company and its primary domain and makes both current. */
 export async function switchToCompany(dataProvider: IamDataProvider, companyId: string): Promise<Company> {
   const { data: company } = await dataProvider.getOne<Company>('companies', { id: companyId });
-  const { data: domain } = await dataProvider.getOne<Domain>('domains', {
-    id: 'primary',
-    meta: { pathContext: { companyId } },
-  });
+  let domain: Domain | undefined;
+  try {
+    ({ data: domain } = await dataProvider.getOne<Domain>('domains', { id: 'primary', meta: { pathContext: { companyId } } }));
+  } catch (error) {
+    // A new company has no domain yet: switch anyway so its first domain can be created.
+    if ((error as { status?: number }).status !== 404) throw error;
+  }
   updateSession({ company, domain });
   return company;
 }

@@ -70,6 +70,19 @@ describe('companies list', () => {
     expect(getSession().domain?.id).toBe('beta.example');
   });
 
+  it('switches to a company that has no domain yet', async () => {
+    mockFetch((request) =>
+      request.url.endsWith('/domainNames/primary') ? { status: 404, json: { message: 'not found' } } : provider(request),
+    );
+    open();
+    await screen.findByText('Beta Ltd');
+    const betaRow = screen.getAllByRole('row').find((row) => within(row).queryByText('beta'))!;
+    await userEvent.click(within(betaRow).getByRole('checkbox'));
+    await userEvent.click(screen.getByRole('button', { name: 'Switch' }));
+    await waitFor(() => expect(getSession().company?.id).toBe('beta'));
+    expect(getSession().domain).toBeUndefined();
+  });
+
   it('confirms, then deletes the selection with one list body', async () => {
     const { requests } = mockFetch(provider);
     open();

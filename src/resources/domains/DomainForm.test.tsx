@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mockFetch } from '../../test/fetchMock';
 import { renderScreen } from '../../test/renderScreen';
-import { clearSession, updateSession } from '../../session/session';
+import { clearSession, getSession, updateSession } from '../../session/session';
 import DomainForm from './DomainForm';
 import { domains } from './index';
 
@@ -37,6 +37,16 @@ describe('domain form', () => {
     await waitFor(() => expect(locations.at(-1)).toBe('/previous'));
     expect(`${requests[0].method} ${requests[0].url}`).toBe('POST /api/companys/child/domainNames');
     expect(JSON.parse(requests[0].body!)).toEqual({ name: 'child.example', description: 'First domain', id: 'child.example' });
+  });
+
+  it('makes the first domain of the current company the current domain', async () => {
+    updateSession({ domain: undefined });
+    mockFetch((request) => ({ json: { ...JSON.parse(request.body!), primary: true } }));
+    open({ company, mode: 'new', domainCount: 0 });
+    await userEvent.type(await screen.findByLabelText(/Domain Name/), 'acme.example');
+    await userEvent.type(screen.getByLabelText(/Description/), 'First');
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(getSession().domain?.id).toBe('acme.example'));
   });
 
   it('views a domain read-only, and saves it with PUT after Edit', async () => {

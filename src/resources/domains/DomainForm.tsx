@@ -1,5 +1,5 @@
 import { useLocation, useTranslate } from 'react-admin';
-import { getSession } from '../../session/session';
+import { getSession, updateSession, type Domain } from '../../session/session';
 import { DeclaredFormScreen, isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
 import type { DomainFormState } from './DomainList';
 
@@ -16,6 +16,11 @@ export default function DomainForm() {
       initialMode={mode}
       record={mode === 'new' ? undefined : state.domain}
       meta={{ pathContext: { companyId: company?.id ?? '' } }}
+      onSaved={(saved) => {
+        // The first domain of the current company becomes the current domain (it is the primary one).
+        const session = getSession();
+        if (!session.domain && session.company?.id === company?.id) updateSession({ domain: saved as Domain });
+      }}
       titles={{
         new: translate('iam.domains.newTitle'),
         view: translate('iam.domains.viewTitle'),

@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { Alert, Button, Card, CardContent, CircularProgress, Stack, Typography } from '@mui/material';
-import { Form, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } from 'react-admin';
+import { Form, Title, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import { useDeclaration } from './DeclarationContext';
 import { DeclaredInputs } from './DeclaredInputs';
@@ -23,6 +23,8 @@ interface DeclaredFormScreenProps {
   meta?: IamMeta;
   /** Field whose value names the record in the duplicate message. */
   nameField?: string;
+  /** Runs after a successful create or save, before going back. */
+  onSaved?: (record: RaRecord, mode: FormMode) => void;
   children?: ReactNode;
 }
 
@@ -38,6 +40,7 @@ export function DeclaredFormScreen({
   toPayload = (values) => values,
   meta,
   nameField,
+  onSaved,
   children,
 }: DeclaredFormScreenProps) {
   const declaration = useDeclaration();
@@ -55,13 +58,15 @@ export function DeclaredFormScreen({
     const data = toPayload(values, mode);
     try {
       if (mode === 'new') {
-        await create(declaration.name, { data, meta }, { returnPromise: true });
+        const created = await create(declaration.name, { data, meta }, { returnPromise: true });
+        onSaved?.(created, mode);
       } else {
-        await update(
+        const saved = await update(
           declaration.name,
           { id: record?.id as RaRecord['id'], data: { ...record, ...data }, previousData: record, meta },
           { mutationMode: 'pessimistic', returnPromise: true },
         );
+        onSaved?.(saved, mode);
       }
       navigate(-1);
     } catch (failure) {
@@ -73,6 +78,7 @@ export function DeclaredFormScreen({
 
   return (
     <Card sx={{ mt: 2, maxWidth: 720 }}>
+      <Title title={titles[mode]} />
       <CardContent>
         <Typography variant="h5" component="h1" gutterBottom>
           {titles[mode]}

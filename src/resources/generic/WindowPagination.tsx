@@ -36,7 +36,9 @@ export function WindowPagination({ window, rowsPerPageOptions }: WindowPaginatio
         label={translate('iam.list.rowsPerPage')}
         value={perPage}
         onChange={(event) => setPerPage(Number(event.target.value))}
-        sx={{ minWidth: 120 }}
+        fullWidth={false}
+        margin="none"
+        sx={{ width: 140 }}
       >
         {rowsPerPageOptions.map((option) => (
           <MenuItem key={option} value={option}>
