@@ -138,7 +138,8 @@ const identityProperties = {
 
 const createProperties = Object.fromEntries(
   Object.entries(settingsSchema).map(([name, schema]) =>
-    name === 'client_name' ? [name, schema] : [name, { ...schema, default: APPLICATION_DEFAULTS[name as keyof ApplicationSettings] }],
+    // grant_types has no schema default: it depends on app_type (see defaultGrantTypes)
+    name === 'client_name' || name === 'grant_types' ? [name, schema] : [name, { ...schema, default: APPLICATION_DEFAULTS[name as keyof ApplicationSettings] }],
   ),
 );
 
@@ -299,6 +300,11 @@ async function revokeGrants(db: Queryable, clientIds: string[]) {
   await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE client_id = ANY ($1) AND revoked_at IS NULL`, [clientIds]);
 }
 
+/** A machine-to-machine application can only ever use client_credentials; the others sign users in. */
+function defaultGrantTypes(appType: ApplicationSettings['app_type'] | undefined): string[] {
+  return appType === 'machine' ? ['client_credentials'] : [...APPLICATION_DEFAULTS.grant_types];
+}
+
 /** Every write of an application goes through here. */
 export const applications = {
   /** The caller has already been checked against companyId/domainId (guard or checkAccess). */
@@ -306,7 +312,8 @@ export const applications = {
     if (body.id && body.client_id && body.id !== body.client_id) throw badRequest('id must equal client_id');
     const clientId = body.client_id || body.id || randomAlphanumeric(32);
     const secret = body.client_secret || randomAlphanumeric(32);
-    const settings = normalizeSettings({ ...APPLICATION_DEFAULTS, ...definedSettings(body) });
+    const given = definedSettings(body);
+    const settings = normalizeSettings({ ...APPLICATION_DEFAULTS, grant_types: defaultGrantTypes(given.app_type), ...given });
     const values = settingValues(settings);
     const placeholders = SETTINGS.map((name, i) => `$${i + 5}${JSONB_COLUMNS.has(name) ? '::jsonb' : ''}`);
     const created = await uniqueByConstraint({ applications_pkey: clientId, applications_name: settings.client_name }, async () => {

@@ -24,6 +24,14 @@ async function applicationCount() {
 }
 
 describe('applications: create', () => {
+  it('gives a machine-to-machine application client_credentials by default, and keeps an explicit choice', async () => {
+    const machine = await admin('POST', '/api/application', newApp('Nightly batch', { app_type: 'machine' }));
+    expect(machine.status).toBe(201);
+    expect(machine.body.grant_types).toEqual(['client_credentials']);
+    const chosen = await admin('POST', '/api/application', newApp('Chosen grants', { app_type: 'web', grant_types: ['authorization_code'] }));
+    expect(chosen.body.grant_types).toEqual(['authorization_code']);
+  });
+
   it('applies the SPEC 9 defaults, shows the generated secret once and stores only its hash', async () => {
     const res = await admin('POST', '/api/application', newApp('Shop', { redirect_uris: ['https://shop.example/callback'] }));
     expect(res.status).toBe(201);
