@@ -37,6 +37,7 @@ export function CodeSnippet({ intro, code, error }: CodeSnippetProps) {
       </Stack>
       <Box
         component="pre"
+        role="region"
         tabIndex={0}
         aria-label={translate('iam.quickStart.code')}
         sx={{
