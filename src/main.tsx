@@ -33,7 +33,7 @@ createRoot(document.getElementById('root')!).render(
     <Suspense
       fallback={
         <main className="plain-page" aria-busy="true">
-          <p>{translate('iam.list.loading')}</p>
+          <p>{translate('iam.loading')}</p>
         </main>
       }
     >

@@ -1,44 +1,14 @@
 /**
- * English messages of the console. The words are SPEC.md's words. This module holds plain data
- * (no react-admin import) so the small sign-in pages can use it too; i18nProvider.ts merges it
- * with react-admin's own English messages for the admin app.
+ * English messages of the console. The words are SPEC.md's words. i18nProvider.ts merges them
+ * with react-admin's own English messages. The sign-in pages' messages live in signIn.ts so the
+ * sign-in bundle does not carry every screen's words.
  */
+import { signInMessages } from './signIn';
+
 export const en = {
   iam: {
     appTitle: 'IAM Console',
-    login: {
-      title: 'Sign in to your account',
-      email: 'Email',
-      password: 'Password',
-      remember: 'Remember me',
-      forgot: 'Forgot your password?',
-      terms: 'By signing in you agree to our Terms Of Use.',
-      submit: 'Login',
-      signupPrompt: "Don't have an account?",
-      signup: 'Signup',
-      redirecting: 'Signing you in…',
-    },
-    callback: {
-      logging: 'Logging.....',
-      loggedIn: 'Logged In.',
-      message: 'Message: %{error}',
-      login: 'LogIn',
-    },
-    logout: {
-      question: 'Do you want to logout now?',
-      button: 'Log out',
-    },
-    notFound: {
-      code: '404',
-      title: 'Oops! There is something problem!',
-      subtitle: 'Please try again later!',
-      home: 'Go To Home',
-    },
-    error: {
-      title: 'Something went wrong',
-      text: 'The sign-in could not be completed.',
-      login: 'Back to sign-in',
-    },
+    ...signInMessages,
     dashboard: {
       hello: 'Hello %{displayName}',
       happening: "Here is what's happening with your company %{company} today:",

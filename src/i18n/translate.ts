@@ -1,11 +1,13 @@
 /**
  * A tiny translator for the sign-in pages, which must not load react-admin. It reads the same
- * messages and the same %{name} interpolation as ra-i18n-polyglot.
+ * messages (the sign-in part of en.ts) and the same %{name} interpolation as ra-i18n-polyglot.
  */
-import { en } from './en';
+import { signInMessages } from './signIn';
+
+const messages = { iam: { appTitle: 'IAM Console', ...signInMessages } };
 
 export function translate(key: string, values: Record<string, string | number> = {}): string {
-  let node: unknown = en;
+  let node: unknown = messages;
   for (const part of key.split('.')) {
     node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
   }

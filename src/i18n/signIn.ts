@@ -1,0 +1,40 @@
+/**
+ * Messages of the pages shown before sign-in (and the 404 page). Kept apart from en.ts, which
+ * includes them, because these ship in the small sign-in bundle.
+ */
+export const signInMessages = {
+  loading: 'Loading…',
+  login: {
+    title: 'Sign in to your account',
+    email: 'Email',
+    password: 'Password',
+    remember: 'Remember me',
+    forgot: 'Forgot your password?',
+    terms: 'By signing in you agree to our Terms Of Use.',
+    submit: 'Login',
+    signupPrompt: "Don't have an account?",
+    signup: 'Signup',
+    redirecting: 'Signing you in…',
+  },
+  callback: {
+    logging: 'Logging.....',
+    loggedIn: 'Logged In.',
+    message: 'Message: %{error}',
+    login: 'LogIn',
+  },
+  logout: {
+    question: 'Do you want to logout now?',
+    button: 'Log out',
+  },
+  notFound: {
+    code: '404',
+    title: 'Oops! There is something problem!',
+    subtitle: 'Please try again later!',
+    home: 'Go To Home',
+  },
+  error: {
+    title: 'Something went wrong',
+    text: 'The sign-in could not be completed.',
+    login: 'Back to sign-in',
+  },
+};
