@@ -107,6 +107,7 @@ function AddScopeForm({ meta, editing }: { meta: IamMeta; editing: boolean }) {
           helperText={missing ? translate('iam.errors.required') : ' '}
           disabled={!editing}
           size="small"
+          variant="outlined"
         />
         <MuiTextField
           label={translate('resources.permissionScopes.fields.description')}
@@ -115,6 +116,7 @@ function AddScopeForm({ meta, editing }: { meta: IamMeta; editing: boolean }) {
           helperText=" "
           disabled={!editing}
           size="small"
+          variant="outlined"
           sx={{ flex: 1 }}
         />
         <Button type="submit" variant="contained" startIcon={<AddIcon />} disabled={!editing || isPending}>

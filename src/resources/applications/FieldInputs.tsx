@@ -33,7 +33,8 @@ function FieldInput({ field, readOnly, choices }: { field: FieldDeclaration; rea
   const translate = useTranslate();
   const label = `resources.${useDeclaration().name}.fields.${field.source}`;
   const validate: Validator[] = field.required && !readOnly ? [required()] : [];
-  const common = { source: field.source, label, readOnly, fullWidth: true } as const;
+  // Outlined: a focused label keeps 4.5:1 contrast on the card (the filled variant's grey does not).
+  const common = { source: field.source, label, readOnly, fullWidth: true, variant: 'outlined' } as const;
   const declaredChoices = (field.choices ?? []).map((value) => ({
     id: value,
     name: field.choiceLabelPrefix ? translate(`${field.choiceLabelPrefix}.${value}`) : value,

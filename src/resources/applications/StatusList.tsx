@@ -108,6 +108,8 @@ export function StatusList({ onNew, onRowClick }: StatusListProps) {
               size="small"
               value={status}
               aria-label={translate('iam.statusList.status')}
+              // The standard grey of unselected buttons falls just under 4.5:1 on the page background.
+              sx={{ '& .MuiToggleButton-root': { color: 'text.secondary' }, '& .Mui-selected': { color: 'text.primary' } }}
               onChange={(_event, value: ListStatus | null) => value && setStatus(value)}
             >
               <ToggleButton value="active">{translate('iam.statusList.active')}</ToggleButton>
@@ -115,7 +117,7 @@ export function StatusList({ onNew, onRowClick }: StatusListProps) {
             </ToggleButtonGroup>
             {status === 'active' ? (
               <>
-                <Button startIcon={<AddIcon />} onClick={onNew}>
+                <Button variant="contained" startIcon={<AddIcon />} onClick={onNew}>
                   {translate('iam.actions.new')}
                 </Button>
                 <SetStatusButton to="deleted" meta={meta} />
