@@ -120,6 +120,15 @@ describe('companies list', () => {
     await userEvent.click(await screen.findByText('Gamma Ltd'));
     await waitFor(() => expect(locations.at(-1)).toBe(companies.routes.form));
   });
+
+  it('opens a row from the keyboard through its name', async () => {
+    mockFetch(provider);
+    const { locations } = open();
+    const name = await screen.findByRole('button', { name: 'gamma' });
+    name.focus();
+    await userEvent.keyboard('{Enter}');
+    await waitFor(() => expect(locations.at(-1)).toBe(companies.routes.form));
+  });
 });
 
 describe('companies list at the top', () => {

@@ -1,6 +1,6 @@
-import type { ReactElement } from 'react';
-import { Typography } from '@mui/material';
-import { Datagrid, List, SearchInput, TextField, useTranslate, type RaRecord } from 'react-admin';
+import type { MouseEvent, ReactElement } from 'react';
+import { Link, Typography } from '@mui/material';
+import { Datagrid, FunctionField, List, SearchInput, TextField, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import { useDeclaration } from './DeclarationContext';
 import { WindowPagination } from './WindowPagination';
@@ -49,9 +49,30 @@ export function DeclaredList({ actions, onRowClick, meta, title = false }: Decla
           </Typography>
         }
       >
-        {declaration.listColumns.map((column) => (
-          <TextField key={column} source={column} sortable={column !== 'description'} />
-        ))}
+        {declaration.listColumns.map((column, index) =>
+          index === 0 && onRowClick ? (
+            // The first column opens the record from the keyboard too (a row click is mouse-only).
+            <FunctionField
+              key={column}
+              source={column}
+              render={(record: RaRecord) => (
+                <Link
+                  component="button"
+                  type="button"
+                  underline="hover"
+                  onClick={(event: MouseEvent) => {
+                    event.stopPropagation();
+                    onRowClick(record);
+                  }}
+                >
+                  {String(record[column] ?? '')}
+                </Link>
+              )}
+            />
+          ) : (
+            <TextField key={column} source={column} sortable={column !== 'description'} />
+          ),
+        )}
       </Datagrid>
     </List>
   );

@@ -30,22 +30,23 @@ export function WindowPagination({ window, rowsPerPageOptions }: WindowPaginatio
       aria-label={translate('ra.navigation.page_rows_per_page')}
       sx={{ display: 'flex', alignItems: 'center', justifyContent: 'flex-end', flexWrap: 'wrap', gap: 1, p: 1 }}
     >
-      <TextField
-        select
-        size="small"
-        label={translate('iam.list.rowsPerPage')}
-        value={perPage}
-        onChange={(event) => setPerPage(Number(event.target.value))}
-        fullWidth={false}
-        margin="none"
-        sx={{ width: 140 }}
-      >
-        {rowsPerPageOptions.map((option) => (
-          <MenuItem key={option} value={option}>
-            {option}
-          </MenuItem>
-        ))}
-      </TextField>
+      <Box sx={{ width: 140 }}>
+        <TextField
+          select
+          size="small"
+          label={translate('iam.list.rowsPerPage')}
+          value={perPage}
+          onChange={(event) => setPerPage(Number(event.target.value))}
+          fullWidth
+          margin="none"
+        >
+          {rowsPerPageOptions.map((option) => (
+            <MenuItem key={option} value={option}>
+              {option}
+            </MenuItem>
+          ))}
+        </TextField>
+      </Box>
       <Typography variant="body2" sx={{ mx: 1 }}>
         {translate('iam.list.range', { from, to, total })}
       </Typography>
