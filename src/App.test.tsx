@@ -70,6 +70,18 @@ describe('signed-in app', () => {
     await waitFor(() => expect(localStorage.getItem('sidebar-expanded')).not.toBeNull());
   });
 
+  it('has a user menu with the display name, the e-mail, Settings and Logout', async () => {
+    mockFetch(provider);
+    window.history.replaceState(null, '', '/dashboard');
+    render(<App />);
+    await screen.findByRole('heading', { name: 'Hello Ada Admin' }, { timeout: 5000 });
+    await userEvent.click(screen.getByRole('button', { name: /Profile|Ada Admin/ }));
+    const menu = await screen.findByRole('menu');
+    expect(within(menu).getByText('admin@example.com')).toBeInTheDocument();
+    expect(within(menu).getByRole('menuitem', { name: 'Settings' })).toBeInTheDocument();
+    expect(within(menu).getByRole('menuitem', { name: 'Logout' })).toHaveAttribute('href', '/logout');
+  });
+
   it('shows the 404 page for unknown paths', async () => {
     mockFetch(provider);
     window.history.replaceState(null, '', '/analytics');

@@ -123,6 +123,14 @@ describe('callback', () => {
     expect(result).toEqual({ kind: 'denied', error: 'Wrong password' });
   });
 
+  it('restores the session from an unexpired remembered token when there is no code', async () => {
+    const { requests } = providerAnswers();
+    vi.spyOn(Cookies, 'get').mockReturnValue(JSON.stringify({ ...token, expires_at: Date.now() + 60_000 }) as never);
+    expect(await handleCallback('')).toEqual({ kind: 'signedIn', next: '/dashboard' });
+    expect(requests.map((request) => request.url)).toEqual(['/api/companys/root', '/api/companys/root/domainNames/default']);
+    expect(getSession().accessToken).toBe(token.access_token);
+  });
+
   it('does nothing without a code and without a stored token', async () => {
     const { requests } = providerAnswers();
     expect(await handleCallback('')).toEqual({ kind: 'idle' });
