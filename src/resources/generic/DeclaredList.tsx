@@ -1,6 +1,6 @@
 import type { MouseEvent, ReactElement } from 'react';
 import { Link, Typography } from '@mui/material';
-import { Datagrid, FunctionField, List, SearchInput, TextField, useTranslate, type RaRecord } from 'react-admin';
+import { Datagrid, FunctionField, List, SearchInput, TextField, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import { useDeclaration } from './DeclarationContext';
 import { WindowPagination } from './WindowPagination';
@@ -11,6 +11,20 @@ interface DeclaredListProps {
   onRowClick?: (record: RaRecord) => void;
   meta?: IamMeta;
   title?: string | ReactElement | false;
+}
+
+/**
+ * How many rows are selected, in the page flow. react-admin's own bulk-actions toolbar would slide
+ * over the list's toolbar, hiding New, Delete, Switch... while rows are selected.
+ */
+function SelectionSummary() {
+  const { selectedIds } = useListContext();
+  const translate = useTranslate();
+  return (
+    <Typography variant="body2" color="text.secondary" aria-live="polite" sx={{ px: 2, minHeight: 0 }}>
+      {selectedIds.length > 0 ? translate('ra.action.bulk_actions', { smart_count: selectedIds.length }) : ''}
+    </Typography>
+  );
 }
 
 /** A server-paged list with checkboxes, built from the declaration's columns and page sizes. */
@@ -35,6 +49,7 @@ export function DeclaredList({ actions, onRowClick, meta, title = false }: Decla
     >
       <Datagrid
         bulkActionButtons={<></>}
+        bulkActionsToolbar={<SelectionSummary />}
         rowClick={
           onRowClick
             ? (_id, _resource, record) => {
