@@ -1,6 +1,7 @@
 import type { RaRecord } from 'react-admin';
 import { getSession } from '../../session/session';
-import { StatusList, type FormMode } from '../users/statusList/StatusList';
+import { StatusList } from '../users/statusList/StatusList';
+import type { FormMode } from '../generic/DeclaredFormScreen';
 
 /** SPEC 2.1: /groups-new receives company, domain, group and mode. */
 export function groupFormState(mode: FormMode, group?: RaRecord) {

@@ -1,6 +1,7 @@
 import { useTranslate, type RaRecord } from 'react-admin';
 import { getSession } from '../../session/session';
-import { StatusList, type FormMode } from './statusList/StatusList';
+import { StatusList } from './statusList/StatusList';
+import type { FormMode } from '../generic/DeclaredFormScreen';
 
 /** SPEC 2.1: /users-new receives company, domain, user, mode and header. */
 export function userFormState(mode: FormMode, translate: (key: string) => string, user?: RaRecord) {

@@ -15,14 +15,13 @@ import {
 } from 'react-admin';
 import type { IamMeta } from '../../../dataProvider';
 import { useDeclaration } from '../../generic/DeclarationContext';
+import type { FormMode } from '../../generic/DeclaredFormScreen';
 import { useListMeta } from '../../generic/useListMeta';
 import { WindowPagination } from '../../generic/WindowPagination';
 import { ExportCsvButton } from './ExportCsvButton';
 import { statusCondition, useListStatus, type ListStatus } from './listStatus';
 import { PurgeButton } from './PurgeButton';
 import { RecoverButton, SoftDeleteButton } from './StatusButtons';
-
-export type FormMode = 'new' | 'view' | 'edit';
 
 export interface StatusListTexts {
   activeTitle: string;
