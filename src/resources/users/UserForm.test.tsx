@@ -55,7 +55,8 @@ describe('user form', () => {
     const { locations } = open({ company, domain, mode: 'new' });
     await fillNewUser('correct horse', 'correct horse');
     await userEvent.click(screen.getByRole('button', { name: 'Create' }));
-    await waitFor(() => expect(locations.at(-1)).toBe('/previous'));
+    // bcrypt at cost 10 runs in the test's single thread: allow it time on a busy machine
+    await waitFor(() => expect(locations.at(-1)).toBe('/previous'), { timeout: 15_000 });
 
     expect(`${requests[0].method} ${requests[0].url}`).toBe(`POST ${USERS_URL}`);
     const body = JSON.parse(requests[0].body!);
