@@ -104,8 +104,10 @@ function WizardBody({
         <Button disabled={active === 0} onClick={() => setActive(active - 1)}>
           {translate('iam.wizard.previous')}
         </Button>
+        {/* Distinct keys: reusing Next's element as Finish would turn the click that reached the last step into a submit. */}
         {last ? (
           <Button
+            key="finish"
             type="submit"
             variant="contained"
             disabled={saving}
@@ -114,7 +116,7 @@ function WizardBody({
             {translate('iam.wizard.finish')}
           </Button>
         ) : (
-          <Button variant="contained" onClick={next}>
+          <Button key="next" variant="contained" onClick={next}>
             {translate('iam.wizard.next')}
           </Button>
         )}
