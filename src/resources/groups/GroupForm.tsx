@@ -5,6 +5,7 @@ import type { Company, Domain } from '../../session/session';
 import { useSession } from '../../session/useSession';
 import { DeclaredFormScreen, isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
 import { MembersPanel } from './members/MembersPanel';
+import { PermissionsPanel } from './permissions/PermissionsPanel';
 
 interface GroupFormState {
   company?: Company;
@@ -13,11 +14,11 @@ interface GroupFormState {
   mode?: unknown;
 }
 
-type GroupTab = 'general' | 'members';
+type GroupTab = 'general' | 'members' | 'permissions';
 
 /**
- * SPEC 2.10 group form: tabs General (the declared fields, modes new / view / edit) and Members
- * (an existing group only). Opened without state, it is a new group of the current domain.
+ * SPEC 2.10 group form: tabs General (the declared fields, modes new / view / edit), Members and
+ * Permissions (issue 6: API scopes granted to the group; both an existing group only). Opened without state, it is a new group of the current domain.
  */
 export default function GroupForm() {
   const translate = useTranslate();
@@ -38,6 +39,7 @@ export default function GroupForm() {
       <Tabs value={tab} onChange={(_event, value: GroupTab) => setTab(value)} aria-label={translate('resources.groups.name', { smart_count: 1 })}>
         <Tab label={translate('iam.groups.general')} {...tabProps('general')} />
         <Tab label={translate('iam.groups.members')} disabled={!group} {...tabProps('members')} />
+        <Tab label={translate('iam.groupPermissions.tab')} disabled={!group} {...tabProps('permissions')} />
       </Tabs>
       <Box role="tabpanel" id="group-panel-general" aria-labelledby="group-tab-general" hidden={tab !== 'general'}>
         <DeclaredFormScreen
@@ -57,6 +59,15 @@ export default function GroupForm() {
           <Card sx={{ mt: 2 }}>
             <CardContent>
               <MembersPanel context={context} group={group as { id: string; name?: string; displayName?: string }} />
+            </CardContent>
+          </Card>
+        </Box>
+      )}
+      {group && tab === 'permissions' && (
+        <Box role="tabpanel" id="group-panel-permissions" aria-labelledby="group-tab-permissions">
+          <Card sx={{ mt: 2 }}>
+            <CardContent>
+              <PermissionsPanel context={context} group={group as { id: string; name?: string; displayName?: string }} />
             </CardContent>
           </Card>
         </Box>
