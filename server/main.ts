@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { configFromEnv } from './config.js';
 import { openDatabase } from './db/index.js';
+import { startMaintenance } from './db/maintenance.js';
 import { loadSigningKeys } from './keys.js';
 import { seedFirstRun } from './seed.js';
 
@@ -15,11 +16,14 @@ if (seed.seeded) {
   console.log(`First run: created company root, domain default and administrator ${config.adminEmail}, password ${password}`);
 }
 
+const stopMaintenance = startMaintenance(db, { log: (message) => app.log.warn(message) });
+
 let closing = false;
 async function shutdown(signal: string) {
   if (closing) return;
   closing = true;
   app.log.info(`${signal}: shutting down`);
+  stopMaintenance();
   await app.close();
   await db.close();
   process.exit(0);

@@ -62,7 +62,7 @@ async function startProgram(): Promise<Running> {
 
 async function stopProgram(running: Running) {
   running.child.kill('SIGTERM');
-  const timer = setTimeout(() => running.child.kill('SIGKILL'), 20_000);
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), 45_000);
   const result = await running.exited;
   clearTimeout(timer);
   return result;
