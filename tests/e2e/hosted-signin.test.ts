@@ -4,6 +4,8 @@
  * fresh browser context, the application's user signs in on the provider's hosted login page with
  * the code flow (PKCE, state, nonce). The test plays the relying party's back end: it exchanges the
  * code at the token endpoint with the secret shown once and verifies the ID token against the JWKS.
+ * On the way, the group form's Permissions tab grants one scope of an RBAC API to the user's group:
+ * the access token for that API carries exactly that permission.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as jose from 'jose';
@@ -22,6 +24,9 @@ const user = {
   password: 'Rp-Secret-Pass-1',
 };
 const appName = `Hosted sign-in ${suffix}`;
+const rbacApi = { name: `Inventory ${suffix}`, identifier: `https://inventory-${suffix}.example` };
+const groupName = `rp-readers-${suffix}`;
+const groupDisplayName = `RP Readers ${suffix}`;
 const redirectUri = () => `${baseUrl()}/rp-callback`;
 
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
@@ -36,6 +41,25 @@ let admin: Page;
 const registered = { clientId: '', secret: '' };
 /** Where the hosted login sent the browser back. */
 let callback: URL | undefined;
+
+/** Calls the management API with the signed-in console's own token (setup that is not under test). */
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  return admin.evaluate(
+    async ({ method, path, body }) => {
+      const token = JSON.parse(sessionStorage.getItem('accessToken') ?? '""');
+      const response = await fetch(`/api/${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, json: text ? JSON.parse(text) : undefined };
+    },
+    { method, path, body },
+  );
+}
+
+const groupPath = () => `companys/root/domainNames/default/groups/${encodeURIComponent(groupName)}`;
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -88,6 +112,56 @@ describe('sign in to an application registered in the console', () => {
     await poll(() => admin.getByRole('cell', { name: appName }).count()).toBe(1);
   });
 
+  it("grants one scope of an RBAC API to the user's group in the group form's Permissions tab", async () => {
+    // Setup through the API: an RBAC API with two scopes, and a group with the new user in it.
+    const created = await api('POST', 'root/default/api', { ...rbacApi, RBAC: true, addPermissionAccessToken: true });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    for (const [permission, description] of [
+      ['stock:read', 'Read stock levels'],
+      ['stock:write', 'Change stock levels'],
+    ]) {
+      expect((await api('POST', `api/${created.json.id}/PermissionScopes`, { permission, description })).status).toBe(201);
+    }
+    const group = await api('POST', 'companys/root/domainNames/default/groups', {
+      name: groupName,
+      displayName: groupDisplayName,
+      email: `${groupName}@example.com`,
+      notes: '',
+    });
+    expect(group.status, JSON.stringify(group.json)).toBe(201);
+    const found = await api('GET', `companys/root/domainNames/default/users?filter=${encodeURIComponent(JSON.stringify({ q: user.username }))}`);
+    const userId = found.json.find((candidate: { username: string }) => candidate.username === user.username)?.id;
+    expect(userId).toBeTruthy();
+    expect((await api('POST', `${groupPath()}/members`, [{ id: userId, displayName: user.displayName, type: 'user' }])).status).toBe(200);
+
+    await admin.goto('/groups');
+    await admin.getByPlaceholder('Search').first().fill(groupName);
+    await admin.getByRole('button', { name: groupDisplayName }).click();
+    await admin.waitForURL(/\/groups-new$/);
+    await admin.getByRole('tab', { name: 'Permissions' }).click();
+    await poll(() => admin.getByText(/This group has no permissions yet/).isVisible()).toBe(true);
+
+    await admin.getByRole('button', { name: 'Add', exact: true }).click();
+    const dialog = admin.getByRole('dialog', { name: `Add permissions to ${groupDisplayName}` });
+    await dialog.getByRole('combobox', { name: 'API' }).click();
+    await admin.getByRole('option', { name: new RegExp(rbacApi.name) }).click();
+    const scopes = dialog.getByRole('group', { name: 'Permission scopes' });
+    await poll(() => scopes.getByRole('checkbox').count()).toBe(2);
+    await scopes.getByRole('checkbox', { name: /stock:read/ }).check();
+    await expectNoAxeViolations(admin, { exclude: ['header'] });
+    await screenshot(admin, 'group-permissions-add-light');
+    await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+    await poll(() => admin.getByRole('dialog').count()).toBe(0);
+
+    const table = admin.getByRole('table', { name: 'Permissions' });
+    await poll(() => table.getByRole('row').filter({ hasText: 'stock:read' }).count()).toBe(1);
+    expect(await table.getByRole('row').filter({ hasText: 'stock:write' }).count()).toBe(0);
+    await expectNoAxeViolations(admin, { exclude: ['header'] });
+    await screenshot(admin, 'group-permissions-light');
+    const granted = await api('GET', `${groupPath()}/permissions`);
+    expect(granted.json).toEqual([{ apiId: created.json.id, apiName: rbacApi.name, permission: 'stock:read', description: 'Read stock levels' }]);
+  });
+
   it('signs the user in on the hosted login page and lands on the redirect URI with code and state', async () => {
     expect(registered.clientId, 'the application was registered').not.toBe('');
     // A fresh context: no console session, only what a relying party's user would have.
@@ -98,7 +172,8 @@ describe('sign in to an application registered in the console', () => {
         response_type: 'code',
         client_id: registered.clientId,
         redirect_uri: redirectUri(),
-        scope: 'openid email',
+        scope: 'openid email stock:read stock:write',
+        audience: rbacApi.identifier,
         state: STATE,
         code_challenge: challenge,
         code_challenge_method: 'S256',
@@ -176,8 +251,28 @@ describe('sign in to an application registered in the console', () => {
     expect(payload.email).toBe(user.email);
     expect(payload.sub).toBeTruthy();
 
+    // The access token is for the RBAC API and carries only what the group was granted.
+    const access = await jose.jwtVerify(body.access_token!, jose.createRemoteJWKSet(new URL(discovery.jwks_uri)), {
+      issuer: discovery.issuer,
+      audience: rbacApi.identifier,
+    });
+    expect(access.payload.permissions).toEqual(['stock:read']);
+    expect(String(access.payload.scope).split(' ')).toContain('stock:read');
+    expect(String(access.payload.scope).split(' ')).not.toContain('stock:write');
+
     // The code is single-use.
     response = await exchange();
     expect(response.status).toBe(400);
+  });
+  it('takes the permission back in the Permissions tab after confirmation', async () => {
+    const table = admin.getByRole('table', { name: 'Permissions' });
+    await admin.getByRole('button', { name: `Delete stock:read of ${rbacApi.name}` }).click();
+    const confirm = admin.getByRole('dialog');
+    await poll(() => confirm.textContent()).toContain(`Remove stock:read of ${rbacApi.name} from the group?`);
+    await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+    await poll(() => admin.getByRole('dialog').count()).toBe(0);
+    await poll(() => admin.getByText(/This group has no permissions yet/).isVisible()).toBe(true);
+    expect(await table.count()).toBe(0);
+    expect((await api('GET', `${groupPath()}/permissions`)).json).toEqual([]);
   });
 });
