@@ -108,6 +108,7 @@ function AddScopeForm({ meta, editing }: { meta: IamMeta; editing: boolean }) {
           disabled={!editing}
           size="small"
           variant="outlined"
+          sx={{ flex: '1 1 0', minWidth: 0 }}
         />
         <MuiTextField
           label={translate('resources.permissionScopes.fields.description')}
@@ -117,7 +118,7 @@ function AddScopeForm({ meta, editing }: { meta: IamMeta; editing: boolean }) {
           disabled={!editing}
           size="small"
           variant="outlined"
-          sx={{ flex: 1 }}
+          sx={{ flex: '2 1 0', minWidth: 0 }}
         />
         <Button type="submit" variant="contained" startIcon={<AddIcon />} disabled={!editing || isPending}>
           {translate('iam.apis.add')}

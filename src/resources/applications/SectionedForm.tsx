@@ -190,7 +190,14 @@ export function SectionedForm({
             {error}
           </Alert>
         )}
-        <Form record={mode === 'new' ? defaults : record} onSubmit={submit} noValidate key={mode}>
+        <Form
+          record={mode === 'new' ? defaults : record}
+          onSubmit={submit}
+          noValidate
+          key={mode}
+          // A field checked by Next is checked again as it changes, so a fixed error clears at once.
+          mode="onTouched"
+        >
           {mode === 'new' ? (
             <WizardBody
               sections={sections}
