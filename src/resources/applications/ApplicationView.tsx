@@ -1,8 +1,9 @@
-import { Alert, Button } from '@mui/material';
+import { Alert, Box, Button } from '@mui/material';
 import { useLocation, useNavigate, useTranslate } from 'react-admin';
 import { applicationSnippet } from './quickStart';
 import { ApplicationFormScreen, type ApplicationFormState } from './ApplicationForm';
 import { CodeSnippet } from './CodeSnippet';
+import { RotateSecretButton } from './RotateSecretButton';
 import { useDiscovery } from './useDiscovery';
 import { ViewTabs } from './ViewTabs';
 
@@ -57,7 +58,17 @@ export default function ApplicationView() {
         {
           labelKey: 'iam.applications.tabs.settings',
           framed: true,
-          content: <ApplicationFormScreen state={{ ...state, mode: 'view', header: translate('iam.applications.tabs.settings') }} />,
+          content: (
+            <>
+              {/* Confidential clients only: SPA and native apps are public and never use their secret. */}
+              {(application.app_type === 'web' || application.app_type === 'machine') && (
+                <Box sx={{ display: 'flex', justifyContent: 'flex-end', mt: 2 }}>
+                  <RotateSecretButton application={{ id: String(application.id), client_name: application.client_name }} />
+                </Box>
+              )}
+              <ApplicationFormScreen state={{ ...state, mode: 'view', header: translate('iam.applications.tabs.settings') }} />
+            </>
+          ),
         },
       ]}
     />

@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { i18nProvider } from '../../i18n/i18nProvider';
 import { clearSession, updateSession } from '../../session/session';
 import { mockFetch } from '../../test/fetchMock';
+import { renderScreen } from '../../test/renderScreen';
+import ApplicationView from './ApplicationView';
+import { applications } from './index';
 import { RotateSecretButton } from './RotateSecretButton';
 
 const application = { id: 'app_123', client_name: 'Shop' };
@@ -114,5 +117,32 @@ describe('RotateSecretButton', () => {
     expect(await within(dialog).findByRole('alert')).toHaveTextContent('application app_123 not found');
     expect(JSON.parse(requests[0].body!)).toEqual({ graceSeconds: 3600 });
     expect(onRotated).not.toHaveBeenCalled();
+  });
+});
+
+describe('on the application view', () => {
+  const view = (app_type: string) =>
+    renderScreen(applications, ApplicationView, {
+      pathname: '/applications-view',
+      state: {
+        company: { id: 'root', name: 'root' },
+        domain: { id: 'default', name: 'default' },
+        application: { id: 'app_123', client_id: 'app_123', client_name: 'Shop', app_type, domain: 'default', status: 'active' },
+      },
+    });
+
+  it('the Settings tab offers Rotate secret for a confidential client, not for a public one', async () => {
+    const user = userEvent.setup();
+    // Lists (the domains of the Settings form) answer empty; the discovery document is not needed here.
+    mockFetch(() => ({ json: [], headers: { 'Content-Range': 'items */0' } }));
+    view('web');
+    await user.click(await screen.findByRole('tab', { name: 'Settings' }));
+    expect(await screen.findByRole('button', { name: 'Rotate secret' })).toBeInTheDocument();
+
+    cleanup();
+    view('SPA');
+    await user.click(await screen.findByRole('tab', { name: 'Settings' }));
+    await screen.findByRole('tabpanel');
+    expect(screen.queryByRole('button', { name: 'Rotate secret' })).not.toBeInTheDocument();
   });
 });
