@@ -376,7 +376,8 @@ describe('logout', () => {
 
     // Signed out, the console's screens send the visitor back to sign in.
     await page.goto(`${baseUrl()}/dashboard`);
-    await page.waitForURL((url) => url.pathname === '/' || url.pathname === '/login');
+    await eventually(() => new URL(page.url()).pathname).toMatch(/^\/(login)?$/);
+    await eventually(() => page.getByRole('button', { name: 'Login' }).isVisible()).toBe(true);
     await screenshot(page, 'console-after-logout');
   });
 });
