@@ -4,13 +4,14 @@
  * its declaration and load on first use.
  */
 import { lazy } from 'react';
-import { Admin, CustomRoutes, defaultDarkTheme, defaultLightTheme } from 'react-admin';
+import { Admin, CustomRoutes } from 'react-admin';
 import { BrowserRouter, Route } from 'react-router-dom';
 import { authProvider } from './authProvider/authProvider';
 import { dataProvider } from './dataProvider';
 import { i18nProvider } from './i18n/i18nProvider';
 import { Layout } from './layout/Layout';
 import { iamStore } from './layout/store';
+import { darkTheme, lightTheme } from './layout/theme';
 import NotFound from './pages/NotFound';
 import { DeclaredRoute } from './resources/DeclaredRoute';
 import { registry } from './resources/registry';
@@ -27,8 +28,8 @@ export default function App() {
         i18nProvider={i18nProvider}
         store={store}
         layout={Layout}
-        theme={defaultLightTheme}
-        darkTheme={defaultDarkTheme}
+        theme={lightTheme}
+        darkTheme={darkTheme}
         catchAll={NotFound}
         title="iam.appTitle"
         requireAuth
