@@ -16,6 +16,8 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     sourcemap: false,
+    // bench/bundle.ts reads it to report what each screen loads
+    manifest: true,
   },
   server: {
     proxy: {
