@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Badge, Box, Collapse, ListItemIcon, ListItemText, MenuItem, MenuList, Tooltip, Typography } from '@mui/material';
 import ExpandLessIcon from '@mui/icons-material/ExpandLess';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
-import { MenuItemLink, useLocation, useSidebarState, useTranslate } from 'react-admin';
+import { DRAWER_WIDTH, MenuItemLink, useLocation, useSidebarState, useTranslate } from 'react-admin';
 import { useSession } from '../session/useSession';
 import { menuTree, type MenuEntry, type MenuLeaf } from './menuTree';
 
@@ -71,7 +71,18 @@ export function Menu() {
   return (
     <Box component="nav" aria-label={translate('iam.appTitle')} sx={{ pb: 2 }}>
       {sidebarOpen && company && (
-        <Typography variant="subtitle2" component="h2" sx={{ px: 2, py: 1.5, fontWeight: 700 }}>
+        <Typography
+          variant="subtitle2"
+          component="h2"
+          // Long company and domain names wrap instead of widening the side bar past its chevrons.
+          sx={{
+            px: 2,
+            py: 1.5,
+            fontWeight: 700,
+            overflowWrap: 'anywhere',
+            maxWidth: (theme) => (theme as { sidebar?: { width?: number } }).sidebar?.width ?? DRAWER_WIDTH,
+          }}
+        >
           {translate('iam.layout.sidebarHeading', { company: company.name, domain: domain?.name ?? '' })}
         </Typography>
       )}

@@ -31,6 +31,7 @@ const COMPANY = `e2e-co-${run}`;
 const OTHER_COMPANY = `e2e-other-${run}`;
 const FIRST_DOMAIN = `one-${run}.e2e.test`;
 const SECOND_DOMAIN = `two-${run}.e2e.test`;
+const MANY = 'perPage=15&page=1';
 
 /** Fills the /login form and submits it; ends on /dashboard. */
 async function signInThroughForm(target: Page, remember: boolean) {
@@ -44,8 +45,9 @@ async function signInThroughForm(target: Page, remember: boolean) {
   await target.waitForURL(/\/dashboard(\?|#|$)/, { timeout: 30_000 });
 }
 
-async function openCompanies() {
-  await page.goto(`${baseUrl()}/onboarding-companies`);
+/** The companies list; `query` (e.g. perPage=15) keeps this run's rows on page 1 on a reused server. */
+async function openCompanies(query = '') {
+  await page.goto(`${baseUrl()}/onboarding-companies${query ? `?${query}` : ''}`);
   await eventually(() => button('New').isVisible()).toBe(true);
   await page.waitForLoadState('networkidle');
 }
@@ -65,7 +67,7 @@ async function createCompany(name: string, displayName: string, description: str
   await page.getByLabel('Display Name').fill(displayName);
   await page.getByLabel('Description').fill(description);
   await button('Create').click();
-  await page.waitForURL(/\/onboarding-companies$/);
+  await page.waitForURL(/\/onboarding-companies(\?|$)/);
   await eventually(() => row(name).count()).toBe(1);
 }
 
@@ -119,7 +121,7 @@ describe('sign-in and dashboard', () => {
 
 describe('companies', () => {
   it('creates a company, opens it in view mode, edits and saves it', async () => {
-    await openCompanies();
+    await openCompanies(MANY);
     await eventually(() => page.getByRole('region', { name: 'Current company' }).textContent()).toContain('(root)');
     await createCompany(COMPANY, 'E2E Company', 'created by the browser test');
     await screenshot(page, 'console-companies-created');
@@ -139,12 +141,12 @@ describe('companies', () => {
     await page.getByLabel('Description').fill('edited by the browser test');
     await screenshot(page, 'console-company-edit');
     await button('Save').click();
-    await page.waitForURL(/\/onboarding-companies$/);
+    await page.waitForURL(/\/onboarding-companies(\?|$)/);
     await eventually(() => row(COMPANY).textContent()).toContain('edited by the browser test');
   });
 
-  it('switches to a child company (exactly one selected) and back with Parent', async () => {
-    await openCompanies();
+  it('switches to a child company (exactly one selected) and back with Parent; deletes one', async () => {
+    await openCompanies(MANY);
     await createCompany(OTHER_COMPANY, 'E2E Other', 'a second child');
     const switchButton = button('Switch');
     expect(await switchButton.isDisabled()).toBe(true);
@@ -170,12 +172,23 @@ describe('companies', () => {
     await eventually(() => page.getByRole('region', { name: 'Current company' }).textContent()).toContain('(root)');
     await eventually(() => button('Parent').isDisabled()).toBe(true);
     await eventually(() => row(COMPANY).count()).toBe(1);
+
+    // Delete asks first, then removes the row.
+    await row(OTHER_COMPANY).getByRole('checkbox').check();
+    await button('Delete').click();
+    const dialog = page.getByRole('dialog');
+    await eventually(() => dialog.textContent()).toContain('Delete 1 item(s)?');
+    await screenshot(page, 'console-companies-delete-confirm');
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await eventually(() => page.getByRole('dialog').count()).toBe(0);
+    await eventually(() => row(OTHER_COMPANY).count()).toBe(0);
+    expect(await row(COMPANY).count()).toBe(1);
   });
 });
 
 describe('domains', () => {
   it('in the new company: the first domain becomes current, Set Primary makes another one current', async () => {
-    await openCompanies();
+    await openCompanies(MANY);
     await row(COMPANY).getByRole('checkbox').check();
     await button('Switch').click();
     await eventually(() => sidebarHeading().textContent()).toBe(`${COMPANY} []`);
@@ -205,7 +218,7 @@ describe('domains', () => {
     await screenshot(page, 'console-domains-primary');
 
     // Switching to the company again picks its primary domain.
-    await openCompanies();
+    await openCompanies(MANY);
     await button('Parent').click();
     await eventually(() => sidebarHeading().textContent()).toBe('root [default]');
     await row(COMPANY).getByRole('checkbox').check();
