@@ -23,25 +23,33 @@ function Leaf({ leaf, nested }: { leaf: MenuLeaf; nested: boolean }) {
 function Group({ entry }: { entry: MenuEntry }) {
   const translate = useTranslate();
   const { pathname } = useLocation();
-  const [sidebarOpen] = useSidebarState();
+  const [sidebarOpen, setSidebarOpen] = useSidebarState();
   const containsCurrent = entry.children?.some((leaf) => leaf.to === pathname) ?? false;
   const [expanded, setExpanded] = useState(containsCurrent);
   const Icon = entry.icon;
   const label = translate(entry.labelKey);
   const listId = `menu-${entry.id}`;
+  // The entries of a group have no icons: in the collapsed (icons only) side bar they would show
+  // as clipped words, so a group opens only in the expanded side bar; clicking it there expands both.
+  const shown = expanded && sidebarOpen;
+  const toggle = () => {
+    if (sidebarOpen) return setExpanded(!expanded);
+    setSidebarOpen(true);
+    setExpanded(true);
+  };
 
   return (
     <>
       <Tooltip title={sidebarOpen ? '' : label} placement="right">
-        <MenuItem aria-expanded={expanded} aria-controls={listId} onClick={() => setExpanded(!expanded)}>
+        <MenuItem aria-expanded={shown} aria-controls={listId} onClick={toggle}>
           <ListItemIcon>
             <Icon />
           </ListItemIcon>
           <ListItemText primary={label} />
-          {expanded ? <ExpandLessIcon /> : <ExpandMoreIcon />}
+          {shown ? <ExpandLessIcon /> : <ExpandMoreIcon />}
         </MenuItem>
       </Tooltip>
-      <Collapse in={expanded} timeout="auto" unmountOnExit>
+      <Collapse in={shown} timeout="auto" unmountOnExit>
         <MenuList id={listId} disablePadding dense>
           {entry.children?.map((leaf) => <Leaf key={leaf.to} leaf={leaf} nested={sidebarOpen} />)}
         </MenuList>

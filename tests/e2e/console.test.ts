@@ -288,8 +288,19 @@ describe('404, theme and side bar', () => {
 
     await page.reload();
     await eventually(() => button('Open menu').isVisible()).toBe(true);
+    await eventually(() => page.getByRole('heading', { name: 'Hello Administrator', level: 1 }).isVisible()).toBe(true);
     expect(await sidebarHeading().count()).toBe(0);
+    // Icons only: a group's entries (which have no icons) stay closed until the side bar opens.
+    expect(await page.getByRole('menuitem', { name: 'Analytics' }).count()).toBe(0);
+    await page.waitForTimeout(500);
     await screenshot(page, 'console-sidebar-collapsed');
+
+    // Clicking a group's icon opens the side bar with the group expanded.
+    await page.getByRole('menuitem', { name: 'Onboarding' }).click({ position: { x: 24, y: 16 } });
+    await eventually(() => page.evaluate(() => localStorage.getItem('sidebar-expanded'))).toBe('true');
+    await eventually(() => page.getByRole('menuitem', { name: 'Companies' }).isVisible()).toBe(true);
+    await button('Close menu').click();
+    await eventually(() => page.evaluate(() => localStorage.getItem('sidebar-expanded'))).toBe('false');
 
     await button('Open menu').click();
     await eventually(() => page.evaluate(() => localStorage.getItem('sidebar-expanded'))).toBe('true');
