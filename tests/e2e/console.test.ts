@@ -178,7 +178,9 @@ describe('companies', () => {
     await button('Delete').click();
     const dialog = page.getByRole('dialog');
     await eventually(() => dialog.textContent()).toContain('Delete 1 item(s)?');
+    await page.waitForTimeout(600); // the dialog fades in
     await screenshot(page, 'console-companies-delete-confirm');
+    await expectNoAxeViolations(page);
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await eventually(() => page.getByRole('dialog').count()).toBe(0);
     await eventually(() => row(OTHER_COMPANY).count()).toBe(0);
