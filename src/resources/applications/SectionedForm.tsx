@@ -23,6 +23,7 @@ import type { FormMode } from '../generic/DeclaredFormScreen';
 import { saveErrorMessage } from '../generic/saveError';
 import { FieldInputs, type Choice } from './FieldInputs';
 import { SecretDialog } from './SecretDialog';
+import { FormModeButtons } from '../generic/FormModeButtons';
 
 export interface FormSection {
   labelKey: string;
@@ -230,28 +231,7 @@ export function SectionedForm({
                   </AccordionDetails>
                 </Accordion>
               ))}
-              <Stack direction="row" spacing={1} sx={{ mt: 2 }}>
-                {mode === 'view' ? (
-                  <>
-                    <Button variant="contained" onClick={() => setMode('edit')}>
-                      {translate('iam.actions.edit')}
-                    </Button>
-                    <Button onClick={done}>{translate('iam.actions.close')}</Button>
-                  </>
-                ) : (
-                  <>
-                    <Button
-                      type="submit"
-                      variant="contained"
-                      disabled={saving}
-                      startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
-                    >
-                      {translate('iam.actions.save')}
-                    </Button>
-                    <Button onClick={done}>{translate('iam.actions.cancel')}</Button>
-                  </>
-                )}
-              </Stack>
+              <FormModeButtons mode={mode} saving={saving} onEdit={() => setMode('edit')} onBack={done} marginTop={2} />
             </>
           )}
         </Form>

@@ -1,10 +1,11 @@
 import { useState, type ReactNode } from 'react';
-import { Alert, Button, Card, CardContent, CircularProgress, Stack, Typography } from '@mui/material';
+import { Alert, Card, CardContent, Typography } from '@mui/material';
 import { Form, Title, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import { useDeclaration } from './DeclarationContext';
 import { DeclaredInputs } from './DeclaredInputs';
 import { saveErrorMessage } from './saveError';
+import { FormModeButtons } from './FormModeButtons';
 
 export type FormMode = 'new' | 'view' | 'edit';
 
@@ -95,28 +96,7 @@ export function DeclaredFormScreen({
             hidden={hidden?.(mode) ?? []}
             locked={mode === 'edit' && declaration.idFromField ? [declaration.idFromField] : []}
           />
-          <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
-            {mode === 'view' ? (
-              <>
-                <Button variant="contained" onClick={() => setMode('edit')}>
-                  {translate('iam.actions.edit')}
-                </Button>
-                <Button onClick={back}>{translate('iam.actions.close')}</Button>
-              </>
-            ) : (
-              <>
-                <Button
-                  type="submit"
-                  variant="contained"
-                  disabled={saving}
-                  startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
-                >
-                  {translate(mode === 'new' ? 'iam.actions.create' : 'iam.actions.save')}
-                </Button>
-                <Button onClick={back}>{translate('iam.actions.cancel')}</Button>
-              </>
-            )}
-          </Stack>
+          <FormModeButtons mode={mode} saving={saving} onEdit={() => setMode('edit')} onBack={back} />
         </Form>
       </CardContent>
     </Card>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, Card, CardContent, CircularProgress, Stack, Typography } from '@mui/material';
+import { Alert, Card, CardContent, Typography } from '@mui/material';
 import {
   Form,
   required,
@@ -18,6 +18,7 @@ import { DeclaredInputs } from '../generic/DeclaredInputs';
 import { isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
 import { saveErrorMessage } from '../generic/saveError';
 import { hashPassword, matchesPassword } from './password';
+import { FormModeButtons } from '../generic/FormModeButtons';
 
 interface UserFormState {
   company?: Company;
@@ -109,28 +110,7 @@ export default function UserForm() {
               />
             </>
           )}
-          <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
-            {mode === 'view' ? (
-              <>
-                <Button variant="contained" onClick={() => setMode('edit')}>
-                  {translate('iam.actions.edit')}
-                </Button>
-                <Button onClick={back}>{translate('iam.actions.close')}</Button>
-              </>
-            ) : (
-              <>
-                <Button
-                  type="submit"
-                  variant="contained"
-                  disabled={saving}
-                  startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
-                >
-                  {translate(mode === 'new' ? 'iam.actions.create' : 'iam.actions.save')}
-                </Button>
-                <Button onClick={back}>{translate('iam.actions.cancel')}</Button>
-              </>
-            )}
-          </Stack>
+          <FormModeButtons mode={mode} saving={saving} onEdit={() => setMode('edit')} onBack={back} />
         </Form>
       </CardContent>
     </Card>
