@@ -129,6 +129,7 @@ async function main() {
   const cases: [string, string][] = [
     ['first page', `${list}?range=[0,24]&sort=["displayName","ASC"]&condition=status,!=,deleted`],
     ['deep page (offset half-way)', `${list}?range=[${half},${half + 24}]&sort=["displayName","ASC"]&condition=status,!=,deleted`],
+    ['deep page, paging forward (the page before it was served)', `${list}?range=[${half + 25},${half + 49}]&sort=["displayName","ASC"]&condition=status,!=,deleted`],
     ['q search', `${list}?range=[0,24]&filter=${encodeURIComponent(JSON.stringify({ q: 'user4242' }))}&condition=status,!=,deleted`],
     ['condition filter (deleted)', `${list}?range=[0,24]&sort=["displayName","ASC"]&condition=status,=,deleted`],
   ];
@@ -137,6 +138,9 @@ async function main() {
   rows.push('| call | API p50 ms | API p95 ms | raw p50 ms | raw p95 ms | API/raw p95 | within 2x+2ms | total |');
   rows.push('|---|---|---|---|---|---|---|---|');
   for (const [name, url] of cases) {
+    if (name.startsWith('deep page, paging forward')) {
+      await fetch(base + url.replace(`range=[${half + 25},${half + 49}]`, `range=[${half},${half + 24}]`), { headers: { authorization: `Bearer ${token}` } });
+    }
     recording = [];
     const probe = await fetch(base + url, { headers: { authorization: `Bearer ${token}` } });
     if (!probe.ok) throw new Error(`${name}: HTTP ${probe.status} ${await probe.text()}`);

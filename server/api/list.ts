@@ -90,6 +90,7 @@ export interface ParsedList {
   orderBy: string;
   /** True when every predicate is on status, so a maintained count can answer the total. */
   statusOnly: boolean;
+  sort: { field: string; column: string; direction: 'ASC' | 'DESC' };
 }
 
 /** Validates the list query and turns it into SQL pieces; every mistake is a 400 naming the parameter. */
@@ -162,7 +163,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     where.push(statusAware(field, column, OPERATORS[operator], coerce(resource, field, raw, 'condition'), bind));
   }
 
-  return { start, end, where, params, orderBy, statusOnly };
+  return { start, end, where, params, orderBy, statusOnly, sort: { field: sortField, column: sortColumn, direction: direction as 'ASC' | 'DESC' } };
 }
 
 /**
@@ -188,25 +189,81 @@ export interface ListResult<T> {
 /** Totals above this are estimated by the planner instead of counted row by row (docs/PERFORMANCE.md). */
 export const EXACT_COUNT_LIMIT = 10_000;
 
+/** Where an earlier page of the same list ended: the row at position offset - 1 had these sort values. */
+export interface Anchor {
+  offset: number;
+  values: [unknown, unknown];
+}
+
 /** The SQL of one list request; exported so that the benchmark runs exactly what the API runs. */
-export function buildListSql(resource: ListResource, parsed: ParsedList, scope: string[]) {
+export function buildListSql(resource: ListResource, parsed: ParsedList, scope: string[], anchor?: Anchor) {
   const where = [...scope, ...parsed.where];
   const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const limit = parsed.end - parsed.start + 1;
   const keys = resource.key.join(', ');
+  const params = [...parsed.params];
+  let pageWhere = whereSql;
+  let offset = parsed.start;
+  if (anchor) {
+    // Keyset: seek past the anchor on the index instead of skipping every row before it.
+    const tiebreak = resource.key[resource.key.length - 1];
+    const after = parsed.sort.direction === 'ASC' ? '>' : '<';
+    const bind = (value: unknown) => `$${params.push(value)}`;
+    const seek =
+      parsed.sort.column === tiebreak
+        ? `${tiebreak} ${after} ${bind(anchor.values[1])}`
+        : `(${parsed.sort.column}, ${tiebreak}) ${after} (${bind(anchor.values[0])}, ${bind(anchor.values[1])})`;
+    pageWhere = `WHERE ${[...where, seek].join(' AND ')}`;
+    offset = parsed.start - anchor.offset;
+  }
   // Deep pages walk the key columns first (an index-only scan) and fetch whole rows for the page alone.
   const pageSql =
-    parsed.start > 0
+    offset > 0
       ? `SELECT ${resource.select} FROM ${resource.table}
-         WHERE (${keys}) IN (SELECT ${keys} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit} OFFSET ${parsed.start})
+         WHERE (${keys}) IN (SELECT ${keys} FROM ${resource.table} ${pageWhere} ORDER BY ${parsed.orderBy} LIMIT ${limit} OFFSET ${offset})
          ORDER BY ${parsed.orderBy}`
-      : `SELECT ${resource.select} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit}`;
+      : `SELECT ${resource.select} FROM ${resource.table} ${pageWhere} ORDER BY ${parsed.orderBy} LIMIT ${limit}`;
   const countSql =
     resource.counts && parsed.statusOnly
       ? `SELECT coalesce(sum(t.n), 0)::int AS total FROM ${resource.counts} t ${whereSql}`
       : `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
   const estimateSql = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${resource.table} ${whereSql}`;
-  return { pageSql, countSql, estimateSql, params: parsed.params };
+  return { pageSql, pageParams: params, countSql, estimateSql, params: parsed.params };
+}
+
+/**
+ * Keyset anchors, per process: where recent pages of a list ended, so that paging forward (and any
+ * jump past a known page) seeks on the index instead of counting off every row before it. They
+ * live ANCHOR_TTL_MS: a write in the meantime shifts positions by the rows it added or removed,
+ * exactly as OFFSET paging drifts while data changes.
+ */
+const ANCHOR_TTL_MS = 30_000;
+const MAX_LISTS = 500;
+const MAX_ANCHORS_PER_LIST = 64;
+const anchors = new Map<string, { expires: number; byOffset: Map<number, Anchor['values']> }>();
+
+function findAnchor(list: string, start: number): Anchor | undefined {
+  const entry = anchors.get(list);
+  if (!entry || entry.expires < Date.now()) return undefined;
+  let best: Anchor | undefined;
+  for (const [offset, values] of entry.byOffset) {
+    if (offset <= start && (!best || offset > best.offset)) best = { offset, values };
+  }
+  return best;
+}
+
+function rememberAnchor(list: string, offset: number, values: Anchor['values']) {
+  // only scalar sort values go back into SQL as parameters (not JSON lists, not NULLs)
+  if (!values.every((value) => ['string', 'number', 'boolean'].includes(typeof value))) return;
+  let entry = anchors.get(list);
+  if (!entry || entry.expires < Date.now()) {
+    entry = { expires: Date.now() + ANCHOR_TTL_MS, byOffset: new Map() };
+    if (anchors.size >= MAX_LISTS) anchors.delete(anchors.keys().next().value!);
+  }
+  anchors.delete(list);
+  anchors.set(list, entry);
+  if (entry.byOffset.size >= MAX_ANCHORS_PER_LIST) entry.byOffset.delete(entry.byOffset.keys().next().value!);
+  entry.byOffset.set(offset, values);
 }
 
 /**
@@ -216,8 +273,14 @@ export function buildListSql(resource: ListResource, parsed: ParsedList, scope: 
  * the planner's estimate, never less than the counted minimum.
  */
 export async function runList<T>(db: Queryable, resource: ListResource, parsed: ParsedList, scope: string[]): Promise<ListResult<T>> {
-  const sql = buildListSql(resource, parsed, scope);
-  const page = await db.query<T>(sql.pageSql, sql.params);
+  const tiebreak = resource.key[resource.key.length - 1];
+  const tiebreakField = Object.keys(resource.fields).find((field) => resource.fields[field].column === tiebreak);
+  const list = JSON.stringify([resource.table, scope, parsed.where, parsed.params, parsed.orderBy]);
+  const anchor = tiebreakField && parsed.start > 0 ? findAnchor(list, parsed.start) : undefined;
+  const sql = buildListSql(resource, parsed, scope, anchor);
+  const page = await db.query<T>(sql.pageSql, sql.pageParams);
+  const last = page.rows[page.rows.length - 1] as Record<string, unknown> | undefined;
+  if (tiebreakField && last) rememberAnchor(list, parsed.start + page.rows.length, [last[parsed.sort.field], last[tiebreakField]]);
   let total = (await db.query<{ total: number }>(sql.countSql, sql.params)).rows[0].total;
   if (total > EXACT_COUNT_LIMIT && !(resource.counts && parsed.statusOnly)) {
     const plan = await db.query<{ 'QUERY PLAN': unknown }>(sql.estimateSql, sql.params);
