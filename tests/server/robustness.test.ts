@@ -163,3 +163,32 @@ describe('tenancy matrix', () => {
     expect(checked).toBeGreaterThan(15);
   });
 });
+
+describe('random list queries', () => {
+  it('never answer 5xx on any list, whatever range, sort, filter and condition say', async () => {
+    const doc = server.app.swagger() as { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>> };
+    const listRoutes = Object.entries(doc.paths)
+      .filter(([route, methods]) => route.startsWith('/api/') && methods.get?.parameters?.some((p) => p.in === 'query' && p.name === 'range'))
+      .map(([route]) => route.replace('{companyId}', 'root').replace('{domainId}', 'default').replace('{groupId}', 'administrators').replace(/\{\w+\}/g, 'x'));
+    expect(listRoutes.length).toBeGreaterThan(8);
+    const fieldNames = fc.constantFrom('id', 'name', 'displayName', 'status', 'email', 'primary', 'type', 'q', 'client_name', 'permission', 'nope');
+    const value = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }));
+    const query = fc.record(
+      {
+        range: fc.oneof(fc.tuple(fc.nat(3000), fc.nat(3000)).map(([a, b]) => JSON.stringify([a, a + (b % 50)])), fc.string({ maxLength: 10 })),
+        sort: fc.oneof(fc.tuple(fieldNames, fc.constantFrom('ASC', 'DESC', 'asc', 'x')).map((pair) => JSON.stringify(pair)), fc.string({ maxLength: 10 })),
+        filter: fc.oneof(fc.dictionary(fieldNames, value, { maxKeys: 3 }).map((f) => JSON.stringify(f)), fc.string({ maxLength: 10 })),
+        condition: fc.tuple(fieldNames, fc.constantFrom('=', '!=', '<', '>=', '~'), fc.string({ maxLength: 6 })).map((t) => t.join(',')),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...listRoutes), query, async (route, params) => {
+        const url = `${route}?${new URLSearchParams(params as Record<string, string>).toString()}`;
+        const res = await call(server, server.adminToken, 'GET', url);
+        expect(res.status, `GET ${url} -> ${res.text}`).toBeLessThan(500);
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    );
+  });
+});
