@@ -4,7 +4,18 @@
  * its declaration and load on first use.
  */
 import { lazy } from 'react';
-import { Admin, CustomRoutes } from 'react-admin';
+import { CssBaseline } from '@mui/material';
+import {
+  AccessDenied,
+  AdminContext,
+  AuthCallback,
+  AuthenticationError,
+  CoreAdminUI,
+  CustomRoutes,
+  Error as ErrorPage,
+  LoadingPage,
+  Notification,
+} from 'react-admin';
 import { BrowserRouter, Route } from 'react-router-dom';
 import { authProvider } from './authProvider/authProvider';
 import { dataProvider } from './dataProvider';
@@ -19,56 +30,74 @@ import { registry } from './resources/registry';
 const Dashboard = lazy(() => import('./pages/Dashboard'));
 const store = iamStore();
 
+/**
+ * What react-admin's <Admin> renders (AdminContext, then AdminUI's CssBaseline, CoreAdminUI and
+ * Notification), without its default login page: the sign-in is the plain /login page of main.tsx
+ * (authProvider.logout goes there itself), and that default pulled react-hook-form and the login
+ * form into the first screen. <Admin> also bundled its unused default i18n provider and store.
+ */
 export default function App() {
   return (
     <BrowserRouter>
-      <Admin
+      <AdminContext
         dataProvider={dataProvider}
         authProvider={authProvider}
         i18nProvider={i18nProvider}
         store={store}
-        layout={Layout}
-        theme={lightTheme}
+        lightTheme={lightTheme}
         darkTheme={darkTheme}
-        catchAll={NotFound}
-        title="iam.appTitle"
-        requireAuth
-        disableTelemetry
       >
-        <CustomRoutes>
-          <Route path="/dashboard" element={<Dashboard />} />
-          {registry.filter((declaration) => !declaration.embeddedIn).flatMap((declaration) => [
-            <Route
-              key={declaration.routes.list}
-              path={declaration.routes.list}
-              element={<DeclaredRoute declaration={declaration} screen={declaration.screens.list} />}
-            />,
-            <Route
-              key={declaration.routes.form}
-              path={declaration.routes.form}
-              element={<DeclaredRoute declaration={declaration} screen={declaration.screens.form} />}
-            />,
-            ...(declaration.routes.deleted
-              ? [
-                  <Route
-                    key={declaration.routes.deleted}
-                    path={declaration.routes.deleted}
-                    element={<DeclaredRoute declaration={declaration} screen={declaration.screens.list} />}
-                  />,
-                ]
-              : []),
-            ...(declaration.routes.view && declaration.screens.view
-              ? [
-                  <Route
-                    key={declaration.routes.view}
-                    path={declaration.routes.view}
-                    element={<DeclaredRoute declaration={declaration} screen={declaration.screens.view} />}
-                  />,
-                ]
-              : []),
-          ])}
-        </CustomRoutes>
-      </Admin>
+        <CssBaseline enableColorScheme>
+          <CoreAdminUI
+            accessDenied={AccessDenied}
+            authCallbackPage={AuthCallback}
+            authenticationError={AuthenticationError}
+            catchAll={NotFound}
+            error={ErrorPage}
+            layout={Layout}
+            loading={LoadingPage}
+            loginPage={false}
+            title="iam.appTitle"
+            requireAuth
+            disableTelemetry
+          >
+            <CustomRoutes>
+              <Route path="/dashboard" element={<Dashboard />} />
+              {registry.filter((declaration) => !declaration.embeddedIn).flatMap((declaration) => [
+                <Route
+                  key={declaration.routes.list}
+                  path={declaration.routes.list}
+                  element={<DeclaredRoute declaration={declaration} screen={declaration.screens.list} />}
+                />,
+                <Route
+                  key={declaration.routes.form}
+                  path={declaration.routes.form}
+                  element={<DeclaredRoute declaration={declaration} screen={declaration.screens.form} />}
+                />,
+                ...(declaration.routes.deleted
+                  ? [
+                      <Route
+                        key={declaration.routes.deleted}
+                        path={declaration.routes.deleted}
+                        element={<DeclaredRoute declaration={declaration} screen={declaration.screens.list} />}
+                      />,
+                    ]
+                  : []),
+                ...(declaration.routes.view && declaration.screens.view
+                  ? [
+                      <Route
+                        key={declaration.routes.view}
+                        path={declaration.routes.view}
+                        element={<DeclaredRoute declaration={declaration} screen={declaration.screens.view} />}
+                      />,
+                    ]
+                  : []),
+              ])}
+            </CustomRoutes>
+          </CoreAdminUI>
+          <Notification />
+        </CssBaseline>
+      </AdminContext>
     </BrowserRouter>
   );
 }
