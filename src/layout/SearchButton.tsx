@@ -1,69 +1,38 @@
-import { useState } from 'react';
-import {
-  Dialog,
-  DialogContent,
-  DialogTitle,
-  IconButton,
-  InputAdornment,
-  List,
-  ListItem,
-  ListItemText,
-  ListSubheader,
-  TextField,
-  Tooltip,
-} from '@mui/material';
+import { lazy, Suspense, useState } from 'react';
+import { IconButton, Tooltip } from '@mui/material';
 import SearchIcon from '@mui/icons-material/Search';
 import { useTranslate } from 'react-admin';
 
-const RECENT_SEARCHES = ['one', 'two', 'three'] as const;
-const RECENT_PAGES = ['one', 'two', 'three'] as const;
+// The dialog (a text field, lists) loads on the first click, not with the first screen.
+const SearchDialog = lazy(() => import('./SearchDialog'));
 
-/** SPEC 2.6: a static sample search dialog with recent searches and pages; it searches nothing. */
+/** SPEC 2.6: the top-bar search button; it opens a static sample search dialog. */
 export function SearchButton() {
   const translate = useTranslate();
   const [open, setOpen] = useState(false);
+  // Once opened, the dialog stays mounted so that closing it animates as before.
+  const [used, setUsed] = useState(false);
   const label = translate('iam.layout.search');
   return (
     <>
       <Tooltip title={label}>
-        <IconButton color="inherit" aria-label={label} aria-haspopup="dialog" onClick={() => setOpen(true)}>
+        <IconButton
+          color="inherit"
+          aria-label={label}
+          aria-haspopup="dialog"
+          onClick={() => {
+            setUsed(true);
+            setOpen(true);
+          }}
+        >
           <SearchIcon />
         </IconButton>
       </Tooltip>
-      <Dialog open={open} onClose={() => setOpen(false)} fullWidth maxWidth="sm" aria-labelledby="search-title">
-        <DialogTitle id="search-title">{label}</DialogTitle>
-        <DialogContent>
-          <TextField
-            autoFocus
-            fullWidth
-            placeholder={translate('iam.layout.searchPlaceholder')}
-            slotProps={{
-              htmlInput: { 'aria-label': label },
-              input: {
-                startAdornment: (
-                  <InputAdornment position="start">
-                    <SearchIcon />
-                  </InputAdornment>
-                ),
-              },
-            }}
-          />
-          <List dense subheader={<ListSubheader disableSticky>{translate('iam.layout.recentSearches')}</ListSubheader>}>
-            {RECENT_SEARCHES.map((key) => (
-              <ListItem key={key}>
-                <ListItemText primary={translate(`iam.layout.searchSamples.${key}`)} />
-              </ListItem>
-            ))}
-          </List>
-          <List dense subheader={<ListSubheader disableSticky>{translate('iam.layout.recentPages')}</ListSubheader>}>
-            {RECENT_PAGES.map((key) => (
-              <ListItem key={key}>
-                <ListItemText primary={translate(`iam.layout.pageSamples.${key}`)} />
-              </ListItem>
-            ))}
-          </List>
-        </DialogContent>
-      </Dialog>
+      {used && (
+        <Suspense fallback={null}>
+          <SearchDialog open={open} onClose={() => setOpen(false)} label={label} />
+        </Suspense>
+      )}
     </>
   );
 }
