@@ -1,4 +1,4 @@
-import { Card, CardContent, CardHeader, Grid, Link, List, ListItem, ListItemText, Skeleton, Typography } from '@mui/material';
+import { Box, Card, CardContent, CardHeader, Link, List, ListItem, ListItemText, Skeleton, Typography } from '@mui/material';
 import { Title, useGetList, useTranslate } from 'react-admin';
 import { useListMeta } from '../resources/generic/useListMeta';
 import { useSession } from '../session/useSession';
@@ -66,24 +66,21 @@ export default function Dashboard() {
       <Typography color="text.secondary" sx={{ mb: 2 }}>
         {translate('iam.dashboard.happening', { company: company?.name ?? '' })}
       </Typography>
-      <Grid container spacing={2}>
-        <Grid size={{ xs: 12, md: 6 }}>
-          <Card component="section" aria-labelledby="dashboard-companies">
-            <CardHeader title={translate('iam.dashboard.companies')} slotProps={{ title: { id: 'dashboard-companies', component: 'h2' } }} />
-            <CardContent>
-              <RowList rows={children.data ?? []} isPending={children.isPending} current={company} />
-            </CardContent>
-          </Card>
-        </Grid>
-        <Grid size={{ xs: 12, md: 6 }}>
-          <Card component="section" aria-labelledby="dashboard-domains">
-            <CardHeader title={translate('iam.dashboard.domains')} slotProps={{ title: { id: 'dashboard-domains', component: 'h2' } }} />
-            <CardContent>
-              <RowList rows={otherDomains} isPending={domains.isPending} current={domain} />
-            </CardContent>
-          </Card>
-        </Grid>
-      </Grid>
+      {/* Two equal columns from md up, one below: what Grid (spacing 2, size xs 12 / md 6) laid out. */}
+      <Box sx={{ display: 'grid', gap: 2, alignItems: 'start', gridTemplateColumns: { xs: 'minmax(0, 1fr)', md: 'repeat(2, minmax(0, 1fr))' } }}>
+        <Card component="section" aria-labelledby="dashboard-companies">
+          <CardHeader title={translate('iam.dashboard.companies')} slotProps={{ title: { id: 'dashboard-companies', component: 'h2' } }} />
+          <CardContent>
+            <RowList rows={children.data ?? []} isPending={children.isPending} current={company} />
+          </CardContent>
+        </Card>
+        <Card component="section" aria-labelledby="dashboard-domains">
+          <CardHeader title={translate('iam.dashboard.domains')} slotProps={{ title: { id: 'dashboard-domains', component: 'h2' } }} />
+          <CardContent>
+            <RowList rows={otherDomains} isPending={domains.isPending} current={domain} />
+          </CardContent>
+        </Card>
+      </Box>
     </>
   );
 }
