@@ -14,13 +14,13 @@ import {
   CustomRoutes,
   Error as ErrorPage,
   LoadingPage,
-  Notification,
 } from 'react-admin';
 import { BrowserRouter, Route } from 'react-router-dom';
 import { authProvider } from './authProvider/authProvider';
 import { dataProvider } from './dataProvider';
 import { i18nProvider } from './i18n/i18nProvider';
 import { Layout } from './layout/Layout';
+import { Notifications } from './layout/Notifications';
 import { iamStore } from './layout/store';
 import { darkTheme, lightTheme } from './layout/theme';
 import NotFound from './pages/NotFound';
@@ -32,9 +32,10 @@ const store = iamStore();
 
 /**
  * What react-admin's <Admin> renders (AdminContext, then AdminUI's CssBaseline, CoreAdminUI and
- * Notification), without its default login page: the sign-in is the plain /login page of main.tsx
- * (authProvider.logout goes there itself), and that default pulled react-hook-form and the login
- * form into the first screen. <Admin> also bundled its unused default i18n provider and store.
+ * Notification, here loaded with the first notification), without its default login page: the
+ * sign-in is the plain /login page of main.tsx (authProvider.logout goes there itself), and that
+ * default pulled react-hook-form and the login form into the first screen. <Admin> also bundled its
+ * unused default i18n provider and store.
  */
 export default function App() {
   return (
@@ -95,7 +96,7 @@ export default function App() {
               ])}
             </CustomRoutes>
           </CoreAdminUI>
-          <Notification />
+          <Notifications />
         </CssBaseline>
       </AdminContext>
     </BrowserRouter>

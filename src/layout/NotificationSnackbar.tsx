@@ -1,0 +1,2 @@
+/** Loaded by Notifications on the first notification. */
+export { Notification as default } from 'react-admin';
