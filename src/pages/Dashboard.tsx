@@ -1,4 +1,4 @@
-import { Box, Card, CardContent, CardHeader, Link, List, ListItem, ListItemText, Skeleton, Typography } from '@mui/material';
+import { Box, Card, CardContent, Link, List, ListItem, ListItemText, Skeleton, Typography } from '@mui/material';
 import { Title, useGetList, useTranslate } from 'react-admin';
 import { useListMeta } from '../resources/generic/useListMeta';
 import { useSession } from '../session/useSession';
@@ -40,6 +40,19 @@ function RowList({ rows, isPending, current }: { rows: Row[]; isPending: boolean
   );
 }
 
+/** The markup and look of MUI's CardHeader with a title only (an h5 title in a padded flex row). */
+function CardTitle({ id, children }: { id: string; children: string }) {
+  return (
+    <Box className="MuiCardHeader-root" sx={{ display: 'flex', alignItems: 'center', p: 2 }}>
+      <Box className="MuiCardHeader-content" sx={{ flex: '1 1 auto' }}>
+        <Typography variant="h5" component="h2" id={id} className="MuiCardHeader-title" sx={{ display: 'block' }}>
+          {children}
+        </Typography>
+      </Box>
+    </Box>
+  );
+}
+
 export default function Dashboard() {
   const translate = useTranslate();
   const { user, company, domain } = useSession();
@@ -69,13 +82,13 @@ export default function Dashboard() {
       {/* Two equal columns from md up, one below: what Grid (spacing 2, size xs 12 / md 6) laid out. */}
       <Box sx={{ display: 'grid', gap: 2, alignItems: 'start', gridTemplateColumns: { xs: 'minmax(0, 1fr)', md: 'repeat(2, minmax(0, 1fr))' } }}>
         <Card component="section" aria-labelledby="dashboard-companies">
-          <CardHeader title={translate('iam.dashboard.companies')} slotProps={{ title: { id: 'dashboard-companies', component: 'h2' } }} />
+          <CardTitle id="dashboard-companies">{translate('iam.dashboard.companies')}</CardTitle>
           <CardContent>
             <RowList rows={children.data ?? []} isPending={children.isPending} current={company} />
           </CardContent>
         </Card>
         <Card component="section" aria-labelledby="dashboard-domains">
-          <CardHeader title={translate('iam.dashboard.domains')} slotProps={{ title: { id: 'dashboard-domains', component: 'h2' } }} />
+          <CardTitle id="dashboard-domains">{translate('iam.dashboard.domains')}</CardTitle>
           <CardContent>
             <RowList rows={otherDomains} isPending={domains.isPending} current={domain} />
           </CardContent>
