@@ -253,9 +253,6 @@ export const en = {
       once: "Copy the new client secret now and keep it somewhere safe: it won't be shown again.",
       oldStops: 'The previous secret stops working at %{time}.',
       oldStopped: 'The previous secret has stopped working.',
-      copy: 'Copy',
-      copied: 'Copied to the clipboard.',
-      copyFailed: 'The browser did not allow copying: select the text and copy it yourself.',
       close: 'Close',
     },
     applications: {

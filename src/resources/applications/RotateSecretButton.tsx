@@ -12,13 +12,12 @@ import {
   FormLabel,
   Radio,
   RadioGroup,
-  TextField,
 } from '@mui/material';
 import AutorenewIcon from '@mui/icons-material/Autorenew';
-import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import { useLocaleState, useLogoutIfAccessDenied, useTranslate } from 'react-admin';
 import { config } from '../../config';
 import { httpClient } from '../../http/httpClient';
+import { CopyableSecret, CopySecretButton, useSecretCopy } from './CopyableSecret';
 
 /** How long the old secret keeps working after a rotation (the provider allows 0 to 30 days). */
 export const GRACE_PERIODS = { none: 0, hour: 3600, day: 86400, week: 7 * 86400 } as const;
@@ -53,7 +52,7 @@ export function RotateSecretButton({ application, disabled, onRotated }: RotateS
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<string>();
   const [result, setResult] = useState<RotatedSecret>();
-  const [copied, setCopied] = useState<boolean>();
+  const { copied, copy, reset: resetCopied } = useSecretCopy();
   const name = String(application.client_name ?? application.id);
 
   const open = () => {
@@ -65,7 +64,7 @@ export function RotateSecretButton({ application, disabled, onRotated }: RotateS
   const close = () => {
     setStep('closed');
     setResult(undefined);
-    setCopied(undefined);
+    resetCopied();
   };
 
   const rotate = async () => {
@@ -77,7 +76,7 @@ export function RotateSecretButton({ application, disabled, onRotated }: RotateS
         body: JSON.stringify({ graceSeconds: GRACE_PERIODS[grace] }),
       });
       setResult(json as RotatedSecret);
-      setCopied(undefined);
+      resetCopied();
       setStep('shown');
       onRotated?.(json as RotatedSecret);
     } catch (failure) {
@@ -85,15 +84,6 @@ export function RotateSecretButton({ application, disabled, onRotated }: RotateS
       setError((failure as Error)?.message || translate('ra.notification.http_error'));
     } finally {
       setSaving(false);
-    }
-  };
-
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(result?.client_secret ?? '');
-      setCopied(true);
-    } catch {
-      setCopied(false);
     }
   };
 
@@ -156,35 +146,23 @@ export function RotateSecretButton({ application, disabled, onRotated }: RotateS
           <>
             <DialogContent>
               <DialogContentText sx={{ mb: 2 }}>{translate('iam.rotateSecret.once')}</DialogContentText>
-              <TextField
+              <CopyableSecret
                 label={translate('iam.rotateSecret.newSecret')}
-                value={result.client_secret}
-                fullWidth
-                slotProps={{ htmlInput: { readOnly: true, style: { fontFamily: 'monospace' } } }}
-                onFocus={(event) => event.target.select()}
+                secret={result.client_secret}
+                copied={copied}
+                note={
+                  <Alert severity="info" sx={{ mt: 2 }}>
+                    {expires
+                      ? translate('iam.rotateSecret.oldStops', {
+                          time: new Date(expires).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' }),
+                        })
+                      : translate('iam.rotateSecret.oldStopped')}
+                  </Alert>
+                }
               />
-              <Alert severity="info" sx={{ mt: 2 }}>
-                {expires
-                  ? translate('iam.rotateSecret.oldStops', {
-                      time: new Date(expires).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' }),
-                    })
-                  : translate('iam.rotateSecret.oldStopped')}
-              </Alert>
-              {copied === true && (
-                <Alert severity="success" sx={{ mt: 2 }} role="status">
-                  {translate('iam.rotateSecret.copied')}
-                </Alert>
-              )}
-              {copied === false && (
-                <Alert severity="warning" sx={{ mt: 2 }} role="status">
-                  {translate('iam.rotateSecret.copyFailed')}
-                </Alert>
-              )}
             </DialogContent>
             <DialogActions>
-              <Button startIcon={<ContentCopyIcon />} onClick={copy}>
-                {translate('iam.rotateSecret.copy')}
-              </Button>
+              <CopySecretButton onClick={() => copy(result.client_secret)} />
               <Button variant="contained" onClick={close}>
                 {translate('iam.rotateSecret.close')}
               </Button>
