@@ -175,7 +175,7 @@ export async function findApi(db: Queryable, callerCompanyId: string, apiIds: st
     [apiIds, callerCompanyId],
   );
   const missing = apiIds.find((apiId) => !rows.some((row) => row.id === apiId));
-  if (missing) throw notFound(`api ${missing}`);
+  if (missing !== undefined) throw notFound(`api ${missing}`);
   return apiIds.map((apiId) => rows.find((row) => row.id === apiId)!);
 }
 

@@ -291,7 +291,8 @@ async function findInScope(db: Queryable, callerCompanyId: string, clientIds: st
     [clientIds, callerCompanyId],
   );
   const missing = clientIds.find((clientId) => !rows.some((row) => row.id === clientId));
-  if (missing) throw notFound(`application ${missing}`);
+  // an empty id is missing too, and '' is falsy: compare with undefined
+  if (missing !== undefined) throw notFound(`application ${missing}`);
   return clientIds.map((clientId) => rows.find((row) => row.id === clientId)!);
 }
 

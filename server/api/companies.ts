@@ -183,7 +183,7 @@ export async function companyRoutes(app: FastifyInstance) {
         [ids, request.principal.companyId],
       );
       const missing = ids.find((companyId) => !rows.some((row) => row.id === companyId));
-      if (missing) throw notFound(`company ${missing}`);
+      if (missing !== undefined) throw notFound(`company ${missing}`);
       return db.transaction((tx) => companies.remove(tx, ids, request.principal.companyId));
     },
   );

@@ -112,7 +112,7 @@ export const domains = {
     if (ids.length !== patches.length) throw badRequest('id: a domain is listed twice');
     const current = await getDomains(db, companyId, ids);
     const missing = ids.find((domainId) => !current.some((domain) => domain.id === domainId));
-    if (missing) throw notFound(`domain ${missing}`);
+    if (missing !== undefined) throw notFound(`domain ${missing}`);
     for (const patch of patches) {
       if (patch.name !== undefined) checkName(patch.name);
       const domain = current.find((d) => d.id === patch.id)!;
@@ -135,7 +135,7 @@ export const domains = {
     const ids = [...new Set(domainIds)];
     const found = await getDomains(db, companyId, ids);
     const missing = ids.find((domainId) => !found.some((domain) => domain.id === domainId));
-    if (missing) throw notFound(`domain ${missing}`);
+    if (missing !== undefined) throw notFound(`domain ${missing}`);
     if (caller.companyId === companyId && ids.includes(caller.domainId)) {
       throw badRequest(`${caller.domainId}: you cannot delete the domain you are signed in to`);
     }

@@ -24,6 +24,11 @@ async function applicationCount() {
 }
 
 describe('applications: create', () => {
+  it('answers 404, not 500, for an empty id in a list PUT (found by the fuzz test)', async () => {
+    const res = await admin('PUT', '/api/application', [{ id: '' }]);
+    expect(res.status).toBe(404);
+  });
+
   it('gives a machine-to-machine application client_credentials by default, and keeps an explicit choice', async () => {
     const machine = await admin('POST', '/api/application', newApp('Nightly batch', { app_type: 'machine' }));
     expect(machine.status).toBe(201);
