@@ -63,6 +63,8 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 
 /** Runs axe on the current page (WCAG 2.0/2.1 A and AA) and fails with a readable list of violations. */
 export async function expectNoAxeViolations(page: Page, options: { exclude?: string[] } = {}): Promise<void> {
+  // Colours are judged once transitions end: a snackbar or dialog fading in blends into the page behind it.
+  await page.waitForFunction(() => document.getAnimations().length === 0, undefined, { timeout: 10_000 }).catch(() => undefined);
   let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']);
   for (const selector of options.exclude ?? []) builder = builder.exclude(selector);
   const { violations } = await builder.analyze();
