@@ -57,6 +57,16 @@ function pgTool(tool, args, options = {}) {
   return execFileSync(file, argv, { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'], ...options });
 }
 
+/** Lines of the server log that explain lost connections (crashes, kills, memory), for CI output. */
+function reportServerTrouble() {
+  if (!fs.existsSync(logFile)) return;
+  const trouble = fs
+    .readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((line) => /PANIC|terminated by signal|terminating any other active|out of memory|No space left/.test(line));
+  if (trouble.length > 0) console.error(`[with-postgres] the PostgreSQL server reported:\n${trouble.slice(-20).join('\n')}`);
+}
+
 let stopped = false;
 function stopCluster() {
   if (stopped) return;
@@ -130,6 +140,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 child.on('error', (error) => fail(`could not run ${command[0]}`, error));
 child.on('exit', (code, signal) => {
+  reportServerTrouble();
   stopCluster();
   process.exit(exitCodeOf(code, signal));
 });

@@ -84,7 +84,15 @@ class PgliteDatabase implements Database {
 class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly stats = { queries: 0 };
-  constructor(private pool: pg.Pool) {}
+  constructor(
+    private pool: pg.Pool,
+    onConnectionError: (error: Error) => void,
+  ) {
+    // A connection the server drops while idle in the pool (restart, failover, admin kill) is
+    // reported here; without a listener node would treat it as an uncaught error and stop the process.
+    // The pool discards that client and opens a new one for the next query.
+    pool.on('error', onConnectionError);
+  }
 
   async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
     this.stats.queries++;
@@ -99,6 +107,11 @@ class PostgresDatabase implements Database {
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // Checked-out clients have no listener of their own: a connection lost between two statements of
+    // this transaction must fail the transaction, not the process.
+    let lost: Error | undefined;
+    const onLost = (error: Error) => (lost = error);
+    client.on('error', onLost);
     const tx: Queryable = {
       exec: async (script) => {
         this.stats.queries++;
@@ -116,10 +129,12 @@ class PostgresDatabase implements Database {
       await client.query('COMMIT');
       return value;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (!lost) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      client.off('error', onLost);
+      // a broken connection is destroyed rather than handed to the next request
+      client.release(lost);
     }
   }
 
@@ -138,13 +153,16 @@ export interface OpenOptions {
   dataDir?: string;
   /** PGlite only: start from this dumpDataDir() tarball (tests start from one migrated dump). */
   loadDataDir?: Blob;
+  /** PostgreSQL only: told when the server drops an idle connection (default: a line on stderr). */
+  onConnectionError?: (error: Error) => void;
 }
 
 /** Opens the database and brings its schema up to date. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   let db: Database;
   if (options.databaseUrl) {
-    db = new PostgresDatabase(new pg.Pool({ connectionString: options.databaseUrl, max: 10 }));
+    const onConnectionError = options.onConnectionError ?? ((error: Error) => console.error(`database connection lost: ${error.message}`));
+    db = new PostgresDatabase(new pg.Pool({ connectionString: options.databaseUrl, max: 10 }), onConnectionError);
   } else {
     if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
     const pglite = await PGlite.create(options.dataDir ? `${options.dataDir}/pgdata` : undefined, {
