@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { Queryable } from '../db/index.js';
+import type { Database, Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
 
 /**
@@ -29,6 +29,19 @@ export interface ListResource {
    * by scope and status alone read their total from it instead of counting rows.
    */
   counts?: string;
+  /**
+   * Maintained slices of the list in one sort order (alias t; the scope's columns plus status,
+   * lo_name, lo_id and n; see server/api/userSlices.ts). Deep pages of a one-status list in that
+   * order seek to their slice instead of skipping every row before them. Needs counts.
+   */
+  slices?: {
+    table: string;
+    /** The sort column the slices follow (the key's last column breaks ties). */
+    column: string;
+    /** Told when a list's slices are missing or lopsided, with the scope's parameters. */
+    stale(db: Database, scopeParams: unknown[], status: 'active' | 'deleted'): void;
+    needRebuild(stats: { total: number; slices: number; largest: number }): boolean;
+  };
 }
 
 export const listQuerySchema = {
@@ -90,6 +103,8 @@ export interface ParsedList {
   orderBy: string;
   /** True when every predicate is on status, so a maintained count can answer the total. */
   statusOnly: boolean;
+  /** Set when the one predicate is "active" or "deleted" (a partial index, maintained counts and slices). */
+  partition?: 'active' | 'deleted';
   sort: { field: string; column: string; direction: 'ASC' | 'DESC' };
 }
 
@@ -163,7 +178,10 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     where.push(statusAware(field, column, OPERATORS[operator], coerce(resource, field, raw, 'condition'), bind));
   }
 
-  return { start, end, where, params, orderBy, statusOnly, sort: { field: sortField, column: sortColumn, direction: direction as 'ASC' | 'DESC' } };
+  const statusColumn = resource.fields.status?.column;
+  const partition =
+    where.length !== 1 ? undefined : where[0] === `${statusColumn} <> 'deleted'` ? 'active' : where[0] === `${statusColumn} = 'deleted'` ? 'deleted' : undefined;
+  return { start, end, where, params, orderBy, statusOnly, partition, sort: { field: sortField, column: sortColumn, direction: direction as 'ASC' | 'DESC' } };
 }
 
 /**
@@ -189,81 +207,81 @@ export interface ListResult<T> {
 /** Totals above this are estimated by the planner instead of counted row by row (docs/PERFORMANCE.md). */
 export const EXACT_COUNT_LIMIT = 10_000;
 
-/** Where an earlier page of the same list ended: the row at position offset - 1 had these sort values. */
-export interface Anchor {
-  offset: number;
-  values: [unknown, unknown];
-}
-
-/** The SQL of one list request; exported so that the benchmark runs exactly what the API runs. */
-export function buildListSql(resource: ListResource, parsed: ParsedList, scope: string[], anchor?: Anchor) {
+/** The SQL of one list request: the page, the total, and the planner's estimate (same parameters). */
+function buildListSql(resource: ListResource, parsed: ParsedList, scope: string[]) {
   const where = [...scope, ...parsed.where];
   const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const limit = parsed.end - parsed.start + 1;
   const keys = resource.key.join(', ');
-  const params = [...parsed.params];
-  let pageWhere = whereSql;
-  let offset = parsed.start;
-  if (anchor) {
-    // Keyset: seek past the anchor on the index instead of skipping every row before it.
-    const tiebreak = resource.key[resource.key.length - 1];
-    const after = parsed.sort.direction === 'ASC' ? '>' : '<';
-    const bind = (value: unknown) => `$${params.push(value)}`;
-    const seek =
-      parsed.sort.column === tiebreak
-        ? `${tiebreak} ${after} ${bind(anchor.values[1])}`
-        : `(${parsed.sort.column}, ${tiebreak}) ${after} (${bind(anchor.values[0])}, ${bind(anchor.values[1])})`;
-    pageWhere = `WHERE ${[...where, seek].join(' AND ')}`;
-    offset = parsed.start - anchor.offset;
+  const slices = slicesFor(resource, parsed);
+  const count = totalSql(resource, parsed, whereSql);
+  if (slices && parsed.start > 0) {
+    return { pageSql: slicedPageSql(resource, parsed, whereSql, slices), ...count, params: parsed.params };
   }
   // Deep pages walk the key columns first (an index-only scan) and fetch whole rows for the page alone.
   const pageSql =
-    offset > 0
+    parsed.start > 0
       ? `SELECT ${resource.select} FROM ${resource.table}
-         WHERE (${keys}) IN (SELECT ${keys} FROM ${resource.table} ${pageWhere} ORDER BY ${parsed.orderBy} LIMIT ${limit} OFFSET ${offset})
+         WHERE (${keys}) IN (SELECT ${keys} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit} OFFSET ${parsed.start})
          ORDER BY ${parsed.orderBy}`
-      : `SELECT ${resource.select} FROM ${resource.table} ${pageWhere} ORDER BY ${parsed.orderBy} LIMIT ${limit}`;
-  const countSql =
-    resource.counts && parsed.statusOnly
-      ? `SELECT coalesce(sum(t.n), 0)::int AS total FROM ${resource.counts} t ${whereSql}`
-      : `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
-  const estimateSql = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${resource.table} ${whereSql}`;
-  return { pageSql, pageParams: params, countSql, estimateSql, params: parsed.params };
+      : `SELECT ${resource.select} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit}`;
+  return { pageSql, ...count, params: parsed.params };
+}
+
+function slicesFor(resource: ListResource, parsed: ParsedList) {
+  return resource.slices && resource.counts && parsed.partition && parsed.sort.column === resource.slices.column ? resource.slices : undefined;
 }
 
 /**
- * Keyset anchors, per process: where recent pages of a list ended, so that paging forward (and any
- * jump past a known page) seeks on the index instead of counting off every row before it. They
- * live ANCHOR_TTL_MS: a write in the meantime shifts positions by the rows it added or removed,
- * exactly as OFFSET paging drifts while data changes.
+ * A page of a sliced list: in ascending order its rows are positions [first, stop) (a descending
+ * page is counted from the end, with the maintained total). The slice holding `first` is the last
+ * one whose preceding slices hold no more than `first` rows; the page seeks to the slice's first key
+ * and skips the rest. Without slices this is a plain OFFSET from the first key, still exact.
  */
-const ANCHOR_TTL_MS = 30_000;
-const MAX_LISTS = 500;
-const MAX_ANCHORS_PER_LIST = 64;
-const anchors = new Map<string, { expires: number; byOffset: Map<number, Anchor['values']> }>();
-
-function findAnchor(list: string, start: number): Anchor | undefined {
-  const entry = anchors.get(list);
-  if (!entry || entry.expires < Date.now()) return undefined;
-  let best: Anchor | undefined;
-  for (const [offset, values] of entry.byOffset) {
-    if (offset <= start && (!best || offset > best.offset)) best = { offset, values };
-  }
-  return best;
+function slicedPageSql(resource: ListResource, parsed: ParsedList, whereSql: string, slices: NonNullable<ListResource['slices']>) {
+  const keys = resource.key.join(', ');
+  const tiebreak = resource.key[resource.key.length - 1];
+  const limit = parsed.end - parsed.start + 1;
+  const bounds =
+    parsed.sort.direction === 'ASC'
+      ? `SELECT ${parsed.start}::bigint AS first, ${parsed.start + limit}::bigint AS stop`
+      : `SELECT greatest(0, n - ${parsed.start + limit}) AS first, greatest(0, n - ${parsed.start}) AS stop
+         FROM (SELECT coalesce(sum(t.n), 0)::bigint AS n FROM ${resource.counts} t ${whereSql}) total`;
+  return `WITH bounds AS (${bounds}),
+    here AS (
+      SELECT lo_name, lo_id, before FROM (
+        SELECT t.lo_name, t.lo_id, coalesce(sum(t.n) OVER (ORDER BY t.lo_name, t.lo_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::bigint AS before
+        FROM ${slices.table} t ${whereSql}) s
+      WHERE before <= (SELECT first FROM bounds)
+      ORDER BY lo_name DESC, lo_id DESC LIMIT 1)
+    SELECT ${resource.select} FROM ${resource.table}
+    WHERE (${keys}) IN (
+      -- the literal LIMIT tells the planner a page is small (a nested loop, not a scan of the table);
+      -- the outer one trims a descending page that reaches the start of the list
+      SELECT ${unqualified(keys)} FROM (
+        SELECT ${keys}, ${slices.column} FROM ${resource.table} ${whereSql}
+          AND (${slices.column}, ${tiebreak}) >= (coalesce((SELECT lo_name FROM here), ''), coalesce((SELECT lo_id FROM here), ''))
+        ORDER BY ${slices.column} ASC, ${tiebreak} ASC
+        LIMIT ${limit} OFFSET (SELECT first FROM bounds) - coalesce((SELECT before FROM here), 0)) k
+      ORDER BY ${unqualified(`${slices.column}, ${tiebreak}`)} LIMIT (SELECT stop - first FROM bounds))
+    ORDER BY ${parsed.orderBy}`;
 }
 
-function rememberAnchor(list: string, offset: number, values: Anchor['values']) {
-  // only scalar sort values go back into SQL as parameters (not JSON lists, not NULLs)
-  if (!values.every((value) => ['string', 'number', 'boolean'].includes(typeof value))) return;
-  let entry = anchors.get(list);
-  if (!entry || entry.expires < Date.now()) {
-    entry = { expires: Date.now() + ANCHOR_TTL_MS, byOffset: new Map() };
-    if (anchors.size >= MAX_LISTS) anchors.delete(anchors.keys().next().value!);
-  }
-  anchors.delete(list);
-  anchors.set(list, entry);
-  if (entry.byOffset.size >= MAX_ANCHORS_PER_LIST) entry.byOffset.delete(entry.byOffset.keys().next().value!);
-  entry.byOffset.set(offset, values);
+/** Column names without the table alias (resources name their table t). */
+const unqualified = (columns: string) => columns.replace(/\bt\./g, '');
+
+/** The total, and for sliced lists the slices' shape (one statement either way). */
+function totalSql(resource: ListResource, parsed: ParsedList, whereSql: string) {
+  const slices = resource.slices && resource.counts && parsed.partition ? resource.slices : undefined;
+  const countSql = slices
+    ? `SELECT (SELECT coalesce(sum(t.n), 0)::int FROM ${resource.counts} t ${whereSql}) AS total,
+              count(*)::int AS slices, coalesce(max(t.n), 0)::int AS largest
+       FROM ${slices.table} t ${whereSql}`
+    : resource.counts && parsed.statusOnly
+      ? `SELECT coalesce(sum(t.n), 0)::int AS total FROM ${resource.counts} t ${whereSql}`
+      : `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
+  const estimateSql = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${resource.table} ${whereSql}`;
+  return { countSql, estimateSql };
 }
 
 /**
@@ -273,20 +291,20 @@ function rememberAnchor(list: string, offset: number, values: Anchor['values']) 
  * the planner's estimate, never less than the counted minimum.
  */
 export async function runList<T>(db: Queryable, resource: ListResource, parsed: ParsedList, scope: string[]): Promise<ListResult<T>> {
-  const tiebreak = resource.key[resource.key.length - 1];
-  const tiebreakField = Object.keys(resource.fields).find((field) => resource.fields[field].column === tiebreak);
-  const list = JSON.stringify([resource.table, scope, parsed.where, parsed.params, parsed.orderBy]);
-  const anchor = tiebreakField && parsed.start > 0 ? findAnchor(list, parsed.start) : undefined;
-  const sql = buildListSql(resource, parsed, scope, anchor);
-  const page = await db.query<T>(sql.pageSql, sql.pageParams);
-  const last = page.rows[page.rows.length - 1] as Record<string, unknown> | undefined;
-  if (tiebreakField && last) rememberAnchor(list, parsed.start + page.rows.length, [last[parsed.sort.field], last[tiebreakField]]);
-  let total = (await db.query<{ total: number }>(sql.countSql, sql.params)).rows[0].total;
+  const sql = buildListSql(resource, parsed, scope);
+  const page = await db.query<T>(sql.pageSql, sql.params);
+  const counted = (await db.query<{ total: number; slices?: number; largest?: number }>(sql.countSql, sql.params)).rows[0];
+  let total = counted.total;
+  const slices = resource.slices;
+  if (slices && parsed.partition && counted.slices !== undefined && 'transaction' in db) {
+    if (slices.needRebuild({ total, slices: counted.slices, largest: counted.largest ?? 0 })) slices.stale(db as Database, parsed.params, parsed.partition);
+  }
   if (total > EXACT_COUNT_LIMIT && !(resource.counts && parsed.statusOnly)) {
     const plan = await db.query<{ 'QUERY PLAN': unknown }>(sql.estimateSql, sql.params);
     total = Math.max(total, estimatedRows(plan.rows[0]?.['QUERY PLAN']));
   }
-  return { rows: page.rows, start: parsed.start, total: Math.max(total, parsed.start + page.rows.length) };
+  // an estimate never says less than the rows already seen (a page past the end says nothing)
+  return { rows: page.rows, start: parsed.start, total: page.rows.length ? Math.max(total, parsed.start + page.rows.length) : total };
 }
 
 function estimatedRows(plan: unknown): number {

@@ -4,6 +4,7 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
+import { scheduleSliceRebuild, slicesNeedRebuild } from './userSlices.js';
 import { email, errorResponses, id, idList, optionalText, params, requiredText, status } from './schemas.js';
 
 export interface User {
@@ -34,6 +35,12 @@ const userResource: ListResource = {
   key: ['t.company_id', 't.domain_id', 't.id'],
   defaultSort: 'displayName',
   counts: 'user_counts',
+  slices: {
+    table: 'user_slices',
+    column: 't.display_name',
+    stale: (db, [companyId, domainId], status) => scheduleSliceRebuild(db, String(companyId), String(domainId), status),
+    needRebuild: slicesNeedRebuild,
+  },
 };
 
 export const userJson = {

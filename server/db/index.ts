@@ -96,7 +96,7 @@ class PostgresDatabase implements Database {
 
   async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
     this.stats.queries++;
-    const result = await this.pool.query(text, params);
+    const result = await retryConflicts(() => this.pool.query(text, params));
     return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
   }
 
@@ -105,7 +105,11 @@ class PostgresDatabase implements Database {
     await this.pool.query(script);
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return retryConflicts(() => this.transactionOnce(fn));
+  }
+
+  private async transactionOnce<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     // Checked-out clients have no listener of their own: a connection lost between two statements of
     // this transaction must fail the transaction, not the process.
@@ -140,6 +144,25 @@ class PostgresDatabase implements Database {
 
   close() {
     return this.pool.end();
+  }
+}
+
+/**
+ * PostgreSQL aborts one of two transactions that wait on each other (deadlock_detected) and, under
+ * stricter isolation, one of two conflicting ones (serialization_failure). Either was rolled back
+ * whole and changed nothing, so it is run again, up to three times, rather than answered with a 500.
+ * Maintained counts and slices make such waits possible when two writes touch the same rows in
+ * opposite orders (a delete and a recover at the same moment).
+ */
+async function retryConflicts<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+    }
   }
 }
 

@@ -276,6 +276,70 @@ CREATE TABLE oauth_consents (
 );
 `,
   },
+  {
+    id: 6,
+    name: 'user list slices: maintained positions for deep pages',
+    sql: `
+-- A large user list (one domain, one status) cut into consecutive slices of its display-name order:
+-- each slice starts at key (lo_name, lo_id) (the first at ('', ''), below every key) and holds n
+-- rows. n is kept exact by the statement-level trigger below, so the position of any slice is the
+-- sum of the slices before it, and a jump to any page seeks to its slice and skips at most one
+-- slice's rows (server/api/userSlices.ts builds them; docs/PERFORMANCE.md).
+CREATE TABLE user_slices (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  status text NOT NULL,
+  lo_name text NOT NULL,
+  lo_id text NOT NULL,
+  n bigint NOT NULL,
+  PRIMARY KEY (company_id, domain_id, status, lo_name, lo_id),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+
+-- Writers take a shared lock per list they touch and the slice builder an exclusive one, so that
+-- no change can slip between the builder's snapshot and its slices becoming visible.
+CREATE FUNCTION user_slices_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    PERFORM pg_advisory_xact_lock_shared(4242, hashtext(company_id || '/' || domain_id || '/' || status))
+      FROM (SELECT DISTINCT company_id, domain_id, status FROM old_rows) lists;
+    IF EXISTS (SELECT 1 FROM user_slices) THEN
+      UPDATE user_slices s SET n = s.n - d.n
+      FROM (SELECT x.company_id, x.domain_id, x.status, x.lo_name, x.lo_id, count(*) AS n
+            FROM old_rows r CROSS JOIN LATERAL (
+              SELECT * FROM user_slices x
+              WHERE x.company_id = r.company_id AND x.domain_id = r.domain_id AND x.status = r.status
+                AND (x.lo_name, x.lo_id) <= (r.display_name, r.id)
+              ORDER BY x.lo_name DESC, x.lo_id DESC LIMIT 1) x
+            GROUP BY 1, 2, 3, 4, 5) d
+      WHERE (s.company_id, s.domain_id, s.status, s.lo_name, s.lo_id) = (d.company_id, d.domain_id, d.status, d.lo_name, d.lo_id);
+    END IF;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    PERFORM pg_advisory_xact_lock_shared(4242, hashtext(company_id || '/' || domain_id || '/' || status))
+      FROM (SELECT DISTINCT company_id, domain_id, status FROM new_rows) lists;
+    IF EXISTS (SELECT 1 FROM user_slices) THEN
+      UPDATE user_slices s SET n = s.n + d.n
+      FROM (SELECT x.company_id, x.domain_id, x.status, x.lo_name, x.lo_id, count(*) AS n
+            FROM new_rows r CROSS JOIN LATERAL (
+              SELECT * FROM user_slices x
+              WHERE x.company_id = r.company_id AND x.domain_id = r.domain_id AND x.status = r.status
+                AND (x.lo_name, x.lo_id) <= (r.display_name, r.id)
+              ORDER BY x.lo_name DESC, x.lo_id DESC LIMIT 1) x
+            GROUP BY 1, 2, 3, 4, 5) d
+      WHERE (s.company_id, s.domain_id, s.status, s.lo_name, s.lo_id) = (d.company_id, d.domain_id, d.status, d.lo_name, d.lo_id);
+    END IF;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER users_sliced_insert AFTER INSERT ON users
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_slices_apply();
+CREATE TRIGGER users_sliced_update AFTER UPDATE ON users
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_slices_apply();
+CREATE TRIGGER users_sliced_delete AFTER DELETE ON users
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION user_slices_apply();
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
