@@ -3,7 +3,7 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
 import { uniqueByConstraint } from './applications.js';
-import { checkAccess, inScope } from './guard.js';
+import { checkAccess, inScope, listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, params, requiredText, status } from './schemas.js';
 
@@ -248,20 +248,20 @@ export async function apiResourceRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { companyId: string; domainId: string }; Querystring: ListQuery }>(
     '/:companyId/:domainId/api',
-    { schema: { tags, params: params('companyId', 'domainId'), querystring: listQuerySchema, response: { 200: apiList, ...errorResponses } } },
+    { config: { accessWithList: true }, schema: { tags, params: params('companyId', 'domainId'), querystring: listQuerySchema, response: { 200: apiList, ...errorResponses } } },
     async (request, reply) => {
       const { companyId, domainId } = request.params;
       const parsed = parseListQuery(apiResource, request.query, [companyId, domainId]);
-      return sendList(reply, 'api', await runList(db, apiResource, parsed, ['t.company_id = $1', 't.domain_id = $2']));
+      return sendList(reply, 'api', await runList(db, apiResource, parsed, ['t.company_id = $1', 't.domain_id = $2'], listAccess(request)));
     },
   );
 
   app.get<{ Querystring: ListQuery }>(
     '/api',
-    { schema: { tags, querystring: listQuerySchema, response: { 200: apiList, ...errorResponses } } },
+    { config: { accessWithList: true }, schema: { tags, querystring: listQuerySchema, response: { 200: apiList, ...errorResponses } } },
     async (request, reply) => {
       const parsed = parseListQuery(apiResource, request.query, [request.principal.companyId]);
-      return sendList(reply, 'api', await runList(db, apiResource, parsed, [inScope('t.company_id', '$1')]));
+      return sendList(reply, 'api', await runList(db, apiResource, parsed, [inScope('t.company_id', '$1')], listAccess(request)));
     },
   );
 

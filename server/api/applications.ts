@@ -3,7 +3,7 @@ import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
-import { checkAccess, inScope } from './guard.js';
+import { checkAccess, inScope, listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';
 
@@ -381,26 +381,26 @@ export async function applicationRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { companyId: string; domainId: string }; Querystring: ListQuery }>(
     '/:companyId/:domainId/application',
-    { schema: listSchema(['companyId', 'domainId']) },
+    { config: { accessWithList: true }, schema: listSchema(['companyId', 'domainId']) },
     async (request, reply) => {
       const { companyId, domainId } = request.params;
       const parsed = parseListQuery(applicationResource, request.query, [companyId, domainId]);
-      return sendList(reply, 'application', await runList(db, applicationResource, parsed, ['t.company_id = $1', 't.domain_id = $2']));
+      return sendList(reply, 'application', await runList(db, applicationResource, parsed, ['t.company_id = $1', 't.domain_id = $2'], listAccess(request)));
     },
   );
 
   app.get<{ Params: { companyId: string }; Querystring: ListQuery }>(
     '/:companyId/application',
-    { schema: listSchema(['companyId']) },
+    { config: { accessWithList: true }, schema: listSchema(['companyId']) },
     async (request, reply) => {
       const parsed = parseListQuery(applicationResource, request.query, [request.params.companyId]);
-      return sendList(reply, 'application', await runList(db, applicationResource, parsed, ['t.company_id = $1']));
+      return sendList(reply, 'application', await runList(db, applicationResource, parsed, ['t.company_id = $1'], listAccess(request)));
     },
   );
 
-  app.get<{ Querystring: ListQuery }>('/application', { schema: listSchema([]) }, async (request, reply) => {
+  app.get<{ Querystring: ListQuery }>('/application', { config: { accessWithList: true }, schema: listSchema([]) }, async (request, reply) => {
     const parsed = parseListQuery(applicationResource, request.query, [request.principal.companyId]);
-    return sendList(reply, 'application', await runList(db, applicationResource, parsed, [inScope('t.company_id', '$1')]));
+    return sendList(reply, 'application', await runList(db, applicationResource, parsed, [inScope('t.company_id', '$1')], listAccess(request)));
   });
 
   app.get<{ Params: { id: string } }>(

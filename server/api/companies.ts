@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound, uniqueAs } from '../errors.js';
-import { checkAccess } from './guard.js';
+import { checkAccess, listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, idList, params, requiredText } from './schemas.js';
 
@@ -142,10 +142,10 @@ export async function companyRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { companyId: string }; Querystring: ListQuery }>(
     '/companys/:companyId/childCompanys',
-    { schema: { tags, params: params('companyId'), querystring: listQuerySchema, response: { 200: { type: 'array', items: companyJson }, ...errorResponses } } },
+    { config: { accessWithList: true }, schema: { tags, params: params('companyId'), querystring: listQuerySchema, response: { 200: { type: 'array', items: companyJson }, ...errorResponses } } },
     async (request, reply) => {
       const parsed = parseListQuery(companyResource, request.query, [request.params.companyId]);
-      return sendList(reply, 'companys', await runList(db, companyResource, parsed, ['t.parent = $1']));
+      return sendList(reply, 'companys', await runList(db, companyResource, parsed, ['t.parent = $1'], listAccess(request)));
     },
   );
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound, uniqueAs } from '../errors.js';
+import { listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, idList, params, requiredText } from './schemas.js';
 
@@ -158,10 +159,10 @@ export async function domainRoutes(app: FastifyInstance) {
 
   app.get<{ Params: CompanyParams; Querystring: ListQuery }>(
     base,
-    { schema: { tags, params: params('companyId'), querystring: listQuerySchema, response: { 200: { type: 'array', items: domainJson }, ...errorResponses } } },
+    { config: { accessWithList: true }, schema: { tags, params: params('companyId'), querystring: listQuerySchema, response: { 200: { type: 'array', items: domainJson }, ...errorResponses } } },
     async (request, reply) => {
       const parsed = parseListQuery(domainResource, request.query, [request.params.companyId]);
-      return sendList(reply, 'domainNames', await runList(db, domainResource, parsed, ['t.company_id = $1']));
+      return sendList(reply, 'domainNames', await runList(db, domainResource, parsed, ['t.company_id = $1'], listAccess(request)));
     },
   );
 

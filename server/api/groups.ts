@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound, uniqueAs } from '../errors.js';
 import { ADMIN_GROUP } from '../oauth/tokens.js';
+import { listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { email, errorResponses, id, idList, optionalText, params, requiredText, status } from './schemas.js';
 
@@ -153,11 +154,11 @@ export async function groupRoutes(app: FastifyInstance) {
 
   app.get<{ Params: DomainParams; Querystring: ListQuery }>(
     base,
-    { schema: { tags, params: domainParams, querystring: listQuerySchema, response: { 200: groupList, ...errorResponses } } },
+    { config: { accessWithList: true }, schema: { tags, params: domainParams, querystring: listQuerySchema, response: { 200: groupList, ...errorResponses } } },
     async (request, reply) => {
       const { companyId, domainId } = request.params;
       const parsed = parseListQuery(groupResource, request.query, [companyId, domainId]);
-      return sendList(reply, 'groups', await runList(db, groupResource, parsed, ['t.company_id = $1', 't.domain_id = $2']));
+      return sendList(reply, 'groups', await runList(db, groupResource, parsed, ['t.company_id = $1', 't.domain_id = $2'], listAccess(request)));
     },
   );
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
@@ -11,6 +11,7 @@ import { ADMIN_SCOPE, verifyAccessToken } from '../oauth/tokens.js';
  */
 export function registerGuard(app: FastifyInstance) {
   app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('accessChecked', false);
 
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith('/api/docs')) return;
@@ -28,25 +29,65 @@ export function registerGuard(app: FastifyInstance) {
   // preValidation, not preHandler: another tenant's path answers 404 before its body is even validated
   app.addHook('preValidation', async (request) => {
     if (request.url.startsWith('/api/docs')) return;
+    // a list route checks access in its own count statement, before it reads the page (listAccess)
+    if (request.routeOptions.config.accessWithList) return;
     const params = (request.params ?? {}) as { companyId?: string; domainId?: string };
     await checkAccess(app.ctx.db, request.principal, params.companyId, params.domainId);
+    request.accessChecked = true;
+  });
+
+  // Fails closed: a route that answers without its access having been checked is a bug, never data.
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    if (request.url.startsWith('/api/docs') || reply.statusCode >= 400 || request.accessChecked) return payload;
+    throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} answered without an access check`);
   });
 }
 
+interface AccessRow {
+  grant_live: boolean | null;
+  user_active: boolean | null;
+  company_ok: boolean | null;
+  domain_ok: boolean | null;
+}
+
+/**
+ * The guard's check as select-list columns (grant live, user active, company inside the caller's
+ * subtree, domain of that company), with parameters numbered from `from`.
+ */
+export function accessColumns(principal: Principal, companyId: string | undefined, domainId: string | undefined, from: number) {
+  const p = (i: number) => `$${from + i}`;
+  return {
+    sql: `(SELECT g.revoked_at IS NULL FROM oauth_grants g WHERE g.id = ${p(0)}) AS grant_live,
+       (SELECT u.status = 'active' FROM users u WHERE u.company_id = ${p(1)} AND u.domain_id = ${p(2)} AND u.id = ${p(3)}) AS user_active,
+       (SELECT ${p(1)} = ANY (c.ancestors) FROM companies c WHERE c.id = ${p(4)}) AS company_ok,
+       (SELECT true FROM domains d WHERE d.company_id = ${p(4)} AND d.id = ${p(5)}) AS domain_ok`,
+    params: [principal.grantId, principal.companyId, principal.domainId, principal.userId, companyId ?? null, domainId ?? null],
+    /** Throws the guard's 401 or 404 unless the row passes. */
+    assert(row: AccessRow) {
+      if (!row.grant_live || !row.user_active) throw unauthorized('The access token has been revoked');
+      if (companyId !== undefined && !row.company_ok) throw notFound(`company ${companyId}`);
+      if (domainId !== undefined && !row.domain_ok) throw notFound(`domain ${domainId}`);
+    },
+  };
+}
+
+export type AccessCheck = ReturnType<typeof accessColumns> & { done(): void };
+
 /** The one statement behind the guard; also used by routes whose company comes from the body. */
 export async function checkAccess(db: Queryable, principal: Principal, companyId?: string, domainId?: string) {
-  const { rows } = await db.query<{ grant_live: boolean | null; user_active: boolean | null; company_ok: boolean | null; domain_ok: boolean | null }>(
-    `SELECT
-       (SELECT g.revoked_at IS NULL FROM oauth_grants g WHERE g.id = $1) AS grant_live,
-       (SELECT u.status = 'active' FROM users u WHERE u.company_id = $2 AND u.domain_id = $3 AND u.id = $4) AS user_active,
-       (SELECT $2 = ANY (c.ancestors) FROM companies c WHERE c.id = $5) AS company_ok,
-       (SELECT true FROM domains d WHERE d.company_id = $5 AND d.id = $6) AS domain_ok`,
-    [principal.grantId, principal.companyId, principal.domainId, principal.userId, companyId ?? null, domainId ?? null],
-  );
-  const row = rows[0];
-  if (!row.grant_live || !row.user_active) throw unauthorized('The access token has been revoked');
-  if (companyId !== undefined && !row.company_ok) throw notFound(`company ${companyId}`);
-  if (domainId !== undefined && !row.domain_ok) throw notFound(`domain ${domainId}`);
+  const access = accessColumns(principal, companyId, domainId, 1);
+  const { rows } = await db.query<AccessRow>(`SELECT ${access.sql}`, access.params);
+  access.assert(rows[0]);
+}
+
+/**
+ * For a route marked `config: { accessWithList: true }`: the guard's check, to run inside the list's
+ * count statement (runList runs it before the page). Undefined when the guard has already checked.
+ */
+export function listAccess(request: FastifyRequest): ((from: number) => AccessCheck) | undefined {
+  if (request.accessChecked) return undefined;
+  const params = (request.params ?? {}) as { companyId?: string; domainId?: string };
+  return (from) => ({ ...accessColumns(request.principal, params.companyId, params.domainId, from), done: () => (request.accessChecked = true) });
 }
 
 /** SQL predicate: the company column is inside the caller's subtree. */

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Database, Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
+import type { AccessCheck } from './guard.js';
 
 /**
  * Server-side lists with ra-data-simple-rest's conventions: range=[start,end] (inclusive),
@@ -285,15 +286,29 @@ function totalSql(resource: ListResource, parsed: ParsedList, whereSql: string) 
 }
 
 /**
- * Runs the page and the total: two statements whatever the page size. The total comes from
+ * Runs the total (with the access check when the route defers it to the list) and then the page:
+ * two statements whatever the page size. The total comes from
  * maintained counts when the resource has them and only status filters apply; otherwise it is
  * exact up to EXACT_COUNT_LIMIT rows, and past that (where counting would cost more than the page)
  * the planner's estimate, never less than the counted minimum.
  */
-export async function runList<T>(db: Queryable, resource: ListResource, parsed: ParsedList, scope: string[]): Promise<ListResult<T>> {
+export async function runList<T>(
+  db: Queryable,
+  resource: ListResource,
+  parsed: ParsedList,
+  scope: string[],
+  access?: (from: number) => AccessCheck,
+): Promise<ListResult<T>> {
   const sql = buildListSql(resource, parsed, scope);
+  // The guard's access check rides along in the count statement, which runs before the page is read.
+  const check = access?.(sql.params.length + 1);
+  const countSql = check ? sql.countSql.replace(/^SELECT /, `SELECT ${check.sql}, `) : sql.countSql;
+  const counted = (await db.query<{ total: number; slices?: number; largest?: number }>(countSql, check ? [...sql.params, ...check.params] : sql.params)).rows[0];
+  if (check) {
+    check.assert(counted as never);
+    check.done();
+  }
   const page = await db.query<T>(sql.pageSql, sql.params);
-  const counted = (await db.query<{ total: number; slices?: number; largest?: number }>(sql.countSql, sql.params)).rows[0];
   let total = counted.total;
   const slices = resource.slices;
   if (slices && parsed.partition && counted.slices !== undefined && 'transaction' in db) {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
 import { getGroups } from './groups.js';
+import { listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, params } from './schemas.js';
 
@@ -199,11 +200,11 @@ export async function memberRoutes(app: FastifyInstance) {
 
   app.get<{ Params: GroupParams; Querystring: ListQuery }>(
     `${base}/members`,
-    { schema: { tags, params: groupParams, querystring: listQuerySchema, response: { 200: memberList, ...errorResponses } } },
+    { config: { accessWithList: true }, schema: { tags, params: groupParams, querystring: listQuerySchema, response: { 200: memberList, ...errorResponses } } },
     async (request, reply) => {
       const { companyId, domainId, groupId } = request.params;
       const parsed = parseListQuery(memberResource, request.query, [companyId, domainId, groupId]);
-      const result = await runList<Member>(db, memberResource, parsed, ['t.company_id = $1', 't.domain_id = $2', 't.group_id = $3']);
+      const result = await runList<Member>(db, memberResource, parsed, ['t.company_id = $1', 't.domain_id = $2', 't.group_id = $3'], listAccess(request));
       await requireGroupWhenEmpty(result.rows, request.params);
       return sendList(reply, 'members', result);
     },
@@ -247,7 +248,7 @@ export async function memberRoutes(app: FastifyInstance) {
   app.get<{ Params: GroupParams; Querystring: ListQuery & { type: MemberType } }>(
     `${base}/candidates`,
     {
-      schema: {
+      config: { accessWithList: true }, schema: {
         tags,
         description: 'Active users (type=user) or groups (type=group) that could be added as members: not members yet, never the group itself or a group containing it',
         params: groupParams,
@@ -259,7 +260,7 @@ export async function memberRoutes(app: FastifyInstance) {
       const { companyId, domainId, groupId } = request.params;
       const resource = candidateResource(request.query.type);
       const parsed = parseListQuery(resource, request.query, [companyId, domainId, groupId]);
-      const result = await runList(db, resource, parsed, candidateScope(request.query.type));
+      const result = await runList(db, resource, parsed, candidateScope(request.query.type), listAccess(request));
       await requireGroupWhenEmpty(result.rows, request.params);
       return sendList(reply, 'candidates', result);
     },

@@ -3,6 +3,7 @@ import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
+import { listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { scheduleSliceRebuild, slicesNeedRebuild } from './userSlices.js';
 import { email, errorResponses, id, idList, optionalText, params, requiredText, status } from './schemas.js';
@@ -200,11 +201,11 @@ export async function userRoutes(app: FastifyInstance) {
 
   app.get<{ Params: DomainParams; Querystring: ListQuery }>(
     base,
-    { schema: { tags, params: domainParams, querystring: listQuerySchema, response: { 200: userList, ...errorResponses } } },
+    { config: { accessWithList: true }, schema: { tags, params: domainParams, querystring: listQuerySchema, response: { 200: userList, ...errorResponses } } },
     async (request, reply) => {
       const { companyId, domainId } = request.params;
       const parsed = parseListQuery(userResource, request.query, [companyId, domainId]);
-      return sendList(reply, 'users', await runList(db, userResource, parsed, ['t.company_id = $1', 't.domain_id = $2']));
+      return sendList(reply, 'users', await runList(db, userResource, parsed, ['t.company_id = $1', 't.domain_id = $2'], listAccess(request)));
     },
   );
 

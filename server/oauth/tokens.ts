@@ -190,9 +190,26 @@ export async function issueTokens(
   };
 }
 
+/**
+ * Tokens already verified, per server, until they expire: the console sends the same token with
+ * every call, and checking its RS256 signature again each time costs more than a page of users.
+ * The key is the token's exact text, so a changed byte is verified afresh; revocation is not
+ * cached (the guard checks the grant in the database on every call).
+ */
+const verified = new WeakMap<AppContext, Map<string, { principal: Principal; exp: number }>>();
+const VERIFIED_MAX = 5_000;
+
 /** Verifies a management API access token: our key, RS256 only, our issuer and audience, typ at+jwt. */
-export function verifyAccessToken(ctx: AppContext, token: string): Promise<Principal> {
-  return verifyOurToken(ctx, token, managementAudience(ctx));
+export async function verifyAccessToken(ctx: AppContext, token: string): Promise<Principal> {
+  let cache = verified.get(ctx);
+  if (!cache) verified.set(ctx, (cache = new Map()));
+  const hit = cache.get(token);
+  if (hit && hit.exp > Date.now() / 1000) return hit.principal;
+  if (hit) cache.delete(token);
+  const principal = Object.freeze(await verifyOurToken(ctx, token, managementAudience(ctx)));
+  if (cache.size >= VERIFIED_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(token, { principal, exp: principal.exp });
+  return principal;
 }
 
 /** Tokens /oauth/userinfo accepts: management API tokens and RS256 API tokens issued with openid. */
@@ -216,5 +233,6 @@ async function verifyOurToken(ctx: AppContext, token: string, audience: string |
     clientId: str(payload.client_id),
     grantId: str(payload.gid),
     scopes: str(payload.scope).split(' ').filter(Boolean),
+    exp: Number(payload.exp),
   };
 }

@@ -49,7 +49,8 @@ describe('lists run a fixed number of statements (no N+1)', () => {
       };
       const ten = await statements('[0,9]');
       const hundred = await statements('[0,99]');
-      expect(ten).toBeLessThanOrEqual(3);
+      // the access check rides with the count; a third statement (the planner's estimate) only past 10,000 matches
+      expect(ten).toBeLessThanOrEqual(2);
       expect(hundred).toBe(ten);
     });
   }
