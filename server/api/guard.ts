@@ -43,30 +43,22 @@ export function registerGuard(app: FastifyInstance) {
   });
 }
 
-interface AccessRow {
-  grant_live: boolean | null;
-  user_active: boolean | null;
-  company_ok: boolean | null;
-  domain_ok: boolean | null;
-}
-
 /**
- * The guard's check as select-list columns (grant live, user active, company inside the caller's
- * subtree, domain of that company), with parameters numbered from `from`.
+ * The guard's check as one select-list column, `access` (the api_access function of migration 7:
+ * grant live, user active, company inside the caller's subtree, domain of that company), with
+ * parameters numbered from `from`.
  */
 export function accessColumns(principal: Principal, companyId: string | undefined, domainId: string | undefined, from: number) {
   const p = (i: number) => `$${from + i}`;
   return {
-    sql: `(SELECT g.revoked_at IS NULL FROM oauth_grants g WHERE g.id = ${p(0)}) AS grant_live,
-       (SELECT u.status = 'active' FROM users u WHERE u.company_id = ${p(1)} AND u.domain_id = ${p(2)} AND u.id = ${p(3)}) AS user_active,
-       (SELECT ${p(1)} = ANY (c.ancestors) FROM companies c WHERE c.id = ${p(4)}) AS company_ok,
-       (SELECT true FROM domains d WHERE d.company_id = ${p(4)} AND d.id = ${p(5)}) AS domain_ok`,
+    sql: `api_access(${[0, 1, 2, 3, 4, 5].map((i) => `${p(i)}::text`).join(', ')}) AS access`,
     params: [principal.grantId, principal.companyId, principal.domainId, principal.userId, companyId ?? null, domainId ?? null],
     /** Throws the guard's 401 or 404 unless the row passes. */
-    assert(row: AccessRow) {
-      if (!row.grant_live || !row.user_active) throw unauthorized('The access token has been revoked');
-      if (companyId !== undefined && !row.company_ok) throw notFound(`company ${companyId}`);
-      if (domainId !== undefined && !row.domain_ok) throw notFound(`domain ${domainId}`);
+    assert(row: { access?: string }) {
+      if (row.access === 'ok') return;
+      if (row.access === 'company') throw notFound(`company ${companyId}`);
+      if (row.access === 'domain') throw notFound(`domain ${domainId}`);
+      throw unauthorized('The access token has been revoked');
     },
   };
 }
@@ -76,7 +68,7 @@ export type AccessCheck = ReturnType<typeof accessColumns> & { done(): void };
 /** The one statement behind the guard; also used by routes whose company comes from the body. */
 export async function checkAccess(db: Queryable, principal: Principal, companyId?: string, domainId?: string) {
   const access = accessColumns(principal, companyId, domainId, 1);
-  const { rows } = await db.query<AccessRow>(`SELECT ${access.sql}`, access.params);
+  const { rows } = await db.query<{ access: string }>(`SELECT ${access.sql}`, access.params);
   access.assert(rows[0]);
 }
 

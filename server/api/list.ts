@@ -271,9 +271,12 @@ function slicedPageSql(resource: ListResource, parsed: ParsedList, whereSql: str
 /** Column names without the table alias (resources name their table t). */
 const unqualified = (columns: string) => columns.replace(/\bt\./g, '');
 
-/** The total, and for sliced lists the slices' shape (one statement either way). */
+/**
+ * The total, and past the first page of a sliced list the slices' shape (one statement either way):
+ * a first page needs no slices, so its total stays one lookup.
+ */
 function totalSql(resource: ListResource, parsed: ParsedList, whereSql: string) {
-  const slices = resource.slices && resource.counts && parsed.partition ? resource.slices : undefined;
+  const slices = resource.slices && resource.counts && parsed.partition && parsed.start > 0 ? resource.slices : undefined;
   const countSql = slices
     ? `SELECT (SELECT coalesce(sum(t.n), 0)::int FROM ${resource.counts} t ${whereSql}) AS total,
               count(*)::int AS slices, coalesce(max(t.n), 0)::int AS largest

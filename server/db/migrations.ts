@@ -340,6 +340,32 @@ CREATE TRIGGER users_sliced_delete AFTER DELETE ON users
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION user_slices_apply();
 `,
   },
+  {
+    id: 7,
+    name: 'the API guard as one function',
+    sql: `
+-- The check behind every /api call (server/api/guard.ts): the token's grant is live, its user is
+-- active, and the path's company lies inside the caller's subtree with the path's domain in it.
+-- As a PL/pgSQL function its statements are planned once per connection, not on every call.
+CREATE FUNCTION api_access(p_grant text, p_company text, p_domain text, p_user text, p_target_company text, p_target_domain text)
+RETURNS text LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF NOT coalesce((SELECT g.revoked_at IS NULL FROM oauth_grants g WHERE g.id = p_grant), false)
+     OR NOT coalesce((SELECT u.status = 'active' FROM users u WHERE u.company_id = p_company AND u.domain_id = p_domain AND u.id = p_user), false) THEN
+    RETURN 'revoked';
+  END IF;
+  IF p_target_company IS NOT NULL
+     AND NOT coalesce((SELECT p_company = ANY (c.ancestors) FROM companies c WHERE c.id = p_target_company), false) THEN
+    RETURN 'company';
+  END IF;
+  IF p_target_domain IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.company_id = p_target_company AND d.id = p_target_domain) THEN
+    RETURN 'domain';
+  END IF;
+  RETURN 'ok';
+END $$;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

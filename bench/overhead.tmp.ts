@@ -1,0 +1,57 @@
+import http from 'node:http';
+import { buildApp } from '../server/app.js';
+import type { ServerConfig } from '../server/config.js';
+import { openDatabase } from '../server/db/index.js';
+import { loadSigningKeys } from '../server/keys.js';
+import { seedFirstRun } from '../server/seed.js';
+import { createGrant, issueTokens } from '../server/oauth/tokens.js';
+
+const config: ServerConfig = { host: '127.0.0.1', port: 0, dataDir: '', publicUrl: 'http://localhost:0', databaseUrl: process.env.DATABASE_URL, consoleClientId: 'iam-console', adminEmail: 'admin@example.com', adminPassword: 'bench-password', consoleDir: '/nonexistent', accessTokenTtl: 3600, logLevel: 'silent' };
+const db = await openDatabase({ databaseUrl: config.databaseUrl });
+await seedFirstRun(db, config);
+await db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email) SELECT 'root','default','u'||i,'user'||i,'User '||i,'u'||i||'@x.example' FROM generate_series(1,2000) i`);
+let rec: any[] | undefined; const q = db.query.bind(db);
+(db as any).query = (t: string, p: unknown[] = []) => { rec?.push([t, p]); return q(t, p); };
+const keys = await loadSigningKeys({});
+const ctx = { db, config, keys };
+const app = await buildApp(ctx as any);
+const serverSide: number[] = [];
+app.addHook('onResponse', async (request, reply) => { serverSide.push(reply.elapsedTime); });
+await app.listen({ host: '127.0.0.1', port: 0 });
+const port = (app.server.address() as any).port;
+const grantId = await createGrant(db, { clientId: 'iam-console', companyId: 'root', domainId: 'default', userId: 'admin', scope: 'openid user:admin' });
+const { access_token: token } = await issueTokens(ctx as any, { grantId, user: { id: 'admin', username: 'a', displayName: 'A', email: 'a@x' }, client: { id: 'iam-console', companyId: 'root', domainId: 'default', idTokenExpiration: 36000 }, scope: 'openid user:admin' });
+const list = `/api/companys/root/domainNames/default/users?range=[0,24]&sort=["displayName","ASC"]&condition=status,!=,deleted`;
+const agent = new http.Agent({ keepAlive: true });
+const get = (path: string) => new Promise<void>((resolve, reject) => { http.get({ host: '127.0.0.1', port, path, agent, headers: { authorization: `Bearer ${token}` } }, (res) => { res.resume(); res.on('end', resolve); }).on('error', reject); });
+async function time(name: string, fn: () => Promise<unknown>) {
+  for (let i = 0; i < 50; i++) await fn();
+  const s: number[] = [];
+  for (let i = 0; i < 300; i++) { const t = process.hrtime.bigint(); await fn(); s.push(Number(process.hrtime.bigint() - t) / 1e6); }
+  s.sort((a, b) => a - b);
+  console.log(name.padEnd(40), 'p50', s[150].toFixed(2), 'p95', s[285].toFixed(2));
+}
+await db.query('VACUUM ANALYZE'); rec = []; await get(list); const stmts = rec; rec = undefined;
+await time('fetch discovery', () => fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration`).then((r) => r.arrayBuffer()));
+await time('http discovery', () => get('/.well-known/openid-configuration'));
+await time('fetch list', () => fetch(`http://127.0.0.1:${port}${list}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer()));
+await time('http list', () => get(list));
+serverSide.length = 0;
+await time('http list again', () => get(list));
+serverSide.sort((a, b) => a - b); console.log('server-side elapsed p50', serverSide[Math.floor(serverSide.length / 2)].toFixed(2), 'p95', serverSide[Math.floor(serverSide.length * 0.95)].toFixed(2));
+await time('inject list', () => app.inject({ url: list, headers: { authorization: `Bearer ${token}` } }));
+await time('raw all 3 statements', async () => { for (const [t, p] of stmts) await q(t, p); });
+await time('count without access', async () => { await q(stmts[0][0].replace(/^SELECT api_access\([^)]*\) AS access, /, 'SELECT '), stmts[0][1].slice(0, -6)); });
+await time('access alone', async () => { await q('SELECT api_access($1::text,$2::text,$3::text,$4::text,$5::text,$6::text)', stmts[0][1].slice(-6)); });
+await time('raw guard', async () => { await q(stmts[0][0], stmts[0][1]); });
+await time('raw page+count', async () => { for (const [t, p] of stmts.slice(1)) await q(t, p); });
+const { verifyAccessToken } = await import('../server/oauth/tokens.js');
+await time('verify token', () => verifyAccessToken(ctx as any, token));
+const plan = await q(`EXPLAIN (ANALYZE, SUMMARY) ${stmts[0][0]}`, stmts[0][1]);
+console.log(plan.rows.map((r: any) => Object.values(r)[0]).join('\n'));
+const plan2 = await q(`EXPLAIN (ANALYZE, SUMMARY) ${stmts[1][0]}`, stmts[1][1]);
+console.log(plan2.rows.map((r: any) => Object.values(r)[0]).slice(-3).join('\n'));
+await time('SELECT 1', () => q('SELECT 1'));
+await time('SELECT $1 param', () => q('SELECT $1::text', ['x']));
+await time('guard simple', () => q('SELECT (SELECT g.revoked_at IS NULL FROM oauth_grants g WHERE g.id = $1)', [stmts[0][1][0]]));
+await app.close(); await db.close();
