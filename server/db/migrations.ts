@@ -3,6 +3,26 @@ import type { Database } from './index.js';
 /**
  * One schema for PGlite and PostgreSQL. Migrations only ever append: an applied one is never edited.
  */
+/**
+ * Part of user_slices_apply (migration 6): after taking the shared lock of every list the changed
+ * rows belong to, adds (+) or removes (-) each changed row to or from the slice holding its key.
+ */
+function sliceCounts(rows: 'old_rows' | 'new_rows', sign: '+' | '-') {
+  return `    PERFORM pg_advisory_xact_lock_shared(4242, hashtext(company_id || '/' || domain_id || '/' || status))
+      FROM (SELECT DISTINCT company_id, domain_id, status FROM ${rows}) lists;
+    IF EXISTS (SELECT 1 FROM user_slices) THEN
+      UPDATE user_slices s SET n = s.n ${sign} d.n
+      FROM (SELECT x.company_id, x.domain_id, x.status, x.lo_name, x.lo_id, count(*) AS n
+            FROM ${rows} r CROSS JOIN LATERAL (
+              SELECT * FROM user_slices x
+              WHERE x.company_id = r.company_id AND x.domain_id = r.domain_id AND x.status = r.status
+                AND (x.lo_name, x.lo_id) <= (r.display_name, r.id)
+              ORDER BY x.lo_name DESC, x.lo_id DESC LIMIT 1) x
+            GROUP BY 1, 2, 3, 4, 5) d
+      WHERE (s.company_id, s.domain_id, s.status, s.lo_name, s.lo_id) = (d.company_id, d.domain_id, d.status, d.lo_name, d.lo_id);
+    END IF;`;
+}
+
 export const migrations: { id: number; name: string; sql: string }[] = [
   {
     id: 1,
@@ -301,34 +321,10 @@ CREATE TABLE user_slices (
 CREATE FUNCTION user_slices_apply() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP IN ('DELETE', 'UPDATE') THEN
-    PERFORM pg_advisory_xact_lock_shared(4242, hashtext(company_id || '/' || domain_id || '/' || status))
-      FROM (SELECT DISTINCT company_id, domain_id, status FROM old_rows) lists;
-    IF EXISTS (SELECT 1 FROM user_slices) THEN
-      UPDATE user_slices s SET n = s.n - d.n
-      FROM (SELECT x.company_id, x.domain_id, x.status, x.lo_name, x.lo_id, count(*) AS n
-            FROM old_rows r CROSS JOIN LATERAL (
-              SELECT * FROM user_slices x
-              WHERE x.company_id = r.company_id AND x.domain_id = r.domain_id AND x.status = r.status
-                AND (x.lo_name, x.lo_id) <= (r.display_name, r.id)
-              ORDER BY x.lo_name DESC, x.lo_id DESC LIMIT 1) x
-            GROUP BY 1, 2, 3, 4, 5) d
-      WHERE (s.company_id, s.domain_id, s.status, s.lo_name, s.lo_id) = (d.company_id, d.domain_id, d.status, d.lo_name, d.lo_id);
-    END IF;
+${sliceCounts('old_rows', '-')}
   END IF;
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    PERFORM pg_advisory_xact_lock_shared(4242, hashtext(company_id || '/' || domain_id || '/' || status))
-      FROM (SELECT DISTINCT company_id, domain_id, status FROM new_rows) lists;
-    IF EXISTS (SELECT 1 FROM user_slices) THEN
-      UPDATE user_slices s SET n = s.n + d.n
-      FROM (SELECT x.company_id, x.domain_id, x.status, x.lo_name, x.lo_id, count(*) AS n
-            FROM new_rows r CROSS JOIN LATERAL (
-              SELECT * FROM user_slices x
-              WHERE x.company_id = r.company_id AND x.domain_id = r.domain_id AND x.status = r.status
-                AND (x.lo_name, x.lo_id) <= (r.display_name, r.id)
-              ORDER BY x.lo_name DESC, x.lo_id DESC LIMIT 1) x
-            GROUP BY 1, 2, 3, 4, 5) d
-      WHERE (s.company_id, s.domain_id, s.status, s.lo_name, s.lo_id) = (d.company_id, d.domain_id, d.status, d.lo_name, d.lo_id);
-    END IF;
+${sliceCounts('new_rows', '+')}
   END IF;
   RETURN NULL;
 END $$;

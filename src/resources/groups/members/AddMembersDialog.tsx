@@ -1,23 +1,13 @@
 import { useEffect, useState } from 'react';
-import {
-  Alert,
-  Box,
-  Button,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
-  Tab,
-  Tabs,
-  TextField,
-  Typography,
-} from '@mui/material';
+import { Alert, Box, Dialog, DialogContent, DialogTitle, Tab, Tabs, TextField } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
-import { MemberTable } from './MemberTable';
+import { usePageControls } from '../panel/pageControls';
+import { PickerActions } from '../panel/PickerActions';
+import { useGroupCall } from '../panel/useGroupCall';
+import { usePagedRequest } from '../panel/usePagedRequest';
+import { MemberTable, toggleSelection } from './MemberTable';
 import { membersApi, type Member, type MemberType } from './membersApi';
-import { toggleSelection, usePageControls } from './usePageControls';
-import { useGroupCallError, usePagedRequest } from './usePagedRequest';
 
 const SEARCH_DELAY_MS = 300;
 
@@ -35,14 +25,12 @@ interface AddMembersDialogProps {
  */
 export function AddMembersDialog({ context, group, onClose, onAdded }: AddMembersDialogProps) {
   const translate = useTranslate();
-  const handleError = useGroupCallError();
   const [type, setType] = useState<MemberType>('user');
   const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
   const controls = usePageControls();
   const [selected, setSelected] = useState<Map<string, Member>>(new Map());
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useGroupCall();
 
   useEffect(() => {
     const timer = setTimeout(() => {
@@ -60,17 +48,9 @@ export function AddMembersDialog({ context, group, onClose, onAdded }: AddMember
   );
 
   const add = async () => {
-    setSaving(true);
-    setError(undefined);
-    try {
-      await membersApi.add(context, group.id, [...selected.values()]);
+    if (await run(() => membersApi.add(context, group.id, [...selected.values()]))) {
       onAdded(selected.size);
       onClose();
-    } catch (failure) {
-      const message = await handleError(failure);
-      if (message) setError(message);
-    } finally {
-      setSaving(false);
     }
   };
 
@@ -121,15 +101,15 @@ export function AddMembersDialog({ context, group, onClose, onAdded }: AddMember
           </Alert>
         )}
       </DialogContent>
-      <DialogActions>
-        <Typography variant="body2" sx={{ mr: 'auto', ml: 2 }} aria-live="polite">
-          {translate('iam.members.selected', { count: selected.size })}
-        </Typography>
-        <Button onClick={onClose}>{translate('iam.members.close')}</Button>
-        <Button variant="contained" disabled={selected.size === 0 || saving} onClick={add}>
-          {translate('iam.members.add')}
-        </Button>
-      </DialogActions>
+      <PickerActions
+        selectedText="iam.members.selected"
+        closeText="iam.members.close"
+        addText="iam.members.add"
+        count={selected.size}
+        busy={busy}
+        onClose={onClose}
+        onAdd={add}
+      />
     </Dialog>
   );
 }

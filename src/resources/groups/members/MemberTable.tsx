@@ -1,26 +1,23 @@
-import {
-  Alert,
-  Checkbox,
-  LinearProgress,
-  Table,
-  TableBody,
-  TableCell,
-  TableHead,
-  TableRow,
-  Typography,
-} from '@mui/material';
-import { ListContextProvider, useTranslate, type ListControllerResult } from 'react-admin';
-import { WindowPagination } from '../../generic/WindowPagination';
-import { MEMBER_PAGE_SIZE, MEMBER_PAGE_WINDOW } from '../index';
+import { Checkbox, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
+import { useTranslate } from 'react-admin';
+import type { PageControls } from '../panel/pageControls';
+import { PagedTableFrame } from '../panel/PagedTableFrame';
 import type { Member } from './membersApi';
 
 export const memberKey = (member: Pick<Member, 'id' | 'type'>) => `${member.type}:${member.id}`;
 
-export interface PageControls {
-  page: number;
-  perPage: number;
-  setPage: (page: number) => void;
-  setPerPage: (perPage: number) => void;
+/** Adds or removes members from a selection kept by key (user:ada, group:ops). */
+export function toggleSelection<T extends Parameters<typeof memberKey>[0]>(
+  selection: ReadonlyMap<string, T>,
+  members: readonly T[],
+  selected: boolean,
+): Map<string, T> {
+  const next = new Map(selection);
+  for (const member of members) {
+    if (selected) next.set(memberKey(member), member);
+    else next.delete(memberKey(member));
+  }
+  return next;
 }
 
 interface MemberTableProps {
@@ -51,23 +48,10 @@ export function MemberTable({
 }: MemberTableProps) {
   const translate = useTranslate();
   const selectedOnPage = rows.filter((row) => selected.has(memberKey(row))).length;
-  // WindowPagination reads a list context: give it this table's page state.
-  const pagination = { ...controls, total, isPending } as unknown as ListControllerResult;
 
   return (
-    <>
-      {isPending && <LinearProgress aria-label={translate('iam.list.loading')} />}
-      {error && (
-        <Alert severity="error" role="alert" sx={{ my: 1 }}>
-          {error}
-        </Alert>
-      )}
-      {!isPending && !error && rows.length === 0 ? (
-        <Typography sx={{ p: 2 }} color="text.secondary" role="status">
-          {translate(emptyText)}
-        </Typography>
-      ) : (
-        <Table size="small" aria-label={label}>
+    <PagedTableFrame isPending={isPending} error={error} isEmpty={rows.length === 0} emptyText={emptyText} total={total} controls={controls}>
+      <Table size="small" aria-label={label}>
           <TableHead>
             <TableRow>
               <TableCell padding="checkbox">
@@ -103,14 +87,7 @@ export function MemberTable({
               );
             })}
           </TableBody>
-        </Table>
-      )}
-      <ListContextProvider value={pagination}>
-        <WindowPagination
-          window={MEMBER_PAGE_WINDOW}
-          rowsPerPageOptions={[MEMBER_PAGE_SIZE, MEMBER_PAGE_SIZE * 2, MEMBER_PAGE_SIZE * 5]}
-        />
-      </ListContextProvider>
-    </>
+      </Table>
+    </PagedTableFrame>
   );
 }

@@ -1,14 +1,14 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Alert, Button, Stack } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import DeleteIcon from '@mui/icons-material/Delete';
 import { Confirm, useNotify, useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
 import { AddMembersDialog } from './AddMembersDialog';
-import { MemberTable } from './MemberTable';
+import { useGroupRows } from '../panel/pageControls';
+import { useGroupCall } from '../panel/useGroupCall';
+import { MemberTable, toggleSelection } from './MemberTable';
 import { membersApi, type Member } from './membersApi';
-import { toggleSelection, usePageControls } from './usePageControls';
-import { useGroupCallError, usePagedRequest } from './usePagedRequest';
 
 interface MembersPanelProps {
   context: PathContext;
@@ -19,40 +19,22 @@ interface MembersPanelProps {
 export function MembersPanel({ context, group }: MembersPanelProps) {
   const translate = useTranslate();
   const notify = useNotify();
-  const handleError = useGroupCallError();
-  const controls = usePageControls();
   const [selected, setSelected] = useState<Map<string, Member>>(new Map());
   const [adding, setAdding] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const [removing, setRemoving] = useState(false);
-  const [error, setError] = useState<string>();
-  const members = usePagedRequest(
+  const { busy: removing, error, run } = useGroupCall();
+  const { controls, rows: members } = useGroupRows(
     (request) => membersApi.list(context, group.id, request),
-    { page: controls.page, perPage: controls.perPage },
     `${context.companyId}/${context.domainId}/${group.id}`,
   );
 
-  // After removing the last rows of the last page, show the page before it.
-  const { page, setPage } = controls;
-  useEffect(() => {
-    if (!members.isPending && members.rows.length === 0 && page > 1) setPage(page - 1);
-  }, [members.isPending, members.rows.length, page, setPage]);
-
   const remove = async () => {
-    setRemoving(true);
-    setError(undefined);
-    try {
-      await membersApi.remove(context, group.id, [...selected.values()]);
+    if (await run(() => membersApi.remove(context, group.id, [...selected.values()]))) {
       notify('iam.members.removed', { type: 'info', messageArgs: { count: selected.size } });
       setSelected(new Map());
       members.reload();
-    } catch (failure) {
-      const message = await handleError(failure);
-      if (message) setError(message);
-    } finally {
-      setRemoving(false);
-      setConfirming(false);
     }
+    setConfirming(false);
   };
 
   return (

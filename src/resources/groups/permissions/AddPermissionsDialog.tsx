@@ -1,10 +1,8 @@
 import { useEffect, useState } from 'react';
 import {
   Alert,
-  Button,
   Checkbox,
   Dialog,
-  DialogActions,
   DialogContent,
   DialogTitle,
   FormControl,
@@ -18,7 +16,9 @@ import {
 } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
-import { useGroupCallError } from '../members/usePagedRequest';
+import { PickerActions } from '../panel/PickerActions';
+import { useGroupCall } from '../panel/useGroupCall';
+import { useGroupCallError } from '../panel/usePagedRequest';
 import { permissionsApi, type DomainApi, type Scope } from './permissionsApi';
 
 interface AddPermissionsDialogProps {
@@ -67,11 +67,9 @@ function useLoad<T>(load: () => Promise<T[]>, key: string): Loaded<T> {
  */
 export function AddPermissionsDialog({ context, group, onClose, onAdded }: AddPermissionsDialogProps) {
   const translate = useTranslate();
-  const handleError = useGroupCallError();
   const [apiId, setApiId] = useState('');
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useGroupCall();
 
   const apis = useLoad<DomainApi>(() => permissionsApi.apis(context), `${context.companyId}/${context.domainId}`);
   const scopes = useLoad<Scope>(() => permissionsApi.scopes(apiId), apiId);
@@ -90,21 +88,10 @@ export function AddPermissionsDialog({ context, group, onClose, onAdded }: AddPe
     });
 
   const add = async () => {
-    setSaving(true);
-    setError(undefined);
-    try {
-      await permissionsApi.add(
-        context,
-        group.id,
-        [...selected].map((permission) => ({ apiId, permission })),
-      );
+    const grants = [...selected].map((permission) => ({ apiId, permission }));
+    if (await run(() => permissionsApi.add(context, group.id, grants))) {
       onAdded(selected.size);
       onClose();
-    } catch (failure) {
-      const message = await handleError(failure);
-      if (message) setError(message);
-    } finally {
-      setSaving(false);
     }
   };
 
@@ -177,15 +164,15 @@ export function AddPermissionsDialog({ context, group, onClose, onAdded }: AddPe
           </Alert>
         )}
       </DialogContent>
-      <DialogActions>
-        <Typography variant="body2" sx={{ mr: 'auto', ml: 2 }} aria-live="polite">
-          {translate('iam.groupPermissions.selected', { count: selected.size })}
-        </Typography>
-        <Button onClick={onClose}>{translate('iam.groupPermissions.close')}</Button>
-        <Button variant="contained" disabled={selected.size === 0 || saving} onClick={add}>
-          {translate('iam.groupPermissions.add')}
-        </Button>
-      </DialogActions>
+      <PickerActions
+        selectedText="iam.groupPermissions.selected"
+        closeText="iam.groupPermissions.close"
+        addText="iam.groupPermissions.add"
+        count={selected.size}
+        busy={busy}
+        onClose={onClose}
+        onAdd={add}
+      />
     </Dialog>
   );
 }

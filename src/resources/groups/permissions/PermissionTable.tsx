@@ -1,20 +1,8 @@
-import {
-  Alert,
-  Box,
-  IconButton,
-  LinearProgress,
-  Table,
-  TableBody,
-  TableCell,
-  TableHead,
-  TableRow,
-  Typography,
-} from '@mui/material';
+import { Box, IconButton, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
 import DeleteIcon from '@mui/icons-material/Delete';
-import { ListContextProvider, useTranslate, type ListControllerResult } from 'react-admin';
-import { WindowPagination } from '../../generic/WindowPagination';
-import { MEMBER_PAGE_SIZE, MEMBER_PAGE_WINDOW } from '../index';
-import type { PageControls } from '../members/MemberTable';
+import { useTranslate } from 'react-admin';
+import type { PageControls } from '../panel/pageControls';
+import { PagedTableFrame } from '../panel/PagedTableFrame';
 import { permissionKey, type GroupPermission } from './permissionsApi';
 
 /** Read by screen readers, not shown: the actions column's header. */
@@ -40,22 +28,17 @@ interface PermissionTableProps {
 /** The group's granted permissions, server-paged (SPEC 9: 15 a page, 10 page numbers), a delete action per row. */
 export function PermissionTable({ rows, total, isPending, error, controls, disabled, onDelete }: PermissionTableProps) {
   const translate = useTranslate();
-  const pagination = { ...controls, total, isPending } as unknown as ListControllerResult;
 
   return (
-    <>
-      {isPending && <LinearProgress aria-label={translate('iam.list.loading')} />}
-      {error && (
-        <Alert severity="error" role="alert" sx={{ my: 1 }}>
-          {error}
-        </Alert>
-      )}
-      {!isPending && !error && rows.length === 0 ? (
-        <Typography sx={{ p: 2 }} color="text.secondary" role="status">
-          {translate('iam.groupPermissions.empty')}
-        </Typography>
-      ) : (
-        <Table size="small" aria-label={translate('iam.groupPermissions.tab')}>
+    <PagedTableFrame
+      isPending={isPending}
+      error={error}
+      isEmpty={rows.length === 0}
+      emptyText="iam.groupPermissions.empty"
+      total={total}
+      controls={controls}
+    >
+      <Table size="small" aria-label={translate('iam.groupPermissions.tab')}>
           <TableHead>
             <TableRow>
               <TableCell>{translate('iam.groupPermissions.api')}</TableCell>
@@ -87,14 +70,7 @@ export function PermissionTable({ rows, total, isPending, error, controls, disab
               </TableRow>
             ))}
           </TableBody>
-        </Table>
-      )}
-      <ListContextProvider value={pagination}>
-        <WindowPagination
-          window={MEMBER_PAGE_WINDOW}
-          rowsPerPageOptions={[MEMBER_PAGE_SIZE, MEMBER_PAGE_SIZE * 2, MEMBER_PAGE_SIZE * 5]}
-        />
-      </ListContextProvider>
-    </>
+      </Table>
+    </PagedTableFrame>
   );
 }

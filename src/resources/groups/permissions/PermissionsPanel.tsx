@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Alert, Button, Stack } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import { Confirm, useNotify, useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
-import { usePageControls } from '../members/usePageControls';
-import { useGroupCallError, usePagedRequest } from '../members/usePagedRequest';
+import { useGroupRows } from '../panel/pageControls';
+import { useGroupCall } from '../panel/useGroupCall';
 import { AddPermissionsDialog } from './AddPermissionsDialog';
 import { PermissionTable } from './PermissionTable';
 import { permissionsApi, type GroupPermission } from './permissionsApi';
@@ -21,39 +21,21 @@ interface PermissionsPanelProps {
 export function PermissionsPanel({ context, group }: PermissionsPanelProps) {
   const translate = useTranslate();
   const notify = useNotify();
-  const handleError = useGroupCallError();
-  const controls = usePageControls();
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<GroupPermission>();
-  const [removing, setRemoving] = useState(false);
-  const [error, setError] = useState<string>();
-  const permissions = usePagedRequest(
+  const { busy: removing, error, run } = useGroupCall();
+  const { controls, rows: permissions } = useGroupRows(
     (request) => permissionsApi.list(context, group.id, request),
-    { page: controls.page, perPage: controls.perPage },
     `${context.companyId}/${context.domainId}/${group.id}/permissions`,
   );
 
-  // After deleting the last row of the last page, show the page before it.
-  const { page, setPage } = controls;
-  useEffect(() => {
-    if (!permissions.isPending && permissions.rows.length === 0 && page > 1) setPage(page - 1);
-  }, [permissions.isPending, permissions.rows.length, page, setPage]);
-
   const remove = async () => {
     if (!deleting) return;
-    setRemoving(true);
-    setError(undefined);
-    try {
-      await permissionsApi.remove(context, group.id, [deleting]);
+    if (await run(() => permissionsApi.remove(context, group.id, [deleting]))) {
       notify('iam.groupPermissions.removed', { type: 'info', messageArgs: { permission: deleting.permission } });
       permissions.reload();
-    } catch (failure) {
-      const message = await handleError(failure);
-      if (message) setError(message);
-    } finally {
-      setRemoving(false);
-      setDeleting(undefined);
     }
+    setDeleting(undefined);
   };
 
   return (

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useLogoutIfAccessDenied, useTranslate } from 'react-admin';
-import type { PageRequest, PageResult } from './membersApi';
+import type { PageRequest, PageResult } from '../members/membersApi';
 
 /**
  * SPEC 8 for group calls: an authentication error (401) signs out to /login through the auth
