@@ -21,7 +21,7 @@ import { WindowPagination } from '../../generic/WindowPagination';
 import { ExportCsvButton } from './ExportCsvButton';
 import { statusCondition, useListStatus, type ListStatus } from './listStatus';
 import { PurgeButton } from './PurgeButton';
-import { RecoverButton, SoftDeleteButton } from './StatusButtons';
+import { RecoverButton, SoftDeleteButton } from '../../generic/StatusButtons';
 
 export interface StatusListTexts {
   activeTitle: string;

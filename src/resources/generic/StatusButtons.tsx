@@ -3,8 +3,8 @@ import { Button } from '@mui/material';
 import DeleteIcon from '@mui/icons-material/Delete';
 import RestoreIcon from '@mui/icons-material/RestoreFromTrash';
 import { Confirm, useDataProvider, useListContext, useNotify, useRefresh, useTranslate } from 'react-admin';
-import type { IamDataProvider, IamMeta } from '../../../dataProvider';
-import { useDeclaration } from '../../generic/DeclarationContext';
+import type { IamDataProvider, IamMeta } from '../../dataProvider';
+import { useDeclaration } from './DeclarationContext';
 
 function useSetStatus(meta: IamMeta | undefined) {
   const declaration = useDeclaration();
@@ -63,17 +63,42 @@ export function SoftDeleteButton({ meta }: { meta?: IamMeta }) {
   );
 }
 
-/** Recover on the deleted list: the selection becomes active again (nothing is lost, so no confirmation). */
-export function RecoverButton({ meta }: { meta?: IamMeta }) {
+interface RecoverButtonProps {
+  meta?: IamMeta;
+  /**
+   * Title and content keys of a confirmation to ask first (applications and APIs: recovering one
+   * lets it sign users in again). Without it nothing is lost, so nothing is asked.
+   */
+  confirm?: { title: string; content: string };
+}
+
+/** Recover on the deleted list: the selection becomes active again. */
+export function RecoverButton({ meta, confirm }: RecoverButtonProps) {
   const translate = useTranslate();
   const { setStatus, pending, count, soft } = useSetStatus(meta);
+  const [open, setOpen] = useState(false);
+  const recover = () => setStatus(soft.active, 'iam.statusList.recovered');
   return (
-    <Button
-      startIcon={<RestoreIcon />}
-      disabled={count === 0 || pending}
-      onClick={() => setStatus(soft.active, 'iam.statusList.recovered')}
-    >
-      {translate('iam.statusList.recover')}
-    </Button>
+    <>
+      <Button startIcon={<RestoreIcon />} disabled={count === 0 || pending} onClick={() => (confirm ? setOpen(true) : recover())}>
+        {translate('iam.statusList.recover')}
+      </Button>
+      {confirm && (
+        <Confirm
+          isOpen={open}
+          loading={pending}
+          title={confirm.title}
+          content={confirm.content}
+          translateOptions={{ count }}
+          confirm="iam.statusList.recover"
+          cancel="iam.actions.cancel"
+          onConfirm={async () => {
+            await recover();
+            setOpen(false);
+          }}
+          onClose={() => setOpen(false)}
+        />
+      )}
+    </>
   );
 }
