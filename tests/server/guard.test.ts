@@ -45,9 +45,11 @@ describe('list routes check access in their count statement', () => {
       '/api/root/application',
       '/api/root/default/api',
     ]) {
-      const res = await call(server, acme.adminToken, 'GET', url);
-      expect(res.status, url).toBe(404);
-      expect(res.headers['content-range'], url).toBeUndefined();
+      for (const method of ['GET', 'HEAD'] as const) {
+        const res = await call(server, acme.adminToken, method, url);
+        expect(res.status, `${method} ${url}`).toBe(404);
+        expect(res.headers['content-range'], `${method} ${url}`).toBeUndefined();
+      }
     }
   });
 
