@@ -271,12 +271,29 @@ function slicedPageSql(resource: ListResource, parsed: ParsedList, whereSql: str
 /** Column names without the table alias (resources name their table t). */
 const unqualified = (columns: string) => columns.replace(/\bt\./g, '');
 
+/** Sliceable lists whose first page this process has already looked at. */
+const firstPagesSeen = new Set<string>();
+
 /**
- * The total, and past the first page of a sliced list the slices' shape (one statement either way):
- * a first page needs no slices, so its total stays one lookup.
+ * The first page of a sliceable list, the first time this process serves it: the moment to look at
+ * its slices, so that they are cut before anyone jumps deep (the console always opens a list on its
+ * first page). Later first pages need no slices and keep their total one lookup.
+ */
+function firstLook(resource: ListResource, whereSql: string, params: unknown[]) {
+  const list = JSON.stringify([resource.table, whereSql, params]);
+  if (firstPagesSeen.has(list)) return false;
+  if (firstPagesSeen.size >= 10_000) firstPagesSeen.clear();
+  firstPagesSeen.add(list);
+  return true;
+}
+
+/**
+ * The total and, for a sliced list past its first page (or at the first look at it), the slices'
+ * shape, which tells whether they need cutting: one statement either way.
  */
 function totalSql(resource: ListResource, parsed: ParsedList, whereSql: string) {
-  const slices = resource.slices && resource.counts && parsed.partition && parsed.start > 0 ? resource.slices : undefined;
+  const sliceable = resource.slices && resource.counts && parsed.partition;
+  const slices = sliceable && (parsed.start > 0 || firstLook(resource, whereSql, parsed.params)) ? resource.slices : undefined;
   const countSql = slices
     ? `SELECT (SELECT coalesce(sum(t.n), 0)::int FROM ${resource.counts} t ${whereSql}) AS total,
               count(*)::int AS slices, coalesce(max(t.n), 0)::int AS largest

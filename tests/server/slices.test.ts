@@ -80,13 +80,10 @@ async function expectPagesMatchOffset(status: Status) {
 }
 
 describe('user list slices', () => {
-  it('are cut after a large list is first paged through, one walk, with exact counts', async () => {
+  it('are cut as soon as a large list is first shown, one walk, with exact counts', async () => {
     expect((await server.db.query(`SELECT 1 FROM user_slices WHERE domain_id = 'huge'`)).rowCount).toBe(0);
-    await apiPage('active', 0, 25, 'ASC'); // a first page needs no slices
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect((await server.db.query(`SELECT 1 FROM user_slices WHERE domain_id = 'huge'`)).rowCount).toBe(0);
-    await apiPage('active', 25, 25, 'ASC');
-    await apiPage('deleted', 25, 25, 'ASC'); // 4,000 deleted: too small to slice
+    await apiPage('active', 0, 25, 'ASC'); // the console opens every list on its first page
+    await apiPage('deleted', 0, 25, 'ASC'); // 4,000 deleted: too small to slice
     await vi.waitFor(async () => expect((await server.db.query(`SELECT 1 FROM user_slices WHERE domain_id = 'huge'`)).rowCount).toBeGreaterThan(0), { timeout: 10_000, interval: 200 });
     const slices = await expectSlicesExact('active');
     expect(slices).toHaveLength(Math.ceil((await listSize('active')) / SLICE_ROWS));
@@ -126,7 +123,7 @@ describe('user list slices', () => {
     await expectSlicesExact('active');
     await expectPagesMatchOffset('active');
 
-    await apiPage('deleted', 25, 25, 'ASC');
+    await apiPage('deleted', 25, 25, 'ASC'); // a page past the first looks at the slices every time
     await vi.waitFor(async () => expect((await server.db.query(`SELECT 1 FROM user_slices WHERE domain_id = 'huge' AND status = 'deleted'`)).rowCount).toBeGreaterThan(0), { timeout: 10_000, interval: 200 });
     await expectSlicesExact('deleted');
     await expectPagesMatchOffset('deleted');
