@@ -106,7 +106,7 @@ export interface ParsedList {
   statusOnly: boolean;
   /** Set when the one predicate is "active" or "deleted" (a partial index, maintained counts and slices). */
   partition?: 'active' | 'deleted';
-  sort: { field: string; column: string; direction: 'ASC' | 'DESC' };
+  sort: { column: string; direction: 'ASC' | 'DESC' };
 }
 
 /** Validates the list query and turns it into SQL pieces; every mistake is a 400 naming the parameter. */
@@ -182,7 +182,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   const statusColumn = resource.fields.status?.column;
   const partition =
     where.length !== 1 ? undefined : where[0] === `${statusColumn} <> 'deleted'` ? 'active' : where[0] === `${statusColumn} = 'deleted'` ? 'deleted' : undefined;
-  return { start, end, where, params, orderBy, statusOnly, partition, sort: { field: sortField, column: sortColumn, direction: direction as 'ASC' | 'DESC' } };
+  return { start, end, where, params, orderBy, statusOnly, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' } };
 }
 
 /**
@@ -307,10 +307,10 @@ function totalSql(resource: ListResource, parsed: ParsedList, whereSql: string) 
 
 /**
  * Runs the total (with the access check when the route defers it to the list) and then the page:
- * two statements whatever the page size. The total comes from
- * maintained counts when the resource has them and only status filters apply; otherwise it is
- * exact up to EXACT_COUNT_LIMIT rows, and past that (where counting would cost more than the page)
- * the planner's estimate, never less than the counted minimum.
+ * two statements whatever the page size. The total comes from maintained counts when the resource
+ * has them and only status filters apply; otherwise it is exact up to EXACT_COUNT_LIMIT rows, and
+ * past that (where counting would cost more than the page) the planner's estimate, never less than
+ * the counted minimum.
  */
 export async function runList<T>(
   db: Queryable,
