@@ -1,5 +1,5 @@
 import { render, screen } from '@testing-library/react';
-import { Checkbox, createTheme, getContrastRatio, ThemeProvider } from '@mui/material';
+import { Checkbox, CircularProgress, createTheme, getContrastRatio, ThemeProvider } from '@mui/material';
 import { darkTheme, lightTheme } from './theme';
 
 describe('console themes', () => {
@@ -17,6 +17,17 @@ describe('console themes', () => {
       expect(row.parentElement).not.toHaveAttribute('aria-label');
       expect(screen.getByRole('checkbox', { name: 'Select all' }).tagName).toBe('INPUT');
       expect(document.querySelector('[inputprops]')).toBeNull();
+    });
+
+    it(`${name}: every progress spinner has a name, its own when given`, () => {
+      render(
+        <ThemeProvider theme={createTheme(options)}>
+          <CircularProgress />
+          <CircularProgress aria-label="Saving" />
+        </ThemeProvider>,
+      );
+      expect(screen.getByRole('progressbar', { name: 'Loading…' })).toBeInTheDocument();
+      expect(screen.getByRole('progressbar', { name: 'Saving' })).toBeInTheDocument();
     });
   }
 

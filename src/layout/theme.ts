@@ -1,5 +1,6 @@
 import { deepmerge } from '@mui/utils';
 import { defaultDarkTheme, defaultLightTheme, type RaThemeOptions } from 'react-admin';
+import { en } from '../i18n/en';
 
 type CheckboxOwnerState = { 'aria-label'?: string; inputProps?: { 'aria-label'?: string } };
 
@@ -19,6 +20,11 @@ const accessibleCheckboxes: RaThemeOptions = {
           }),
         },
       } as object,
+    },
+    // A progressbar needs a name (WCAG 4.1.2): react-admin's loading indicator and the spinners in
+    // saving buttons have none. Spinners that say more pass their own aria-label.
+    MuiCircularProgress: {
+      defaultProps: { 'aria-label': en.iam.list.loading },
     },
   },
 };
