@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
-import { uniqueByConstraint } from './applications.js';
+import { idNotAvailable, uniqueByConstraint } from './unique.js';
 import { checkAccess, inScope, listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, params, requiredText, status } from './schemas.js';
@@ -188,7 +188,7 @@ export const apis = {
     const secret = settings.signingAlgorithm === 'HS256' ? newSigningSecret() : null;
     const columns = SETTINGS.map((field) => COLUMNS[field]);
     const created = await uniqueByConstraint(
-      { apis_pkey: apiId, apis_name: settings.name, apis_identifier: settings.identifier },
+      { apis_pkey: idNotAvailable('API', apiId), apis_name: settings.name, apis_identifier: settings.identifier },
       async () => {
         const { rows } = await db.query<Api>(
           `INSERT INTO apis AS t (id, company_id, domain_id, signing_secret, ${columns.join(', ')})

@@ -3,6 +3,7 @@ import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
+import { idNotAvailable, uniqueByConstraint } from './unique.js';
 import { checkAccess, inScope, listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';
@@ -259,17 +260,6 @@ function normalizeSettings(next: ApplicationSettings, stored?: ApplicationSettin
 
 // ---- writes ----
 
-/** A unique violation becomes the SPEC 8 409 naming the value behind the violated index. */
-export async function uniqueByConstraint<T>(names: Record<string, string>, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    const { code, constraint } = error as { code?: string; constraint?: string };
-    if (code === '23505') throw duplicated(names[constraint ?? ''] ?? 'record');
-    throw error;
-  }
-}
-
 /** Who writes: every write is confined to the caller's subtree, and the console's own application is protected. */
 export interface ApplicationWriter {
   principal: Principal;
@@ -317,7 +307,7 @@ export const applications = {
     const settings = normalizeSettings({ ...APPLICATION_DEFAULTS, grant_types: defaultGrantTypes(given.app_type), ...given });
     const values = settingValues(settings);
     const placeholders = SETTINGS.map((name, i) => `$${i + 5}${JSONB_COLUMNS.has(name) ? '::jsonb' : ''}`);
-    const created = await uniqueByConstraint({ applications_pkey: clientId, applications_name: settings.client_name }, async () => {
+    const created = await uniqueByConstraint({ applications_pkey: idNotAvailable('application', clientId), applications_name: settings.client_name }, async () => {
       const { rows } = await db.query<Application>(
         `INSERT INTO applications AS t (id, company_id, domain_id, client_secret_hash, ${SETTINGS.join(', ')})
          VALUES ($1, $2, $3, $4, ${placeholders.join(', ')}) RETURNING ${SELECT}`,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
-import { badRequest, HttpError, notFound, uniqueAs } from '../errors.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
+import { idNotAvailable, uniqueByConstraint } from './unique.js';
 import { checkAccess, listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, idList, params, requiredText } from './schemas.js';
@@ -64,8 +65,9 @@ const companyBody = {
 
 type CompanyBody = { id?: string; name: string; displayName: string; description: string; type: Company['type']; parent?: string | null };
 
-async function getCompany(db: Queryable, companyId: string): Promise<Company | undefined> {
-  const { rows } = await db.query<Company>(`SELECT ${SELECT} FROM companies t WHERE t.id = $1`, [companyId]);
+/** The company; `lock` holds its row until the transaction ends (a type change and a child creation never interleave). */
+async function getCompany(db: Queryable, companyId: string, lock: '' | 'FOR SHARE' | 'FOR UPDATE' = ''): Promise<Company | undefined> {
+  const { rows } = await db.query<Company>(`SELECT ${SELECT} FROM companies t WHERE t.id = $1 ${lock}`, [companyId]);
   return rows[0];
 }
 
@@ -76,10 +78,10 @@ export const companies = {
     if (body.id !== undefined && body.id !== body.name) throw badRequest('id must equal name when creating a company');
     if (RESERVED.has(companyId.toLowerCase())) throw badRequest(`name: "${companyId}" is reserved`);
     if (body.type === 'root') throw badRequest('type: only the provider itself is of type root');
-    const parent = body.parent ? await getCompany(db, body.parent) : undefined;
+    const parent = body.parent ? await getCompany(db, body.parent, 'FOR SHARE') : undefined;
     if (!parent) throw badRequest('parent: the parent company is required');
     if (parent.type === 'customer') throw badRequest('parent: a customer company cannot have child companies');
-    return uniqueAs(companyId, async () => {
+    return uniqueByConstraint({ companies_pkey: idNotAvailable('company', companyId) }, async () => {
       const { rows } = await db.query<Company>(
         `INSERT INTO companies (id, name, display_name, description, type, parent, ancestors)
          SELECT $1, $2, $3, $4, $5, p.id, p.ancestors || $1::text FROM companies p WHERE p.id = $6
@@ -90,21 +92,37 @@ export const companies = {
     });
   },
 
-  async update(db: Queryable, companyId: string, body: CompanyBody): Promise<Company> {
-    const current = await getCompany(db, companyId);
+  async update(db: Queryable, companyId: string, body: CompanyBody, callerCompanyId: string): Promise<Company> {
+    const current = await getCompany(db, companyId, 'FOR UPDATE');
     if (!current) throw notFound(`company ${companyId}`);
     if (body.id !== undefined && body.id !== companyId) throw badRequest('id cannot be changed');
     if (body.parent !== undefined && body.parent !== current.parent) throw badRequest('parent cannot be changed');
     const type = body.type ?? current.type;
     if ((type === 'root') !== (current.type === 'root')) throw badRequest('type: root cannot be given or taken away');
-    return uniqueAs(body.name, async () => {
-      const { rows } = await db.query<Company>(
-        `UPDATE companies t SET name = $2, display_name = $3, description = $4, type = $5, updated_at = now()
-         WHERE t.id = $1 RETURNING ${SELECT}`,
-        [companyId, body.name, body.displayName, body.description, type],
-      );
-      return rows[0];
-    });
+    // the name is the id (it is locked in the console's edit form)
+    if (body.name !== current.name) throw badRequest('name cannot be changed: it is the company id');
+    if (type !== current.type) {
+      // A company's type is what its parent sold it: its own administrators cannot promote it
+      // (a customer that made itself a reseller could then create companies of its own).
+      if (companyId === callerCompanyId) {
+        throw new HttpError(403, 'type: only an administrator of the parent company can change the type of your own company');
+      }
+      // the console hides Type for a reseller whose parent is not a reseller (docs/CONSOLE.md)
+      const parent = current.parent ? await getCompany(db, current.parent) : undefined;
+      if (current.type === 'reseller' && parent?.type !== 'reseller') {
+        throw new HttpError(409, `type: ${companyId} is a reseller directly under ${parent?.id ?? 'no parent'}: its type cannot be changed`);
+      }
+      if (type === 'customer') {
+        const children = await db.query(`SELECT 1 FROM companies WHERE parent = $1 LIMIT 1`, [companyId]);
+        if (children.rowCount > 0) throw new HttpError(409, `type: ${companyId} has child companies, which a customer cannot have: delete them first`);
+      }
+    }
+    const { rows } = await db.query<Company>(
+      `UPDATE companies t SET display_name = $2, description = $3, type = $4, updated_at = now()
+       WHERE t.id = $1 RETURNING ${SELECT}`,
+      [companyId, body.displayName, body.description, type],
+    );
+    return rows[0];
   },
 
   /** Deletes companies with their domains and everything in them; refuses the root, the caller's own and parents of others. */
@@ -164,7 +182,7 @@ export async function companyRoutes(app: FastifyInstance) {
   app.put<{ Params: { companyId: string }; Body: CompanyBody }>(
     '/companys/:companyId',
     { schema: { tags, params: params('companyId'), body: companyBody, response: { 200: companyJson, ...errorResponses } } },
-    async (request) => db.transaction((tx) => companies.update(tx, request.params.companyId, request.body)),
+    async (request) => db.transaction((tx) => companies.update(tx, request.params.companyId, request.body, request.principal.companyId)),
   );
 
   app.delete<{ Params: { companyId: string } }>(

@@ -105,7 +105,7 @@ export const domains = {
     });
   },
 
-  /** Renames or describes domains; the one entry with primary true becomes the primary domain. Unknown ids: 404, nothing changed. */
+  /** Describes domains (the name is the id and stays); the one entry with primary true becomes the primary domain. Unknown ids: 404, nothing changed. */
   async update(db: Queryable, companyId: string, patches: DomainPatch[]): Promise<Domain[]> {
     const chosen = patches.filter((patch) => patch.primary === true);
     if (chosen.length > 1) throw badRequest('primary: only one domain can be primary');
@@ -115,8 +115,9 @@ export const domains = {
     const missing = ids.find((domainId) => !current.some((domain) => domain.id === domainId));
     if (missing !== undefined) throw notFound(`domain ${missing}`);
     for (const patch of patches) {
-      if (patch.name !== undefined) checkName(patch.name);
       const domain = current.find((d) => d.id === patch.id)!;
+      // the name is the id (it is locked in the console's edit form)
+      if (patch.name !== undefined && patch.name !== domain.name) throw badRequest(`${patch.id}: name cannot be changed: it is the domain id`);
       await db.query(`UPDATE domains SET name = $3, description = $4, updated_at = now() WHERE company_id = $1 AND id = $2`, [
         companyId,
         patch.id,

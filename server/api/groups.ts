@@ -112,6 +112,8 @@ export const groups = {
     for (const [i, patch] of patches.entries()) {
       const next = { ...current[i], ...patch };
       if (patch.id === ADMIN_GROUP && next.status === 'deleted') throw keepsAdministrators();
+      // the name is the id (it is locked in the console's edit form)
+      if (next.name !== current[i].name) throw badRequest(`${patch.id}: name cannot be changed: it is the group id`);
       const { rows } = await uniqueAs(next.name, () =>
         db.query<Group>(
           `UPDATE groups t SET name = $4, display_name = $5, notes = $6, email = $7, status = $8, updated_at = now()

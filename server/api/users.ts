@@ -160,12 +160,26 @@ export const users = {
           [companyId, domainId, patch.id, next.username, next.displayName, next.notes ?? '', next.email, next.status, patch.authVerification ?? null],
         ),
       );
+      if (patch.authVerification !== undefined) {
+        // A new password ends every sign-in made with the old one (someone else may have known it);
+        // a person changing their own password keeps only the session they are doing it from.
+        const keep = isCaller(caller, companyId, domainId, patch.id) ? caller.grantId : null;
+        await db.query(
+          `UPDATE oauth_grants SET revoked_at = now()
+           WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL AND id IS DISTINCT FROM $4`,
+          [companyId, domainId, patch.id, keep],
+        );
+      }
       updated.push(rows[0]);
     }
     return updated;
   },
 
-  /** Purges users for good, with their group memberships and sign-ins; only users already soft-deleted. */
+  /**
+   * Purges users for good, with their group memberships; only users already soft-deleted. Their
+   * sign-ins are revoked by the database (migration 8), so a user created later with the same id
+   * inherits none of them.
+   */
   async remove(db: Queryable, caller: Principal, companyId: string, domainId: string, userIds: string[]): Promise<User[]> {
     const ids = [...new Set(userIds)];
     const found = await getUsers(db, companyId, domainId, ids);
@@ -174,12 +188,6 @@ export const users = {
     const active = found.find((user) => user.status !== 'deleted');
     if (active) throw new HttpError(409, `user ${active.id} is active: delete the user first, then purge it`);
     await db.query(`DELETE FROM group_members WHERE company_id = $1 AND domain_id = $2 AND member_type = 'user' AND member_id = ANY ($3)`, [
-      companyId,
-      domainId,
-      ids,
-    ]);
-    // a user created later with the same id must not inherit these sign-ins
-    await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE company_id = $1 AND domain_id = $2 AND user_id = ANY ($3) AND revoked_at IS NULL`, [
       companyId,
       domainId,
       ids,

@@ -362,6 +362,113 @@ BEGIN
 END $$;
 `,
   },
+  {
+    id: 8,
+    name: 'rights follow the account: one membership walk, revocation in the same transaction',
+    sql: `
+-- The groups a user belongs to, directly or through nested groups, active groups only (a deleted
+-- group passes nothing on). The one definition of membership: the administrator check, RBAC and
+-- the API guard all read it. UNION (not UNION ALL) ends even on cyclic data.
+CREATE FUNCTION user_groups(p_company text, p_domain text, p_user text) RETURNS SETOF text
+LANGUAGE sql STABLE AS $$
+  WITH RECURSIVE member_of(group_id) AS (
+    SELECT gm.group_id FROM group_members gm
+    JOIN groups g ON g.company_id = gm.company_id AND g.domain_id = gm.domain_id AND g.id = gm.group_id AND g.status = 'active'
+    WHERE gm.company_id = p_company AND gm.domain_id = p_domain AND gm.member_type = 'user' AND gm.member_id = p_user
+    UNION
+    SELECT gm.group_id FROM group_members gm
+    JOIN member_of m ON gm.member_type = 'group' AND gm.member_id = m.group_id
+    JOIN groups g ON g.company_id = gm.company_id AND g.domain_id = gm.domain_id AND g.id = gm.group_id AND g.status = 'active'
+    WHERE gm.company_id = p_company AND gm.domain_id = p_domain
+  )
+  SELECT group_id FROM member_of
+$$;
+
+CREATE FUNCTION is_administrator(p_company text, p_domain text, p_user text) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (SELECT 1 FROM user_groups(p_company, p_domain, p_user) g WHERE g = 'administrators')
+$$;
+
+-- live sign-ins by user (revoking a user's sign-ins) and live management sign-ins that carry
+-- user:admin (re-checking them after a membership change)
+CREATE INDEX oauth_grants_live_by_user ON oauth_grants (company_id, domain_id, user_id) WHERE revoked_at IS NULL;
+CREATE INDEX oauth_grants_live_admin ON oauth_grants (company_id, domain_id)
+  WHERE revoked_at IS NULL AND resource IS NULL AND position('user:admin' in scope) > 0;
+
+-- The guard also checks that the caller is still an administrator: rights are checked when a
+-- token is used, not only when it was issued (the revocations below make this fail early).
+CREATE OR REPLACE FUNCTION api_access(p_grant text, p_company text, p_domain text, p_user text, p_target_company text, p_target_domain text)
+RETURNS text LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF NOT coalesce((SELECT g.revoked_at IS NULL FROM oauth_grants g WHERE g.id = p_grant), false)
+     OR NOT coalesce((SELECT u.status = 'active' FROM users u WHERE u.company_id = p_company AND u.domain_id = p_domain AND u.id = p_user), false)
+     OR NOT is_administrator(p_company, p_domain, p_user) THEN
+    RETURN 'revoked';
+  END IF;
+  IF p_target_company IS NOT NULL
+     AND NOT coalesce((SELECT p_company = ANY (c.ancestors) FROM companies c WHERE c.id = p_target_company), false) THEN
+    RETURN 'company';
+  END IF;
+  IF p_target_domain IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.company_id = p_target_company AND d.id = p_target_domain) THEN
+    RETURN 'domain';
+  END IF;
+  RETURN 'ok';
+END $$;
+
+-- A membership taken away (member removed, group soft-deleted or purged): every live user:admin
+-- sign-in of the domains touched whose user is no longer an administrator is revoked, in the
+-- statement's own transaction, whatever code path made the change.
+CREATE FUNCTION revoke_lost_admin() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE oauth_grants g SET revoked_at = now()
+  FROM (SELECT DISTINCT company_id, domain_id FROM old_rows) d
+  WHERE g.company_id = d.company_id AND g.domain_id = d.domain_id
+    AND g.revoked_at IS NULL AND g.resource IS NULL AND position('user:admin' in g.scope) > 0
+    AND NOT is_administrator(g.company_id, g.domain_id, g.user_id);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER group_members_revoke_admin AFTER DELETE ON group_members
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION revoke_lost_admin();
+CREATE TRIGGER groups_revoke_admin_update AFTER UPDATE ON groups
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION revoke_lost_admin();
+CREATE TRIGGER groups_revoke_admin_delete AFTER DELETE ON groups
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION revoke_lost_admin();
+
+-- A user soft-deleted or purged (also by the cascade of a domain or company deletion) loses every
+-- sign-in at once; recovering the user later does not revive them.
+CREATE FUNCTION revoke_user_grants() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' THEN
+    UPDATE oauth_grants g SET revoked_at = now()
+    FROM new_rows n JOIN old_rows o ON o.company_id = n.company_id AND o.domain_id = n.domain_id AND o.id = n.id
+    WHERE n.status = 'deleted' AND o.status <> 'deleted'
+      AND g.company_id = n.company_id AND g.domain_id = n.domain_id AND g.user_id = n.id AND g.revoked_at IS NULL;
+  ELSE
+    UPDATE oauth_grants g SET revoked_at = now()
+    FROM old_rows o
+    WHERE g.company_id = o.company_id AND g.domain_id = o.domain_id AND g.user_id = o.id AND g.revoked_at IS NULL;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER users_revoke_update AFTER UPDATE ON users
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION revoke_user_grants();
+CREATE TRIGGER users_revoke_delete AFTER DELETE ON users
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION revoke_user_grants();
+
+-- A domain deleted (alone or with its company) ends every sign-in made in it, users' and
+-- applications' alike.
+CREATE FUNCTION revoke_domain_grants() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE oauth_grants g SET revoked_at = now()
+  FROM old_rows o
+  WHERE g.company_id = o.company_id AND g.domain_id = o.id AND g.revoked_at IS NULL;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER domains_revoke_delete AFTER DELETE ON domains
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION revoke_domain_grants();
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

@@ -80,18 +80,8 @@ export function scopeForApi(requested: string, api: ResourceApi, apiScopes: stri
 /** The permissions of an API a user holds through the active groups they belong to, directly or nested. */
 export async function userPermissions(db: Queryable, companyId: string, domainId: string, userId: string, apiId: string): Promise<string[]> {
   const { rows } = await db.query<{ scopeId: string }>(
-    `WITH RECURSIVE member_of(group_id) AS (
-       SELECT gm.group_id FROM group_members gm
-       JOIN groups g ON g.company_id = gm.company_id AND g.domain_id = gm.domain_id AND g.id = gm.group_id AND g.status = 'active'
-       WHERE gm.company_id = $1 AND gm.domain_id = $2 AND gm.member_type = 'user' AND gm.member_id = $3
-       UNION
-       SELECT gm.group_id FROM group_members gm
-       JOIN member_of m ON gm.member_type = 'group' AND gm.member_id = m.group_id
-       JOIN groups g ON g.company_id = gm.company_id AND g.domain_id = gm.domain_id AND g.id = gm.group_id AND g.status = 'active'
-       WHERE gm.company_id = $1 AND gm.domain_id = $2
-     )
-     SELECT DISTINCT gp.scope_id AS "scopeId" FROM group_permissions gp
-     JOIN member_of m ON m.group_id = gp.group_id
+    `SELECT DISTINCT gp.scope_id AS "scopeId" FROM group_permissions gp
+     JOIN user_groups($1, $2, $3) AS m(group_id) ON m.group_id = gp.group_id
      WHERE gp.company_id = $1 AND gp.domain_id = $2 AND gp.api_id = $4
      ORDER BY 1`,
     [companyId, domainId, userId, apiId],

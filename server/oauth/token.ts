@@ -5,7 +5,7 @@ import { allowedGrantTypes, findActiveClient, isPublicClient, type OAuthClient, 
 import { corsFor, setCorsClient } from './cors.js';
 import { issueRefreshToken, useRefreshToken } from './refreshTokens.js';
 import { apiScopeNames, type Audience, namedAudience, OFFLINE_ACCESS, resolveAudience, splitScope, userAccessForApi } from './resources.js';
-import { issueTokens, signAccessToken, type TokenResponse } from './tokens.js';
+import { ADMIN_SCOPE, isAdministrator, issueTokens, signAccessToken, type TokenResponse } from './tokens.js';
 
 /** An RFC 6749 5.2 error: `{ error, error_description }`. */
 export class OAuthError extends Error {
@@ -130,6 +130,11 @@ async function tokensForGrant(
   let permissions: string[] | undefined;
   if (audience.kind === 'api') {
     ({ scope, permissions } = await userAccessForApi(db, audience.api, { companyId: client.companyId, domainId: client.domainId, userId: user.userId }, scope));
+  } else if (splitScope(scope).includes(ADMIN_SCOPE)) {
+    // Rights follow the account: a refresh never returns user:admin to someone who lost it since the
+    // sign-in (membership changes revoke such grants; this holds even if one slipped through).
+    const isAdmin = await isAdministrator(db, client.companyId, client.domainId, user.userId);
+    if (!isAdmin) throw invalidGrant('the account is no longer an administrator: sign in again');
   }
   const offline = splitScope(scope).includes(OFFLINE_ACCESS) && allowedGrantTypes(client).includes('refresh_token');
   if (grant.refreshToken && !offline) throw invalidGrant('offline access is no longer allowed for this application or API');

@@ -24,22 +24,13 @@ export interface TokenClient {
   idTokenExpiration: number;
 }
 
-/** Is the user a member of the active `administrators` group of their domain, directly or through nested active groups? */
+/**
+ * Is the user a member of the active `administrators` group of their domain, directly or through
+ * nested active groups? The walk is the database's user_groups function (migration 8), the one the
+ * API guard and RBAC read too.
+ */
 export async function isAdministrator(db: Queryable, companyId: string, domainId: string, userId: string): Promise<boolean> {
-  const result = await db.query<{ admin: boolean }>(
-    `WITH RECURSIVE member_of(group_id) AS (
-       SELECT gm.group_id FROM group_members gm
-       JOIN groups g ON g.company_id = gm.company_id AND g.domain_id = gm.domain_id AND g.id = gm.group_id AND g.status = 'active'
-       WHERE gm.company_id = $1 AND gm.domain_id = $2 AND gm.member_type = 'user' AND gm.member_id = $3
-       UNION
-       SELECT gm.group_id FROM group_members gm
-       JOIN member_of m ON gm.member_type = 'group' AND gm.member_id = m.group_id
-       JOIN groups g ON g.company_id = gm.company_id AND g.domain_id = gm.domain_id AND g.id = gm.group_id AND g.status = 'active'
-       WHERE gm.company_id = $1 AND gm.domain_id = $2
-     )
-     SELECT EXISTS (SELECT 1 FROM member_of WHERE group_id = $4) AS admin`,
-    [companyId, domainId, userId, ADMIN_GROUP],
-  );
+  const result = await db.query<{ admin: boolean }>(`SELECT is_administrator($1, $2, $3) AS admin`, [companyId, domainId, userId]);
   return result.rows[0]?.admin === true;
 }
 

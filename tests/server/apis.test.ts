@@ -47,7 +47,7 @@ describe('apis: create', () => {
     expect(res.body).toMatchObject({ id: 'payments-api', domain: 'default', companyId: 'root', RBAC: true });
     const dupId = await admin('POST', '/api/root/default/api', { id: 'payments-api', name: 'Other', identifier: 'other' });
     expect(dupId.status).toBe(409);
-    expect(dupId.body.message).toBe('duplicated error: payments-api already exist!');
+    expect(dupId.body.message).toBe('API id "payments-api" is not available: choose another');
   });
 
   it('refuses a duplicate name (any case) or identifier in the domain with the SPEC 409', async () => {

@@ -85,7 +85,7 @@ describe('applications: create', () => {
 
     const again = await admin('POST', '/api/root/default/application', { client_name: 'Other name', client_id: clientId });
     expect(again.status).toBe(409);
-    expect(again.body.message).toBe(`duplicated error: ${clientId} already exist!`);
+    expect(again.body.message).toBe(`application id "${clientId}" is not available: choose another`);
   });
 
   it('generates the client_id and secret when the form sends them empty', async () => {

@@ -22,7 +22,7 @@ describe('companies', () => {
     expect(res.body).toMatchObject({ id: 'acme', name: 'acme', type: 'customer', parent: 'root' });
     const again = await call(server, server.adminToken, 'POST', '/api/companys', company('acme'));
     expect(again.status).toBe(409);
-    expect(again.body.message).toBe('duplicated error: acme already exist!');
+    expect(again.body.message).toBe('company id "acme" is not available: choose another');
   });
 
   it('names the missing field in a 400', async () => {

@@ -62,11 +62,15 @@ describe('domains', () => {
     expect(many.body.map((d: { id: string }) => d.id)).toEqual(['page-a', 'page-d']);
   });
 
-  it('updates name and description but never the id, and sets primary on request', async () => {
+  it('updates the description but never the id or name, and sets primary on request', async () => {
     await as('POST', base, domain('upd'));
-    const res = await as('PUT', `${base}/upd`, { id: 'upd', name: 'updated', description: 'changed' });
+    const res = await as('PUT', `${base}/upd`, { id: 'upd', name: 'upd', description: 'changed' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: 'upd', name: 'updated', description: 'changed', primary: false });
+    expect(res.body).toEqual({ id: 'upd', name: 'upd', description: 'changed', primary: false });
+    // the name is the id (locked in the console's form): a rename is refused
+    const renamed = await as('PUT', `${base}/upd`, { id: 'upd', name: 'updated', description: 'changed' });
+    expect(renamed.status).toBe(400);
+    expect(renamed.body.message).toBe('upd: name cannot be changed: it is the domain id');
     expect((await as('PUT', `${base}/upd`, { id: 'other', name: 'upd', description: 'x' })).status).toBe(400);
     expect((await as('PUT', `${base}/upd`, { name: 'upd' })).body.message).toContain('description');
     expect((await as('PUT', `${base}/ghost`, domain('ghost'))).status).toBe(404);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
+import { call, createTenant, startServer, tokenFor, type Tenant, type TestServer } from './helpers.js';
 
 let server: TestServer;
 let tenant: Tenant;
@@ -66,9 +66,10 @@ describe('groups', () => {
     expect(res.body).toEqual({ id: 'sales', name: 'sales', displayName: 'Sales', notes: '', email: 'sales@acme.example', status: 'active' });
     expect((await as('PUT', `${base}/sales`, group('sales', { id: 'pa' }))).status).toBe(400);
     expect((await as('PUT', `${base}/ghost`, group('ghost'))).status).toBe(404);
-    const dup = await as('PUT', `${base}/sales`, group('PA'));
-    expect(dup.status).toBe(409);
-    expect(dup.body.message).toBe('duplicated error: PA already exist!');
+    // the name is the id: a rename (here onto another group's name) is refused before any clash
+    const renamed = await as('PUT', `${base}/sales`, group('PA'));
+    expect(renamed.status).toBe(400);
+    expect(renamed.body.message).toBe('sales: name cannot be changed: it is the group id');
   });
 
   it('soft deletes, recovers and purges, all or nothing in bulk', async () => {
@@ -112,10 +113,14 @@ describe('groups', () => {
     const bulk = await as('PUT', base, [{ id: 'pb', status: 'deleted' }, { id: 'administrators', status: 'deleted' }]);
     expect(bulk.status).toBe(400);
     expect((await as('GET', `${base}/pb`)).body.status).toBe('active');
+    // Forced into the deleted state behind the API's back: acme's administrators lose their rights
+    // (and their sign-ins) at once; the root administrator still cannot purge the group.
     await server.db.query(`UPDATE groups SET status = 'deleted' WHERE company_id = 'acme' AND id = 'administrators'`);
-    const purge = await as('DELETE', `${base}/administrators`);
+    expect((await as('GET', `${base}/pb`)).status).toBe(401);
+    const purge = await call(server, server.adminToken, 'DELETE', `${base}/administrators`);
     await server.db.query(`UPDATE groups SET status = 'active' WHERE company_id = 'acme' AND id = 'administrators'`);
     expect(purge.status).toBe(400);
+    tenant = { ...tenant, adminToken: await tokenFor(server.ctx, { companyId: 'acme', domainId: 'acme-domain', userId: 'boss' }) };
     expect((await as('GET', `${base}/administrators`)).status).toBe(200);
   });
 });

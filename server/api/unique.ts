@@ -1,0 +1,27 @@
+import { duplicated, HttpError } from '../errors.js';
+
+/**
+ * Company ids, application client ids and API ids are one namespace across every tenant (a client
+ * id is what the token endpoint looks a client up by). When a create names an id that is taken,
+ * the answer says only that: never which tenant holds it, never the SPEC's "already exist"
+ * wording that the tenant-scoped duplicates (names, usernames, emails) use. The console generates
+ * 32 random characters for client and API ids, so only a chosen id can meet this
+ * (docs/DECISIONS.md, "Ids across tenants").
+ */
+export const idNotAvailable = (kind: 'company' | 'application' | 'API', id: string) =>
+  new HttpError(409, `${kind} id "${id}" is not available: choose another`);
+
+/**
+ * A unique violation becomes the SPEC 8 409 naming the value behind the violated index, or the
+ * error given for that index (a global id: server/api/unique.ts).
+ */
+export async function uniqueByConstraint<T>(names: Record<string, string | HttpError>, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const { code, constraint } = error as { code?: string; constraint?: string };
+    if (code !== '23505') throw error;
+    const name = Object.hasOwn(names, constraint ?? '') ? names[constraint!] : 'record';
+    throw name instanceof HttpError ? name : duplicated(name);
+  }
+}
