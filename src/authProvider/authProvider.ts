@@ -15,11 +15,11 @@ export const authProvider: AuthProvider = {
   // The sign-in is the native form post of the /login page, never react-admin's login().
   login: () => Promise.resolve(),
 
-  logout: () => {
-    signOut();
+  logout: async () => {
+    await signOut();
     browser.assign('/login');
     // false: we navigated ourselves, react-admin must not redirect as well.
-    return Promise.resolve(false);
+    return false;
   },
 
   checkAuth: () => {

@@ -92,6 +92,8 @@ async function establishSession(token: TokenResponse): Promise<void> {
     rootCompany: company as Company,
     domain: domain as Domain,
     header: { Authorization: `Bearer ${token.access_token}` },
+    // kept for sign-out: the provider's end-session endpoint takes it as id_token_hint
+    idToken: token.id_token,
   });
 }
 

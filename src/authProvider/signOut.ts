@@ -1,8 +1,31 @@
-import { clearSession } from '../session/session';
-import { removeTokenCookies } from './tokenCookie';
+import { config } from '../config';
+import { clearSession, getSession } from '../session/session';
+import { readValidTokenCookie, removeTokenCookies } from './tokenCookie';
 
-/** Ends the console session: the session storage keys and the remember-me cookies go. */
-export function signOut(): void {
+/** How long sign-out waits for the provider before leaving anyway: a dead network never traps anyone here. */
+const END_SESSION_TIMEOUT_MS = 5000;
+
+/**
+ * Ends the console session: first at the provider (its end-session endpoint with the ID token as
+ * id_token_hint revokes the sign-in, so the access token stops working at once), then here: the
+ * session storage keys and the remember-me cookies go whatever the provider answered.
+ */
+export async function signOut(): Promise<void> {
+  const idToken = getSession().idToken ?? readValidTokenCookie()?.id_token;
   clearSession();
   removeTokenCookies();
+  if (!idToken) return;
+  try {
+    await fetch(`${config.authServer}/logout`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ id_token_hint: idToken, client_id: config.clientId }).toString(),
+      credentials: 'same-origin',
+      // the page navigates away right after: let the request finish anyway
+      keepalive: true,
+      signal: AbortSignal.timeout(END_SESSION_TIMEOUT_MS),
+    });
+  } catch {
+    // the local session is gone already; the provider's sign-in then ends with its token's lifetime
+  }
 }

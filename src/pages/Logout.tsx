@@ -1,17 +1,20 @@
+import { useState } from 'react';
 import { browser } from '../authProvider/browser';
 import { signOut } from '../authProvider/signOut';
 import { translate } from '../i18n/translate';
 
-/** SPEC 2.3: asks, then removes the token cookie (and the session) and goes to /. */
+/** Asks, then ends the sign-in at the provider, removes the token cookie and the session, and goes to / (docs/CONSOLE.md). */
 export default function Logout() {
-  const logOut = () => {
-    signOut();
+  const [leaving, setLeaving] = useState(false);
+  const logOut = async () => {
+    setLeaving(true);
+    await signOut();
     browser.assign('/');
   };
   return (
     <main className="plain-page">
       <h1>{translate('iam.logout.question')}</h1>
-      <button className="plain-button" type="button" onClick={logOut}>
+      <button className="plain-button" type="button" onClick={logOut} disabled={leaving} aria-busy={leaving}>
         {translate('iam.logout.button')}
       </button>
     </main>

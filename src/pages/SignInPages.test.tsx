@@ -137,9 +137,30 @@ describe('logout page', () => {
     render(<Logout />);
     expect(screen.getByRole('heading', { name: 'Do you want to logout now?' })).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Log out' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/'));
     expect(remove).toHaveBeenCalledWith(COOKIE_NAMES.token, expect.anything());
     expect(getSession().accessToken).toBeUndefined();
-    expect(assign).toHaveBeenCalledWith('/');
+  });
+
+  it('ends the sign-in at the provider: posts the ID token to the end-session endpoint before leaving', async () => {
+    const { requests } = mockFetch(() => ({ status: 200 }));
+    updateSession({ accessToken: 't', idToken: 'the.id.token' });
+    render(<Logout />);
+    await userEvent.click(screen.getByRole('button', { name: 'Log out' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/'));
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ method: 'POST', url: '/oauth/logout' });
+    expect(Object.fromEntries(new URLSearchParams(requests[0].body))).toEqual({ id_token_hint: 'the.id.token', client_id: 'iam-console' });
+    expect(getSession()).toEqual({});
+  });
+
+  it('still signs out here when the provider cannot be reached', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    updateSession({ accessToken: 't', idToken: 'the.id.token' });
+    render(<Logout />);
+    await userEvent.click(screen.getByRole('button', { name: 'Log out' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/'));
+    expect(getSession()).toEqual({});
   });
 });
 

@@ -41,9 +41,11 @@ export interface SessionState {
   client?: SessionClient;
   accessToken?: string;
   header?: Record<string, string>;
+  /** The ID token of the sign-in: sign-out hands it to the provider, which ends the sign-in there. */
+  idToken?: string;
 }
 
-export const SESSION_KEYS = ['user', 'company', 'rootCompany', 'domain', 'client', 'accessToken', 'header'] as const;
+export const SESSION_KEYS = ['user', 'company', 'rootCompany', 'domain', 'client', 'accessToken', 'header', 'idToken'] as const;
 type SessionKey = (typeof SESSION_KEYS)[number];
 
 const listeners = new Set<() => void>();

@@ -125,6 +125,9 @@ describe('company form', () => {
     expect(isTypeFieldHidden(reseller, { type: 'customer' })).toBe(true);
     expect(isTypeFieldHidden(beta, { type: 'root' })).toBe(false);
     expect(isTypeFieldHidden(undefined, acme)).toBe(false);
+    // the administrator's own company: its type is its parent's decision
+    expect(isTypeFieldHidden(beta, { type: 'root' }, beta.id)).toBe(true);
+    expect(isTypeFieldHidden(beta, { type: 'root' }, 'someone-else')).toBe(false);
   });
 
   it('shows Type for a customer company', async () => {

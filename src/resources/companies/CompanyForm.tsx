@@ -14,9 +14,16 @@ interface CompanyFormState {
  * SPEC 2.8: "For a reseller company the Type field is shown only when the parent company is of
  * type reseller; otherwise it is hidden." Our reading: the rule is about the saved company. When
  * it is a reseller, its Type stays visible (and changeable) only under a reseller parent; under any
- * other parent it is hidden and keeps its value. Customers and new companies always show Type.
+ * other parent it is hidden and keeps its value. Customers and new companies show Type, except the
+ * administrator's own company: only an administrator of its parent may change its type (the server
+ * refuses it too, docs/CONSOLE.md).
  */
-export function isTypeFieldHidden(company: Partial<Company> | undefined, parent: Partial<Company> | undefined): boolean {
+export function isTypeFieldHidden(
+  company: Partial<Company> | undefined,
+  parent: Partial<Company> | undefined,
+  ownCompanyId: string | undefined = getSession().rootCompany?.id,
+): boolean {
+  if (company?.id !== undefined && company.id === ownCompanyId) return true;
   return company?.type === 'reseller' && parent?.type !== 'reseller';
 }
 
