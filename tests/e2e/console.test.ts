@@ -381,10 +381,14 @@ describe('accessibility of the console screens', () => {
 });
 
 describe('logout', () => {
-  it('asks, logs out, goes back to the sign-in page and removes the token cookie', async () => {
+  it('asks, logs out at the provider too, goes back to the sign-in page and removes the token cookie', async () => {
     await page.goto(`${baseUrl()}/dashboard`);
     await eventually(() => sidebarHeading().isVisible()).toBe(true);
     expect(await tokenCookie()).toBeDefined();
+    // the access token the console holds works until sign-out...
+    const accessToken = (await page.evaluate(() => sessionStorage.getItem('accessToken')))!;
+    const apiWith = (token: string) => fetch(`${baseUrl()}/api/companys/root`, { headers: { Authorization: `Bearer ${JSON.parse(token)}` } });
+    expect((await apiWith(accessToken)).status).toBe(200);
 
     await page.getByRole('button', { name: 'Profile' }).click();
     const menu = page.getByRole('menu').filter({ hasText: 'Logout' });
@@ -399,6 +403,8 @@ describe('logout', () => {
     await eventually(() => page.getByRole('button', { name: 'Login' }).isVisible()).toBe(true);
     expect(await tokenCookie()).toBeUndefined();
     expect(await page.evaluate(() => sessionStorage.getItem('accessToken'))).toBeNull();
+    // ...and not a moment after: the console ended the sign-in at the provider (end session, ID token hint)
+    expect((await apiWith(accessToken)).status).toBe(401);
 
     // Signed out, the console's screens send the visitor back to sign in.
     await page.goto(`${baseUrl()}/dashboard`);
