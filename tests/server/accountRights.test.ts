@@ -249,6 +249,23 @@ describe('tenancy rules live in the server', () => {
     expect(renamed.body.message).toContain('name');
   });
 
+  it('the delete rules behind the console\'s disabled buttons hold in the server', async () => {
+    const tenant = await createTenant(server, 'delete-rules');
+    // not the root company, not your own company, not your own domain
+    expect((await root('DELETE', '/api/companys/root')).status).toBe(400);
+    expect((await call(server, tenant.adminToken, 'DELETE', `/api/companys/${tenant.companyId}`)).status).toBe(400);
+    expect((await call(server, tenant.adminToken, 'DELETE', '/api/companys', [tenant.companyId])).status).toBe(400);
+    expect((await call(server, tenant.adminToken, 'DELETE', `/api/companys/${tenant.companyId}/domainNames/${tenant.domainId}`)).status).toBe(400);
+    // an API's or application's domain never changes
+    const apiBody = { companyId: tenant.companyId, domain: tenant.domainId, name: 'Rules API', identifier: 'https://rules.example/api' };
+    const api = await call(server, tenant.adminToken, 'POST', '/api/api', apiBody);
+    expect(api.status).toBe(201);
+    await call(server, tenant.adminToken, 'POST', `/api/companys/${tenant.companyId}/domainNames`, { name: 'second', description: 'two' });
+    const moved = await call(server, tenant.adminToken, 'PUT', `/api/api/${api.body.id}`, { ...api.body, domain: 'second' });
+    expect(moved.status).toBe(400);
+    expect(moved.body.message).toMatch(/^domain: /);
+  });
+
   it('group and domain names are their ids and cannot be changed', async () => {
     const tenant = await createTenant(server, 'names-locked');
     const group = await root('PUT', `/api/companys/${tenant.companyId}/domainNames/${tenant.domainId}/groups/administrators`, {
