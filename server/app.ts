@@ -6,6 +6,7 @@ import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { fastifyTrustProxy } from './config.js';
 import type { AppContext } from './context.js';
 import { HttpError, reasonPhrase, statusForDatabaseError } from './errors.js';
 import { registerGuard } from './api/guard.js';
@@ -20,7 +21,7 @@ export interface BuildOptions {
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
   app.decorate('ctx', ctx);
