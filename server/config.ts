@@ -1,6 +1,41 @@
 import net from 'node:net';
 import path from 'node:path';
 
+/** Sign-in throttling (server/oauth/loginThrottle.ts); every value is a positive integer. */
+export interface LoginLimits {
+  /** Failed attempts an account accepts per failure window (from browsers that never signed in to it). */
+  failuresPerAccount: number;
+  /** Failed attempts an address accepts per failure window. */
+  failuresPerAddress: number;
+  /** Failed attempts a trusted browser (device cookie) may make per failure window before it is treated as unknown. */
+  failuresPerDevice: number;
+  failureWindowSeconds: number;
+  /** Successful sign-ins per account, and per address, per success window. */
+  successesPerAccount: number;
+  successesPerAddress: number;
+  successWindowSeconds: number;
+}
+
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
+  failuresPerAccount: 100,
+  failuresPerAddress: 1000,
+  failuresPerDevice: 10,
+  failureWindowSeconds: 3600,
+  successesPerAccount: 60,
+  successesPerAddress: 600,
+  successWindowSeconds: 60,
+};
+
+const LOGIN_LIMIT_VARIABLES: Record<keyof LoginLimits, string> = {
+  failuresPerAccount: 'LOGIN_MAX_FAILURES_PER_ACCOUNT',
+  failuresPerAddress: 'LOGIN_MAX_FAILURES_PER_ADDRESS',
+  failuresPerDevice: 'LOGIN_MAX_FAILURES_PER_DEVICE',
+  failureWindowSeconds: 'LOGIN_FAILURE_WINDOW_SECONDS',
+  successesPerAccount: 'LOGIN_MAX_SUCCESSES_PER_ACCOUNT',
+  successesPerAddress: 'LOGIN_MAX_SUCCESSES_PER_ADDRESS',
+  successWindowSeconds: 'LOGIN_SUCCESS_WINDOW_SECONDS',
+};
+
 export interface ServerConfig {
   host: string;
   port: number;
@@ -26,6 +61,8 @@ export interface ServerConfig {
    * of the server, or their addresses/CIDRs. Unset: none, the client is the TCP peer.
    */
   trustProxy?: number | string[];
+  /** Unset fields take DEFAULT_LOGIN_LIMITS. */
+  loginLimits?: Partial<LoginLimits>;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -51,6 +88,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     accessTokenTtl: Number(env.ACCESS_TOKEN_TTL ?? 3600),
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    loginLimits: parseLoginLimits(env),
   };
 }
 
@@ -98,4 +136,19 @@ export function parseTrustProxy(value: string | undefined): number | string[] | 
 export function fastifyTrustProxy(trust: number | string[] | undefined): false | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   return trust ?? false;
+}
+
+function parseLoginLimits(env: NodeJS.ProcessEnv): LoginLimits {
+  const limits = { ...DEFAULT_LOGIN_LIMITS };
+  for (const [field, name] of Object.entries(LOGIN_LIMIT_VARIABLES) as [keyof LoginLimits, string][]) {
+    const text = env[name]?.trim();
+    if (!text) continue;
+    // windows are capped at 31 days so that expiry times stay far inside the timestamp range
+    const max = field.endsWith('WindowSeconds') ? 31 * 24 * 3600 : 1e9;
+    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
+      throw new Error(`${name} must be a whole number from 1 to ${max}, got "${env[name]}"`);
+    }
+    limits[field] = Number(text);
+  }
+  return limits;
 }

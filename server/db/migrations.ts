@@ -469,6 +469,23 @@ CREATE TRIGGER domains_revoke_delete AFTER DELETE ON domains
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION revoke_domain_grants();
 `,
   },
+  {
+    id: 9,
+    name: 'sign-in throttling counters',
+    sql: `
+-- Sign-in attempt counters (server/oauth/loginThrottle.ts), shared by every server process and kept
+-- across restarts. One row per counter: its window opens with the first attempt and ends at
+-- expires_at; the next attempt after that starts a new window. Expired rows are purged in small batches.
+CREATE TABLE login_attempts (
+  kind text NOT NULL,
+  key text NOT NULL,
+  n integer NOT NULL,
+  expires_at timestamptz NOT NULL,
+  PRIMARY KEY (kind, key)
+);
+CREATE INDEX login_attempts_expiry ON login_attempts (expires_at);
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import * as jose from 'jose';
+import { DEFAULT_LOGIN_LIMITS } from '../config.js';
 import { authorizeRoutes } from './authorize.js';
 import { consentRoutes } from './consent.js';
 import { discoveryRoutes } from './discovery.js';
@@ -32,7 +33,7 @@ async function signInRoutes(app: FastifyInstance) {
     for (const name of Object.keys(reply.getHeaders())) if (name.toLowerCase().startsWith('access-control-')) reply.removeHeader(name);
   });
 
-  const throttle = new LoginThrottle();
+  const throttle = new LoginThrottle(app.ctx.db, { ...DEFAULT_LOGIN_LIMITS, ...config.loginLimits }, { log: (message) => app.log.warn(message) });
   const devices = new DeviceCookies(await deviceCookieSecret(keys.privateKey), config.publicUrl.startsWith('https:'));
   await app.register(authorizeRoutes);
   await app.register(loginRoutes, { throttle, devices });

@@ -7,7 +7,7 @@ import { type AuthorizationParams, authorizationParamsSchema, checkAuthorization
 import type { OAuthClient } from './clients.js';
 import { describeScopes, signConsentTicket } from './consent.js';
 import { HOSTED_ORIGIN, renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
-import type { DeviceCookies, LoginThrottle } from './loginThrottle.js';
+import { addressKey, type DeviceCookies, type LoginThrottle } from './loginThrottle.js';
 import { sendRedirect } from './redirect.js';
 import { apiScopeNames, hasConsent, scopeForApi } from './resources.js';
 import { createGrant, grantedScopes, isAdministrator } from './tokens.js';
@@ -31,20 +31,39 @@ interface SignedInUser {
   displayName: string;
 }
 
-let dummyHash: Promise<string> | undefined;
+interface KnownUser extends SignedInUser {
+  passwordHash: string | null;
+}
 
-/**
- * The active user of the client's domain whose email or username is `login` and whose password
- * matches. Unknown users cost a bcrypt comparison too, so timing does not reveal who exists.
- */
-async function authenticate(db: Queryable, client: OAuthClient, login: string, password: string): Promise<SignedInUser | undefined> {
-  const { rows } = await db.query<{ id: string; displayName: string; passwordHash: string | null }>(
+/** The active user of the client's domain whose email or username is `login` (case-folded), if any. */
+async function findUser(db: Queryable, client: OAuthClient, login: string): Promise<KnownUser | undefined> {
+  if (!login) return undefined;
+  const { rows } = await db.query<KnownUser>(
     `SELECT id, display_name AS "displayName", password_hash AS "passwordHash" FROM users
      WHERE company_id = $1 AND domain_id = $2 AND status = 'active' AND (lower(email) = lower($3) OR lower(username) = lower($3))
      ORDER BY (lower(email) = lower($3)) DESC LIMIT 1`,
     [client.companyId, client.domainId, login],
   );
-  const user = rows[0];
+  return rows[0];
+}
+
+/**
+ * The throttle's key of the account `login` names: the user, however they typed their name (email
+ * or username, any case), or when nobody has that name the name itself (hashed: people type their
+ * password into the name field), so that guessing at unknown names is throttled too.
+ */
+function accountKey(client: OAuthClient, login: string, user: KnownUser | undefined): string {
+  const domain = `${client.companyId}/${client.domainId}`;
+  return user ? `user:${domain}/${user.id}` : `name:${domain}/${sha256(login.toLowerCase())}`;
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Does `password` match the user's? Unknown users (and users without a password) cost a bcrypt
+ * comparison too, so timing does not reveal who exists.
+ */
+async function passwordMatches(user: KnownUser | undefined, password: string): Promise<boolean> {
   dummyHash ??= bcrypt.hash(crypto.randomBytes(16).toString('hex'), 10);
   const hash = user?.passwordHash ?? (await dummyHash);
   let matches = false;
@@ -53,7 +72,14 @@ async function authenticate(db: Queryable, client: OAuthClient, login: string, p
   } catch {
     matches = false;
   }
-  return user?.passwordHash && login && password && matches ? { id: user.id, displayName: user.displayName } : undefined;
+  return Boolean(user?.passwordHash && password && matches);
+}
+
+/** "Try again in 5 minutes." / "in 40 seconds." */
+function tryAgainIn(seconds: number): string {
+  if (seconds < 60) return `Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
+  const minutes = Math.ceil(seconds / 60);
+  return `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
 }
 
 /** What an authorization code is bound to. */
@@ -135,18 +161,19 @@ export async function loginRoutes(app: FastifyInstance, options: LoginOptions) {
       const { client, redirectUri } = authorization;
 
       const login = (form.email ?? '').trim();
-      const account = `${client.companyId}/${client.domainId}/${login.toLowerCase()}`;
-      const trustedDevice = devices.trusts(request.headers.cookie, account);
-      const wait = throttle.retryAfter(account, request.ip, trustedDevice);
-      if (wait > 0) {
-        reply.header('Retry-After', String(wait));
-        const error = `Too many failed sign-in attempts. Try again in ${Math.ceil(wait / 60)} minutes.`;
+      const user = await findUser(db, client, login);
+      const account = accountKey(client, login, user);
+      const address = addressKey(request.ip);
+      // counted before the password is checked: a throttled attempt never reaches bcrypt
+      const attempt = await throttle.begin(account, address, devices.deviceId(request.headers.cookie, account));
+      if (attempt.retryAfter > 0) {
+        reply.header('Retry-After', String(attempt.retryAfter));
+        const error = `Too many failed sign-in attempts. ${tryAgainIn(attempt.retryAfter)}`;
         return sendPage(reply, 429, renderLoginPage(authorization, { email: login, error }), redirectUri);
       }
 
-      const user = await authenticate(db, client, login, form.password ?? '');
-      if (!user) {
-        throttle.recordFailure(account, request.ip, trustedDevice);
+      const matches = await passwordMatches(user, form.password ?? '');
+      if (!user || !matches) {
         if (form.prompt_origin === HOSTED_ORIGIN) {
           return sendPage(reply, 401, renderLoginPage(authorization, { email: login, error: 'Wrong email or password.' }), redirectUri);
         }
@@ -156,6 +183,13 @@ export async function loginRoutes(app: FastifyInstance, options: LoginOptions) {
           state: authorization.state,
         });
         return sendRedirect(reply, location, redirectUri);
+      }
+
+      const wait = await throttle.succeeded(attempt, account, address);
+      if (wait > 0) {
+        reply.header('Retry-After', String(wait));
+        const error = `Too many sign-ins in a short time. ${tryAgainIn(wait)}`;
+        return sendPage(reply, 429, renderLoginPage(authorization, { email: login, error }), redirectUri);
       }
 
       reply.header('Set-Cookie', devices.issue(account));

@@ -1,5 +1,7 @@
+import crypto from 'node:crypto';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LOGIN_LIMITS } from '../../server/config.js';
 import { DeviceCookies, LoginThrottle } from '../../server/oauth/loginThrottle.js';
 import { managementAudience } from '../../server/oauth/tokens.js';
 import { call, createTenant, PUBLIC_URL, startServer, type TestServer } from './helpers.js';
@@ -140,28 +142,25 @@ describe('security headers', () => {
 });
 
 describe('failed sign-in throttling', () => {
-  it('counts failures per account and per address in fixed windows; a trusted device skips the account limit only', () => {
-    let now = 1_000_000;
-    const throttle = new LoginThrottle({ perAccount: 3, perAddress: 5, windowMs: 60_000 }, () => now);
-    for (let i = 0; i < 3; i++) {
-      expect(throttle.retryAfter('acct', 'ip1', false)).toBe(0);
-      throttle.recordFailure('acct', 'ip1', false);
-    }
-    expect(throttle.retryAfter('acct', 'ip1', false)).toBe(60);
-    expect(throttle.retryAfter('acct', 'ip2', false)).toBe(60);
-    expect(throttle.retryAfter('acct', 'ip1', true)).toBe(0);
-    expect(throttle.retryAfter('other', 'ip1', false)).toBe(0);
-
-    throttle.recordFailure('acct', 'ip1', true);
-    throttle.recordFailure('acct', 'ip1', true);
-    expect(throttle.retryAfter('acct', 'ip1', true)).toBe(60);
-    expect(throttle.retryAfter('other', 'ip1', false)).toBe(60);
-    expect(throttle.retryAfter('other', 'ip2', false)).toBe(0);
+  it('counts failures per account and per address in windows; a trusted device skips both limits up to its own', async () => {
+    let now = Date.now();
+    const limits = { ...DEFAULT_LOGIN_LIMITS, failuresPerAccount: 3, failuresPerAddress: 5, failuresPerDevice: 2, failureWindowSeconds: 60 };
+    const throttle = new LoginThrottle(server.db, limits, { now: () => now, purgeChance: 0 });
+    const [account, other, ip1, ip2, ip3] = ['account', 'other', 'ip1', 'ip2', 'ip3'].map((name) => `${name}-${crypto.randomUUID()}`);
+    const wait = async (...args: [string, string, string?]) => (await throttle.begin(...args)).retryAfter;
+    for (let i = 0; i < 3; i++) expect(await wait(account, ip1)).toBe(0);
+    expect(await wait(account, ip2)).toBe(60);
+    expect(await wait(account, ip1, 'device-1')).toBe(0);
+    expect(await wait(other, ip1)).toBe(0);
+    // ip1 has now seen 5 failures: anyone else there waits, the trusted device goes on up to its own limit
+    expect(await wait(other, ip1)).toBe(60);
+    expect(await wait(account, ip1, 'device-1')).toBe(0);
+    expect(await wait(account, ip1, 'device-1')).toBe(60);
 
     now += 30_000;
-    expect(throttle.retryAfter('acct', 'ip1', false)).toBe(30);
+    expect(await wait(account, ip3)).toBe(30);
     now += 30_000;
-    expect(throttle.retryAfter('acct', 'ip1', false)).toBe(0);
+    expect(await wait(account, ip3)).toBe(0);
   });
 
   it('device cookies are signed, bound to one account and expire', () => {
