@@ -129,6 +129,10 @@ export class LoginThrottle {
     return Math.max(ofAccount.n > successesPerAccount ? ofAccount.secondsLeft : 0, ofAddress.n > successesPerAddress ? ofAddress.secondsLeft : 0);
   }
 
+  /**
+   * Two statements that lock the same two counters in opposite orders can deadlock on PostgreSQL;
+   * the loser is rolled back whole and run again (db/index.ts retryConflicts).
+   */
   private async refund(counters: Counter[]) {
     await this.db.query(
       `UPDATE login_attempts a SET n = a.n - 1 FROM unnest($1::text[], $2::text[]) AS t(kind, key)
