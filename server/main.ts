@@ -5,7 +5,14 @@ import { startMaintenance } from './db/maintenance.js';
 import { loadSigningKeys } from './keys.js';
 import { seedFirstRun } from './seed.js';
 
-const config = configFromEnv();
+let config: ReturnType<typeof configFromEnv>;
+try {
+  config = configFromEnv();
+} catch (error) {
+  // a mistyped setting is the operator's to fix: say which, without a stack trace
+  console.error(`Configuration error: ${(error as Error).message}`);
+  process.exit(1);
+}
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 const keys = await loadSigningKeys({ pem: config.signingKeyPem, dataDir: config.dataDir });
 const seed = await seedFirstRun(db, config);
