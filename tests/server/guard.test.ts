@@ -30,7 +30,10 @@ describe('list routes check access in their count statement', () => {
     await server.db.query(`UPDATE users SET status = 'deleted' WHERE company_id = 'initech' AND id = 'boss'`);
     expect((await call(server, fresh, 'GET', initechUsers)).status).toBe(401);
     await server.db.query(`UPDATE users SET status = 'active' WHERE company_id = 'initech' AND id = 'boss'`);
-    expect((await call(server, fresh, 'GET', initechUsers)).status).toBe(200);
+    // the deletion revoked the sign-in for good: recovering the user does not revive it
+    expect((await call(server, fresh, 'GET', initechUsers)).status).toBe(401);
+    const afterRecovery = await tokenFor(server.ctx, { companyId: 'initech', domainId: 'initech-domain', userId: 'boss' });
+    expect((await call(server, afterRecovery, 'GET', initechUsers)).status).toBe(200);
   });
 
   it("answers another tenant's list with 404 and no rows, on every list route", async () => {
