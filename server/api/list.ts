@@ -65,7 +65,7 @@ export interface ListQuery {
   condition?: string | string[];
 }
 
-const OPERATORS: Record<string, string> = { '=': '=', '!=': '<>', '<>': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
+const OPERATORS = new Map([['=', '='], ['!=', '<>'], ['<>', '<>'], ['<', '<'], ['<=', '<='], ['>', '>'], ['>=', '>=']]);
 export const MAX_PAGE = 1000;
 const DEFAULT_PAGE = 25;
 
@@ -77,9 +77,17 @@ function parseJson(name: string, text: string): unknown {
   }
 }
 
+/**
+ * The field a request names. Own properties only: `constructor`, `toString` or an own `__proto__`
+ * from JSON.parse are unknown fields like any other, never Object.prototype's members.
+ */
+function fieldOf(resource: ListResource, field: string, where: string) {
+  if (!Object.hasOwn(resource.fields, field)) throw badRequest(`${where}: unknown field "${field}"`);
+  return resource.fields[field];
+}
+
 function coerce(resource: ListResource, field: string, value: unknown, where: string): unknown {
-  const spec = resource.fields[field];
-  if (!spec) throw badRequest(`${where}: unknown field "${field}"`);
+  const spec = fieldOf(resource, field, where);
   if (spec.type === 'boolean') {
     if (value === true || value === 'true') return true;
     if (value === false || value === 'false') return false;
@@ -93,7 +101,13 @@ function coerce(resource: ListResource, field: string, value: unknown, where: st
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
     throw badRequest(`${where}: ${field} must be a string`);
   }
-  return String(value);
+  return noNul(String(value), `${where}: ${field}`);
+}
+
+/** JSON escapes can put U+0000 in a value; PostgreSQL text cannot hold it. */
+function noNul(text: string, what: string): string {
+  if (text.includes('\0')) throw badRequest(`${what} must not contain the NUL character`);
+  return text;
 }
 
 export interface ParsedList {
@@ -137,28 +151,30 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     if (!Array.isArray(sort) || sort.length !== 2 || typeof sort[0] !== 'string' || typeof sort[1] !== 'string') {
       throw badRequest('sort must be ["field", "ASC" | "DESC"]');
     }
-    if (!resource.fields[sort[0]]) throw badRequest(`sort: unknown field "${sort[0]}"`);
+    fieldOf(resource, sort[0], 'sort');
     if (!/^(ASC|DESC)$/i.test(sort[1])) throw badRequest('sort: order must be ASC or DESC');
     sortField = sort[0];
     direction = sort[1].toUpperCase();
   }
   const tiebreak = resource.key[resource.key.length - 1];
-  const sortColumn = resource.fields[sortField].column;
+  const sortColumn = fieldOf(resource, sortField, 'sort').column;
   const orderBy = sortColumn === tiebreak ? `${sortColumn} ${direction}` : `${sortColumn} ${direction}, ${tiebreak} ${direction}`;
 
   if (query.filter !== undefined) {
     const filter = parseJson('filter', query.filter);
     if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badRequest('filter must be a JSON object');
     for (const [field, value] of Object.entries(filter as Record<string, unknown>)) {
+      // every name must exist, even with an empty value (which means "no filter")
+      if (field !== 'q') fieldOf(resource, field, 'filter');
       if (value === undefined || value === null || value === '') continue;
       if (field !== 'status' || Array.isArray(value)) statusOnly = false;
       if (field === 'q') {
         if (!resource.search) throw badRequest('filter: q is not supported on this list');
         if (typeof value !== 'string') throw badRequest('filter: q must be a string');
-        where.push(`${resource.search} ILIKE ${bind(`%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`);
+        where.push(`${resource.search} ILIKE ${bind(`%${noNul(value, 'filter: q').replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`);
         continue;
       }
-      const column = resource.fields[field]?.column;
+      const { column } = fieldOf(resource, field, 'filter');
       if (Array.isArray(value)) {
         if (value.length > MAX_PAGE) throw badRequest(`filter: ${field} may list at most ${MAX_PAGE} values`);
         const values = value.map((v) => coerce(resource, field, v, 'filter'));
@@ -175,8 +191,8 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     if (!match) throw badRequest('condition must be field,operator,value with operator one of = != < <= > >=');
     const [, field, operator, raw] = match;
     if (field !== 'status') statusOnly = false;
-    const column = resource.fields[field]?.column;
-    where.push(statusAware(field, column, OPERATORS[operator], coerce(resource, field, raw, 'condition'), bind));
+    const { column } = fieldOf(resource, field, 'condition');
+    where.push(statusAware(field, column, OPERATORS.get(operator)!, coerce(resource, field, raw, 'condition'), bind));
   }
 
   const statusColumn = resource.fields.status?.column;
