@@ -11,6 +11,7 @@ import type { AppContext } from './context.js';
 import { HttpError, reasonPhrase, statusForDatabaseError } from './errors.js';
 import { registerGuard } from './api/guard.js';
 import { apiRoutes } from './api/index.js';
+import { registerApiInputChecks, registerInputChecks } from './inputChecks.js';
 import { oauthRoutes } from './oauth/index.js';
 
 export interface BuildOptions {
@@ -49,6 +50,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     crossOriginEmbedderPolicy: false,
   });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  registerInputChecks(app);
 
   await app.register(swagger, {
     openapi: {
@@ -82,6 +84,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(
     async (api) => {
       registerGuard(api);
+      registerApiInputChecks(api);
       await api.register(apiRoutes);
     },
     { prefix: '/api' },

@@ -48,6 +48,8 @@ export function statusForDatabaseError(error: unknown): { status: number; messag
     case '22007':
     case '22008':
     case '22021':
+    case '22P05':
+    case '22025':
     case '2201X':
     case '2201W':
     case '54000':
@@ -65,4 +67,16 @@ export async function uniqueAs<T>(name: string, write: () => Promise<T>): Promis
     if ((error as { code?: string })?.code === '23505') throw duplicated(name);
     throw error;
   }
+}
+
+/**
+ * The 4xx a failure deserves, for the error handlers that shape their own answers (the sign-in
+ * pages, the token endpoint): a status the error carries (HttpError, Fastify's 4xx), a schema
+ * validation, or a value the database refused (statusForDatabaseError). Undefined: a server fault.
+ */
+export function clientError(error: unknown): { status: number; message: string } | undefined {
+  const { statusCode, validation, message } = error as { statusCode?: number; validation?: unknown; message?: string };
+  if (statusCode && statusCode >= 400 && statusCode < 500) return { status: statusCode, message: message ?? '' };
+  if (validation) return { status: 400, message: message ?? '' };
+  return statusForDatabaseError(error);
 }

@@ -20,7 +20,8 @@ export async function applicationSecretRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['applications'],
-        summary: 'Rotate the client secret; the previous one keeps working for graceSeconds',
+        // the body is optional (server/inputChecks.ts makes a missing or empty one {})
+        summary: 'Rotate the client secret; the previous one keeps working for graceSeconds (the body may be left out: no grace)',
         params: { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } },
         body: {
           type: 'object',

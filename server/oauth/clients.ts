@@ -77,7 +77,8 @@ export function secretMatches(client: OAuthClient, secret: string): boolean {
 
 /**
  * Reads `Authorization: Basic base64(urlencode(id):urlencode(secret))` (RFC 6749 2.3.1).
- * Undefined when there is no Basic header; null when there is one but it cannot be read.
+ * Undefined when there is no Basic header; null when there is one but it cannot be read, which
+ * includes a control character (NUL, say) in the id or the secret: neither ever holds one.
  */
 export function parseBasicAuth(header: string | undefined): { clientId: string; secret: string } | null | undefined {
   if (!header || !/^basic\s/i.test(header)) return undefined;
@@ -86,7 +87,8 @@ export function parseBasicAuth(header: string | undefined): { clientId: string; 
   if (colon < 1) return null;
   try {
     const unescape = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
-    return { clientId: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+    const credentials = { clientId: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+    return /[\u0000-\u001F\u007F]/.test(credentials.clientId + credentials.secret) ? null : credentials;
   } catch {
     return null;
   }

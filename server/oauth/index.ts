@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import * as jose from 'jose';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
+import { clientError } from '../errors.js';
 import { authorizeRoutes } from './authorize.js';
 import { consentRoutes } from './consent.js';
 import { discoveryRoutes } from './discovery.js';
@@ -25,9 +26,9 @@ async function deviceCookieSecret(privateKey: CryptoKey): Promise<Buffer> {
 async function signInRoutes(app: FastifyInstance) {
   const { config, keys } = app.ctx;
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : error.validation ? 400 : 500;
-    if (status >= 500) request.log.error({ err: error }, 'sign-in page failed');
-    return sendPage(reply, status, renderErrorPage(status >= 500 ? 'Something went wrong. Please try again.' : error.message));
+    const refused = clientError(error);
+    if (!refused) request.log.error({ err: error }, 'sign-in page failed');
+    return sendPage(reply, refused?.status ?? 500, renderErrorPage(refused?.message ?? 'Something went wrong. Please try again.'));
   });
   app.addHook('onSend', async (request, reply) => {
     for (const name of Object.keys(reply.getHeaders())) if (name.toLowerCase().startsWith('access-control-')) reply.removeHeader(name);

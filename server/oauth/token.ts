@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
+import { clientError } from '../errors.js';
 import { safeEqual, sha256 } from '../ids.js';
 import { allowedGrantTypes, findActiveClient, isPublicClient, type OAuthClient, parseBasicAuth, secretMatches } from './clients.js';
 import { corsFor, setCorsClient } from './cors.js';
@@ -278,12 +279,13 @@ export async function tokenRoutes(app: FastifyInstance) {
       if (error.statusCode === 401) reply.header('WWW-Authenticate', 'Basic realm="oauth", charset="UTF-8"');
       return reply.status(error.statusCode).send({ error: error.error, error_description: error.description });
     }
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : error.validation ? 400 : 500;
-    if (status >= 500) {
+    // a value the database refused (NUL in a code, say) is the request's fault too
+    const refused = clientError(error);
+    if (!refused) {
       request.log.error({ err: error }, 'token endpoint failed');
       return reply.status(500).send({ error: 'server_error', error_description: 'internal error' });
     }
-    return reply.status(status).send({ error: 'invalid_request', error_description: error.message });
+    return reply.status(refused.status).send({ error: 'invalid_request', error_description: refused.message });
   });
 
   app.post<{ Body: TokenRequestBody }>(
