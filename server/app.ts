@@ -11,6 +11,7 @@ import type { AppContext } from './context.js';
 import { HttpError, reasonPhrase, statusForDatabaseError } from './errors.js';
 import { registerGuard } from './api/guard.js';
 import { apiRoutes } from './api/index.js';
+import { emailFormats } from './api/schemas.js';
 import { registerApiInputChecks, registerInputChecks } from './inputChecks.js';
 import { oauthRoutes } from './oauth/index.js';
 
@@ -23,7 +24,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const app = Fastify({
     logger: options.logger ?? false,
     trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
-    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false }, plugins: [emailFormats] },
   });
   app.decorate('ctx', ctx);
 
