@@ -11,6 +11,7 @@ import type { AppContext } from './context.js';
 import { HttpError, reasonPhrase, statusForDatabaseError } from './errors.js';
 import { registerGuard } from './api/guard.js';
 import { apiRoutes } from './api/index.js';
+import { addListQueryRoutes } from './api/list.js';
 import { emailFormats } from './api/schemas.js';
 import { registerApiInputChecks, registerInputChecks } from './inputChecks.js';
 import { oauthRoutes } from './oauth/index.js';
@@ -86,6 +87,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     async (api) => {
       registerGuard(api);
       registerApiInputChecks(api);
+      addListQueryRoutes(api);
       await api.register(apiRoutes);
     },
     { prefix: '/api' },

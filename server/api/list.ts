@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import type { Database, Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
 import type { AccessCheck } from './guard.js';
@@ -63,6 +63,55 @@ export interface ListQuery {
   sort?: string;
   filter?: string;
   condition?: string | string[];
+}
+
+/** What the GET routes say about their QUERY twin (OpenAPI). */
+const QUERY_RULE =
+  'A long filter (e.g. up to 1000 ids) does not fit in a URL: send QUERY to the same path with these parameters in a JSON body instead';
+
+/**
+ * Every list route (a GET with listQuerySchema) also answers QUERY (RFC 10008: safe and idempotent,
+ * with a body) at its own path, with range, sort, filter and condition in a JSON body, each as the
+ * query parameter's JSON text or as that JSON itself. A filter of 1000 ids of 128 characters needs
+ * about 137 KB in a URL, far past Node's 16 KB of headers and proxies' request lines
+ * (docs/DECISIONS.md, "Long list queries"). The twin is the GET route reading the body instead: same
+ * path and params, same config (accessWithList: the access check in the count statement), same
+ * hooks (the guard) and response. Call on the /api instance before its routes are added.
+ */
+export function addListQueryRoutes(app: FastifyInstance) {
+  app.addHook('onRoute', function (route) {
+    const querystring = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+    if (route.method !== 'GET' || querystring?.properties?.filter !== listQuerySchema.properties.filter) return;
+    const { querystring: _, ...schema } = route.schema!;
+    route.schema = { ...schema, querystring, description: QUERY_RULE };
+    const asQuery = route.handler;
+    const twin: RouteOptions = {
+      ...route,
+      method: 'QUERY',
+      url: route.routePath,
+      schema: {
+        ...schema,
+        summary: `${(schema.summary as string | undefined) ?? 'The list'}, with the query parameters in a JSON body (for long filters)`,
+        consumes: ['application/json'],
+        body: {
+          type: 'object',
+          properties: {
+            ...querystring.properties,
+            range: { description: 'as the range parameter: [start, end], as JSON or as its text' },
+            sort: { description: 'as the sort parameter: ["field", "ASC" | "DESC"], as JSON or as its text' },
+            filter: { description: 'as the filter parameter: an object, as JSON or as its text' },
+          },
+        },
+      },
+      handler(request, reply) {
+        const body = (request.body ?? {}) as Record<string, unknown>;
+        const text = (value: unknown) => (value === undefined || typeof value === 'string' ? value : JSON.stringify(value));
+        (request as { query: unknown }).query = { ...body, range: text(body.range), sort: text(body.sort), filter: text(body.filter) };
+        return asQuery.call(this, request, reply);
+      },
+    };
+    this.route(twin);
+  });
 }
 
 const OPERATORS = new Map([['=', '='], ['!=', '<>'], ['<>', '<>'], ['<', '<'], ['<=', '<='], ['>', '>'], ['>=', '>=']]);
