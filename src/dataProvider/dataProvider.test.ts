@@ -4,7 +4,7 @@ import { mockFetch, readable } from '../test/fetchMock';
 import { registry } from '../resources/registry';
 import type { ResourceDeclaration } from '../resources/types';
 import { updateSession, clearSession } from '../session/session';
-import { createDataProvider } from './dataProvider';
+import { createDataProvider, MAX_LIST_URL } from './dataProvider';
 
 const listAnswer = (name: string, rows: unknown[]) => ({
   json: rows,
@@ -74,7 +74,7 @@ describe('data provider: companies', () => {
     expect(requests[0].url).toBe('/api/companys');
     expect(JSON.parse(requests[0].body!)).toEqual(['a', 'b']);
     expect(deleted.data).toEqual(['a', 'b']);
-    expect(readable(requests[1].url)).toBe('/api/companys/acme/childCompanys?filter={"id":["a"]}');
+    expect(readable(requests[1].url)).toBe('/api/companys/acme/childCompanys?filter={"id":["a"]}&range=[0,0]');
   });
 
   it('updates many with one PUT per id and lists references', async () => {
@@ -141,6 +141,56 @@ describe('data provider: soft-deletable users', () => {
     );
     expect(readable(requests[1].url)).toContain('&condition=status,=,deleted');
     expect(readable(requests[1].url)).not.toContain('"condition"');
+  });
+});
+
+describe('data provider: long id lists (docs/DECISIONS.md, "Long list queries")', () => {
+  const provider = createDataProvider({ resources: registry });
+  /** Ids of 128 characters, as the provider allows. */
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `${String(i).padStart(4, '0')}${'x'.repeat(124)}`);
+
+  it('gets every id, in calls of at most 1000, as QUERY when the URL would be too long', async () => {
+    const { requests } = mockFetch((request) => {
+      const asked: string[] = JSON.parse(JSON.parse(request.body!).filter).id;
+      return { json: asked.map((id) => ({ id })) };
+    });
+    const wanted = ids(2500);
+    const result = await provider.getMany('users', { ids: wanted });
+    expect(result.data.map((user) => user.id)).toEqual(wanted);
+    expect(requests.map((request) => `${request.method} ${request.url}`)).toEqual(
+      Array(3).fill('QUERY /api/companys/acme/domainNames/main/users'),
+    );
+    expect(requests.map((request) => JSON.parse(request.body!))).toEqual([
+      { filter: JSON.stringify({ id: wanted.slice(0, 1000) }), range: '[0,999]' },
+      { filter: JSON.stringify({ id: wanted.slice(1000, 2000) }), range: '[0,999]' },
+      { filter: JSON.stringify({ id: wanted.slice(2000) }), range: '[0,499]' },
+    ]);
+    expect(requests[0].headers.get('Content-Type')).toBe('application/json');
+  });
+
+  it('keeps a short id list a GET with a range covering every id', async () => {
+    const { requests } = mockFetch(() => ({ json: [] }));
+    await provider.getMany('users', { ids: ids(20) });
+    expect(requests[0].method).toBe('GET');
+    expect(readable(requests[0].url)).toContain('&range=[0,19]');
+    expect(requests[0].url.length).toBeLessThanOrEqual(MAX_LIST_URL);
+  });
+
+  it('sends a list with a long filter as QUERY with the same parameters, conditions and Range header', async () => {
+    const { requests } = mockFetch(() => listAnswer('users', [{ id: 'a' }]));
+    const wanted = ids(40);
+    const result = await provider.getList('users', { ...page, filter: { id: wanted } });
+    expect(result).toEqual({ data: [{ id: 'a' }], total: 1 });
+    expect(`${requests[0].method} ${requests[0].url}`).toBe('QUERY /api/companys/acme/domainNames/main/users');
+    expect(JSON.parse(requests[0].body!)).toEqual({
+      filter: JSON.stringify({ id: wanted }),
+      range: '[3,5]',
+      sort: '["name","ASC"]',
+      condition: 'status,!=,deleted',
+    });
+    expect(requests[0].headers.get('Range')).toBe('users=3-5');
+    await provider.getList('users', { ...page, filter: { id: wanted.slice(0, 2) }, meta: { condition: ['status,!=,deleted', 'id,>,0'] } });
+    expect(requests[1].method).toBe('GET');
   });
 });
 

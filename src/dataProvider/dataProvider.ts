@@ -32,6 +32,30 @@ export interface IamDataProvider extends DataProvider {
   replaceAll: (resource: string, params: { data: RaRecord[]; meta?: IamMeta }) => Promise<{ data: RaRecord[] }>;
 }
 
+/**
+ * A list request whose GET URL would be longer than this goes as QUERY to the same path, its
+ * parameters in a JSON body (docs/DECISIONS.md, "Long list queries"): 1000 ids do not fit in a
+ * URL (proxies cut request lines at 8 KB, Node all headers at 16 KB).
+ */
+export const MAX_LIST_URL = 4000;
+/** The most ids one list call may filter on (the provider's page limit). */
+export const MAX_IDS_PER_CALL = 1000;
+
+/** Sends a GET list URL that is too long as QUERY, with its query parameters as a JSON object. */
+const longListsAsQuery =
+  (client: HttpClient): HttpClient =>
+  (url, options = {}) => {
+    const cut = url.indexOf('?');
+    if ((options.method ?? 'GET') !== 'GET' || url.length <= MAX_LIST_URL || cut < 0) return client(url, options);
+    const search = new URLSearchParams(url.slice(cut + 1));
+    const body: Record<string, string | string[]> = {};
+    for (const name of new Set(search.keys())) {
+      const values = search.getAll(name);
+      body[name] = values.length > 1 ? values : values[0];
+    }
+    return client(url.slice(0, cut), { ...options, method: 'QUERY', body: JSON.stringify(body) });
+  };
+
 function splitPath(apiBase: string, path: string): { apiUrl: string; segment: string } {
   const cut = path.lastIndexOf('/');
   return cut < 0
@@ -62,18 +86,20 @@ export function createDataProvider({
     return soft ? [`${soft.field},!=,${soft.deleted}`] : [];
   };
 
+  const listClient = longListsAsQuery(httpClient);
   const withConditions = (conditions: string[]): HttpClient =>
     conditions.length === 0
-      ? httpClient
+      ? listClient
       : (url, options) => {
           const query = conditions.map((condition) => `condition=${encodeURIComponent(condition)}`).join('&');
-          return httpClient(`${url}${url.includes('?') ? '&' : '?'}${query}`, options);
+          return listClient(`${url}${url.includes('?') ? '&' : '?'}${query}`, options);
         };
 
   const collection = (resource: string, meta?: IamMeta, conditions: string[] = []) => {
     const declaration = declarationOf(resource);
     const { apiUrl, segment } = splitPath(apiBase, declaration.paths.collection(contextOf(meta)));
-    return { provider: simpleRestProvider(apiUrl, withConditions(conditions) as never), segment, declaration };
+    const client = withConditions(conditions);
+    return { provider: simpleRestProvider(apiUrl, client as never), segment, declaration, url: `${apiUrl}/${segment}`, client };
   };
 
   const records = (resource: string, meta?: IamMeta) => {
@@ -103,9 +129,21 @@ export function createDataProvider({
       return provider.getManyReference(segment, { ...params, filter: withoutCondition(params.filter) });
     },
 
-    getMany: (resource, params) => {
-      const { provider, segment } = collection(resource, params.meta);
-      return provider.getMany(segment, params);
+    // simple-rest's getMany sends no range, so the provider's default page (25) cut longer lists
+    // short: every id is asked for, at most MAX_IDS_PER_CALL per call
+    getMany: async (resource, params) => {
+      const { url, client } = collection(resource, params.meta);
+      const calls: RaRecord['id'][][] = [];
+      for (let i = 0; i < params.ids.length; i += MAX_IDS_PER_CALL) calls.push(params.ids.slice(i, i + MAX_IDS_PER_CALL));
+      const pages = await Promise.all(
+        calls.map(async (ids) => {
+          const filter = encodeURIComponent(JSON.stringify({ id: ids }));
+          const range = encodeURIComponent(JSON.stringify([0, ids.length - 1]));
+          const { json } = await client(`${url}?filter=${filter}&range=${range}`, { signal: params.signal });
+          return Array.isArray(json) ? json : [];
+        }),
+      );
+      return { data: pages.flat() };
     },
 
     getOne: (resource, params) => {
