@@ -1,6 +1,17 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, startServer, type TestServer } from './helpers.js';
+import { addApplication, basicAuth, CONSOLE_REDIRECT } from './oauthHelpers.js';
+
+/** Names every plain object inherits (and __proto__, which JSON.parse makes an own key). */
+const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'prototype', 'hasOwnProperty'] as const;
+
+/** Short strings, often with NUL characters in them. */
+const hostileText = (maxLength: number) =>
+  fc.oneof(
+    fc.string({ maxLength }),
+    fc.array(fc.oneof(fc.constant('\u0000'), fc.string({ maxLength: 3 }), fc.constantFrom(...PROTOTYPE_NAMES)), { maxLength: 4 }).map((parts) => parts.join('')),
+  );
 
 let server: TestServer;
 beforeAll(async () => {
@@ -146,7 +157,7 @@ describe('tenancy matrix', () => {
     let checked = 0;
     for (const [route, methods] of Object.entries(doc.paths)) {
       if (!route.startsWith('/api/')) continue;
-      for (const method of Object.keys(methods).filter((m) => ['get', 'post', 'put', 'delete'].includes(m))) {
+      for (const method of Object.keys(methods).filter((m) => ['get', 'post', 'put', 'delete', 'query'].includes(m))) {
         const verb = method.toUpperCase() as 'GET';
         const body = verb === 'GET' ? undefined : {};
         if (route.includes('{companyId}')) {
@@ -172,24 +183,95 @@ describe('random list queries', () => {
       .filter(([route, methods]) => route.startsWith('/api/') && methods.get?.parameters?.some((p) => p.in === 'query' && p.name === 'range'))
       .map(([route]) => route.replace('{companyId}', 'root').replace('{domainId}', 'default').replace('{groupId}', 'administrators').replace(/\{\w+\}/g, 'x'));
     expect(listRoutes.length).toBeGreaterThan(8);
-    const fieldNames = fc.constantFrom('id', 'name', 'displayName', 'status', 'email', 'primary', 'type', 'q', 'client_name', 'permission', 'nope');
-    const value = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }));
+    const fieldNames = fc.constantFrom('id', 'name', 'displayName', 'status', 'email', 'primary', 'type', 'q', 'client_name', 'permission', 'nope', ...PROTOTYPE_NAMES);
+    const value = fc.oneof(hostileText(8), fc.integer(), fc.boolean(), fc.constant(null), fc.array(hostileText(4), { maxLength: 3 }));
+    // JSON text written from pairs: an object built in JS would turn a __proto__ key into a prototype
+    const jsonObject = fc.array(fc.tuple(fieldNames, value), { maxLength: 3 }).map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
     const query = fc.record(
       {
-        range: fc.oneof(fc.tuple(fc.nat(3000), fc.nat(3000)).map(([a, b]) => JSON.stringify([a, a + (b % 50)])), fc.string({ maxLength: 10 })),
-        sort: fc.oneof(fc.tuple(fieldNames, fc.constantFrom('ASC', 'DESC', 'asc', 'x')).map((pair) => JSON.stringify(pair)), fc.string({ maxLength: 10 })),
-        filter: fc.oneof(fc.dictionary(fieldNames, value, { maxKeys: 3 }).map((f) => JSON.stringify(f)), fc.string({ maxLength: 10 })),
-        condition: fc.tuple(fieldNames, fc.constantFrom('=', '!=', '<', '>=', '~'), fc.string({ maxLength: 6 })).map((t) => t.join(',')),
+        range: fc.oneof(fc.tuple(fc.nat(3000), fc.nat(3000)).map(([a, b]) => JSON.stringify([a, a + (b % 50)])), hostileText(10)),
+        sort: fc.oneof(fc.tuple(fieldNames, fc.constantFrom('ASC', 'DESC', 'asc', 'x')).map((pair) => JSON.stringify(pair)), hostileText(10)),
+        filter: fc.oneof(jsonObject, hostileText(10)),
+        condition: fc.tuple(fieldNames, fc.constantFrom('=', '!=', '<', '>=', '~'), hostileText(6)).map((t) => t.join(',')),
       },
       { requiredKeys: [] },
     );
+    const statuses: number[] = [];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...listRoutes), query, async (route, params) => {
-        const url = `${route}?${new URLSearchParams(params as Record<string, string>).toString()}`;
-        const res = await call(server, server.adminToken, 'GET', url);
-        expect(res.status, `GET ${url} -> ${res.text}`).toBeLessThan(500);
+      // every list answers GET with a query string and QUERY with the same parameters as JSON
+      fc.asyncProperty(fc.constantFrom(...listRoutes), query, fc.boolean(), async (route, params, asQuery) => {
+        const url = asQuery ? route : `${route}?${new URLSearchParams(params as Record<string, string>).toString()}`;
+        const res = await call(server, server.adminToken, asQuery ? 'QUERY' : 'GET', url, asQuery ? params : undefined);
+        statuses.push(res.status);
+        expect(res.status, `${asQuery ? `QUERY ${url} ${JSON.stringify(params)}` : `GET ${url}`} -> ${res.text}`).toBeLessThan(500);
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
     );
+    // the fuzz reaches both answers, not only refusals
+    expect(statuses).toContain(200);
+    expect(statuses).toContain(400);
+  });
+});
+
+describe('random input at every OAuth route', () => {
+  it('never answers 5xx, whatever NUL characters or prototype names the parameters hold', async () => {
+    await addApplication(server, { id: 'fuzz-machine', companyId: 'root', domainId: 'default', appType: 'machine', secret: 'fuzz-secret-1234567890', redirectUris: [] });
+    const authorize = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'nonce', 'prompt', 'audience', 'resource'];
+    const names = {
+      authorize,
+      login: [...authorize, 'email', 'password', 'prompt_origin'],
+      token: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret', 'refresh_token', 'scope', 'audience', 'resource'],
+      logout: ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state', 'ui_locales', 'logout_hint'],
+      consent: ['ticket', 'decision'],
+      userinfo: ['access_token'],
+    };
+    // plausible values (so that requests get past the first checks) mixed with hostile ones
+    const plausible = fc.constantFrom(
+      'iam-console', 'fuzz-machine', CONSOLE_REDIRECT, 'code', 'openid user:admin', 'S256', 'authorization_code', 'refresh_token',
+      'client_credentials', 'admin@example.com', 'correct horse battery staple', 'allow', 'hosted', 'a'.repeat(43),
+    );
+    const value = fc.oneof(plausible, hostileText(12), fc.constantFrom(...PROTOTYPE_NAMES));
+    const params = (route: keyof typeof names) =>
+      fc.array(fc.tuple(fc.oneof(fc.constantFrom(...names[route]), fc.constantFrom(...PROTOTYPE_NAMES)), value), { maxLength: 6 });
+    const authorization = fc.oneof(
+      fc.constant(undefined),
+      fc.tuple(fc.oneof(plausible, hostileText(8)), fc.oneof(plausible, hostileText(8))).map(([id, secret]) => basicAuth(id, secret)),
+      hostileText(10).map((text) => `Basic ${Buffer.from(text).toString('base64')}`),
+      hostileText(10).map((text) => `Bearer ${text}`),
+    );
+    const request = fc.oneof(
+      fc.tuple(fc.constantFrom('GET /oauth/authorize', 'GET /oauth/logout', 'GET /oauth/userinfo'), fc.constant('query' as const)),
+      fc.tuple(fc.constantFrom('POST /oauth/login', 'POST /oauth/token', 'POST /oauth/logout', 'POST /oauth/consent', 'POST /oauth/userinfo'), fc.constantFrom('form' as const, 'json' as const)),
+    );
+    const routeOf = (target: string) => target.split('/').pop() as keyof typeof names;
+
+    const statuses: number[] = [];
+    await fc.assert(
+      fc.asyncProperty(
+        request.chain(([target, encoding]) => fc.tuple(fc.constant(target), fc.constant(encoding), params(routeOf(target)), authorization)),
+        async ([target, encoding, pairs, auth]) => {
+          const [method, path] = target.split(' ');
+          // URLSearchParams keeps __proto__ as a plain key; JSON text is written from the pairs for the same reason
+          const search = new URLSearchParams(pairs).toString();
+          const json = `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
+          const headers: Record<string, string> = auth ? { authorization: auth } : {};
+          const res = await server.app.inject(
+            encoding === 'query'
+              ? { method: method as 'GET', url: `${path}?${search}`, headers }
+              : {
+                  method: method as 'POST',
+                  url: path,
+                  headers: { ...headers, 'content-type': encoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json' },
+                  payload: encoding === 'form' ? search : json,
+                },
+          );
+          statuses.push(res.statusCode);
+          expect(res.statusCode, `${target} ${encoding} ${JSON.stringify(pairs)} ${auth ?? ''} -> ${res.body.slice(0, 300)}`).toBeLessThan(500);
+        },
+      ),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    );
+    expect(statuses).toContain(400);
+    expect(statuses.some((status) => status < 400)).toBe(true);
   });
 });
