@@ -14,6 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
+const NUL = 'a\u0000b';
+
 /** Names every plain object inherits: none of them is a field of any list. */
 const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', 'isPrototypeOf', '__defineGetter__'];
 
@@ -76,12 +78,42 @@ describe('prototype names as list fields', () => {
   });
 });
 
+describe('a NUL character anywhere in an API request', () => {
+  it('answers 4xx on every route: in a path parameter, a query parameter or any text of the body', async () => {
+    const doc = server.app.swagger() as { paths: Record<string, Record<string, unknown>> };
+    let checked = 0;
+    for (const [route, methods] of Object.entries(doc.paths)) {
+      if (!route.startsWith('/api/') || route.startsWith('/api/docs')) continue;
+      for (const method of Object.keys(methods).filter((m) => ['get', 'post', 'put', 'delete', 'query'].includes(m))) {
+        const verb = method.toUpperCase();
+        const url = fill(route).replace('/x', '/iam-console');
+        const names = [...route.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+        const headers = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' };
+        const body = verb === 'GET' ? undefined : JSON.stringify({ id: 'ok', name: NUL, nested: { text: NUL } });
+        const requests = [
+          ...names.map((name) => ({ url: fill(route.replace(`{${name}}`, encodeURIComponent(NUL))), payload: body })),
+          { url: `${url}?range=${encodeURIComponent(NUL)}`, payload: body },
+          ...(body ? [{ url, payload: body }, { url, payload: JSON.stringify([NUL]) }] : []),
+        ];
+        for (const request of requests) {
+          const res = await inject(verb, request.url, { headers: body ? headers : { authorization: headers.authorization }, payload: request.payload });
+          expect(res.statusCode, `${verb} ${request.url} ${request.payload}: ${res.body}`).toBeGreaterThanOrEqual(400);
+          expect(res.statusCode, `${verb} ${request.url} ${request.payload}: ${res.body}`).toBeLessThan(500);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    const named = await inject('PUT', '/api/companys/root', { headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'root', displayName: 'R', description: NUL }) });
+    expect(named.json()).toEqual({ statusCode: 400, error: 'Bad Request', message: 'body/description must not contain the NUL character' });
+  });
+});
+
 /** The OAuth parameters each route declares, from its schema. */
 const AUTHORIZE_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'nonce', 'prompt', 'audience', 'resource'];
 const LOGIN_PARAMS = [...AUTHORIZE_PARAMS, 'email', 'password', 'prompt_origin'];
 const TOKEN_PARAMS = ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret', 'refresh_token', 'scope', 'audience', 'resource'];
 const LOGOUT_PARAMS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state', 'ui_locales', 'logout_hint'];
-const NUL = 'a\u0000b';
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
