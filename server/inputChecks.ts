@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from './errors.js';
 
 /**
- * Checks every request's input gets before its route's schema: characters no field can hold answer
+ * Checks of request input that run before the route's schema: a character no field can hold answers
  * 400 naming the field, in the route family's own error shape (each family's error handler shapes a
  * 400 HttpError), instead of reaching PostgreSQL, which refuses U+0000 in text.
  */
