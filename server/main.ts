@@ -25,13 +25,29 @@ if (seed.seeded) {
 
 const stopMaintenance = startMaintenance(db, { log: (message) => app.log.warn(message) });
 
+/** How long a stop may take before the process exits anyway (SHUTDOWN_GRACE_SECONDS, default 10). */
+const graceSeconds = Number(process.env.SHUTDOWN_GRACE_SECONDS ?? 10);
+
 let closing = false;
+let dbClosing = false;
 async function shutdown(signal: string) {
   if (closing) return;
   closing = true;
   app.log.info(`${signal}: shutting down`);
   stopMaintenance();
+  // A response in flight when the stop began leaves a keep-alive connection behind, which would hold
+  // the server open for the whole keep-alive timeout (72 s): close each connection as it goes idle.
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+  const deadline = setTimeout(() => {
+    app.server.getConnections((_, open) => {
+      console.error(`Shutdown took longer than ${graceSeconds} s: exiting anyway with ${open} connection(s) still open and the database ${dbClosing ? 'still closing' : 'not closed'}`);
+      process.exit(1);
+    });
+  }, (Number.isFinite(graceSeconds) && graceSeconds > 0 ? graceSeconds : 10) * 1000);
+  deadline.unref();
   await app.close();
+  clearInterval(sweep);
+  dbClosing = true;
   await db.close();
   process.exit(0);
 }

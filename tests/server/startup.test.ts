@@ -35,10 +35,10 @@ interface Running {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-async function startProgram(): Promise<Running> {
+async function startProgram(extraEnv: NodeJS.ProcessEnv = {}): Promise<Running> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  for (const name of ['DATABASE_URL', 'ADMIN_PASSWORD', 'SIGNING_KEY', 'PUBLIC_URL', 'ADMIN_EMAIL']) delete env[name];
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv };
+  for (const name of ['DATABASE_URL', 'ADMIN_PASSWORD', 'SIGNING_KEY', 'PUBLIC_URL', 'ADMIN_EMAIL']) if (!(name in extraEnv)) delete env[name];
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -116,4 +116,40 @@ describe('the server program', () => {
       expect(code, running.output()).toBe(0);
     }
   }, 180_000);
+
+  it('stops promptly when a request is in flight at SIGTERM and its client keeps the connection open', async () => {
+    const running = await startProgram();
+    const socket = net.connect(Number(new URL(running.baseUrl).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const answered = new Promise((resolve) => socket.once('data', resolve));
+    // a sign-in attempt runs bcrypt (tens of milliseconds): the stop begins while it is being answered
+    const form = 'email=nobody%40example.com&password=wrong&client_id=iam-console&redirect_uri=x';
+    socket.write(
+      `POST /oauth/login HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${form.length}\r\n\r\n${form}`,
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    const started = Date.now();
+    running.child.kill('SIGTERM');
+    await answered;
+    // the client never closes its side; the server must not wait for it (Fastify's keep-alive lasts 72 s)
+    const { code } = await stopProgram(running);
+    socket.destroy();
+    expect(code, running.output()).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  }, 120_000);
+
+  it('exits anyway when the grace period runs out, saying what was still open', async () => {
+    const running = await startProgram({ SHUTDOWN_GRACE_SECONDS: '1' });
+    const socket = net.connect(Number(new URL(running.baseUrl).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // a request whose body never finishes arriving: its connection is never idle
+    socket.write('POST /oauth/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ngrant');
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    const { code } = await stopProgram(running);
+    socket.destroy();
+    expect(code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(running.output()).toMatch(/Shutdown took longer than 1 s: exiting anyway with 1 connection\(s\) still open/);
+  }, 120_000);
 });
