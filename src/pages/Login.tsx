@@ -56,7 +56,8 @@ export default function Login() {
       <h1>{translate('iam.login.title')}</h1>
       <form className="login-form" method="post" action={`${config.authServer}/login`} onSubmit={rememberChoice}>
         <label htmlFor="login-email">{translate('iam.login.email')}</label>
-        <input id="login-email" name="email" type="email" autoComplete="username" required />
+        {/* text, not email: the field also takes a username, and type=email refuses or punycodes internationalized addresses */}
+        <input id="login-email" name="email" type="text" inputMode="email" autoComplete="username" spellCheck={false} autoCapitalize="none" required />
         <label htmlFor="login-password">{translate('iam.login.password')}</label>
         <input id="login-password" name="password" type="password" autoComplete="current-password" required />
         <div className="login-form__row">

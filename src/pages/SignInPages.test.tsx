@@ -36,7 +36,9 @@ describe('login page', () => {
     const form = container.querySelector('form')!;
     expect(form).toHaveAttribute('method', 'post');
     expect(form).toHaveAttribute('action', '/oauth/login');
-    expect(screen.getByLabelText('Email')).toHaveAttribute('type', 'email');
+    // a text field with the email keyboard: it takes usernames too, and internationalized addresses as typed
+    expect(screen.getByLabelText('Email')).toHaveAttribute('type', 'text');
+    expect(screen.getByLabelText('Email')).toHaveAttribute('inputmode', 'email');
     expect(screen.getByLabelText('Password')).toHaveAttribute('type', 'password');
     expect(screen.getByRole('checkbox', { name: 'Remember me' })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Signup' })).toHaveAttribute('href', '/signup');

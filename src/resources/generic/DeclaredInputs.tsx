@@ -30,7 +30,9 @@ function DeclaredInput({ field, readOnly }: { field: FieldDeclaration; readOnly:
     case 'textarea':
       return <TextInput {...common} multiline minRows={3} />;
     case 'email':
-      return <TextInput {...common} type="email" />;
+      // not type="email": browsers refuse UTF-8 local parts and store IDN domains as xn--, while
+      // the provider accepts internationalized addresses as typed (docs/DECISIONS.md)
+      return <TextInput {...common} type="text" inputMode="email" autoComplete="off" spellCheck={false} />;
     default:
       return <TextInput {...common} />;
   }
