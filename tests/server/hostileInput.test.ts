@@ -367,3 +367,37 @@ describe('long id filters: QUERY on the list path', () => {
     expect(empty.headers['content-range']).toMatch(/^users 0-24\//);
   });
 });
+
+describe('Content-Type: application/json with no body', () => {
+  /** Every API path with this method in the OpenAPI document, filled with ids of the root tenant. */
+  const routesWith = (method: 'get' | 'delete') => {
+    const doc = server.app.swagger() as { paths: Record<string, Record<string, unknown>> };
+    return Object.entries(doc.paths)
+      .filter(([route, methods]) => route.startsWith('/api/') && !route.startsWith('/api/docs') && methods[method])
+      .map(([route]) => fill(route));
+  };
+
+  it('answers DELETE and GET exactly as without the header, on every route (many HTTP clients always send it)', async () => {
+    const auth = { authorization: `Bearer ${server.adminToken}` };
+    for (const method of ['get', 'delete'] as const) {
+      const routes = routesWith(method);
+      expect(routes.length).toBeGreaterThanOrEqual(method === 'get' ? 12 : 12);
+      for (const url of routes) {
+        const plain = await inject(method.toUpperCase(), url, { headers: auth });
+        const withType = await inject(method.toUpperCase(), url, { headers: { ...auth, 'content-type': 'application/json' } });
+        expect(withType.statusCode, `${method} ${url}: ${withType.body}`).toBe(plain.statusCode);
+        expect(withType.statusCode, `${method} ${url}`).toBeLessThan(500);
+        if (withType.statusCode === 400) expect(withType.json().message, `${method} ${url}`).not.toMatch(/empty|FST_ERR/i);
+      }
+    }
+  });
+
+  it('a DELETE of one record with the header and no body succeeds', async () => {
+    const users = '/api/companys/acme/domainNames/acme-domain/users';
+    const as = { authorization: `Bearer ${acme.adminToken}`, 'content-type': 'application/json' };
+    await server.db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email, status) VALUES ('acme', 'acme-domain', 'gone', 'gone', 'Gone', 'gone@acme.example', 'deleted')`);
+    const purged = await inject('DELETE', `${users}/gone`, { headers: as });
+    expect(purged.statusCode, purged.body).toBe(200);
+    expect(purged.json().id).toBe('gone');
+  });
+});
