@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
+import { lockDataDir } from './dataDirLock.js';
 import { migrate } from './migrations.js';
 
 export interface QueryResult<T> {
@@ -42,7 +43,11 @@ class PgliteDatabase implements Database {
   readonly kind = 'pglite' as const;
   readonly stats = { queries: 0 };
   private queue = new SerialQueue();
-  constructor(private pglite: PGlite) {}
+  /** @param unlock releases the DATA_DIR lock (data folder only), once the database is closed */
+  constructor(
+    private pglite: PGlite,
+    private unlock: () => void = () => undefined,
+  ) {}
 
   query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
     return this.queue.run(() => this.raw<T>(this.pglite, text, params));
@@ -77,7 +82,13 @@ class PgliteDatabase implements Database {
   }
 
   close() {
-    return this.queue.run(() => this.pglite.close());
+    return this.queue.run(async () => {
+      try {
+        await this.pglite.close();
+      } finally {
+        this.unlock();
+      }
+    });
   }
 }
 
@@ -187,12 +198,23 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     const onConnectionError = options.onConnectionError ?? ((error: Error) => console.error(`database connection lost: ${error.message}`));
     db = new PostgresDatabase(new pg.Pool({ connectionString: options.databaseUrl, max: 10 }), onConnectionError);
   } else {
-    if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
-    const pglite = await PGlite.create(options.dataDir ? `${options.dataDir}/pgdata` : undefined, {
-      extensions: { pg_trgm },
-      loadDataDir: options.loadDataDir,
-    });
-    db = new PgliteDatabase(pglite);
+    let unlock: (() => void) | undefined;
+    if (options.dataDir) {
+      fs.mkdirSync(options.dataDir, { recursive: true });
+      // one process per data folder: a second one fails here, naming the first
+      unlock = lockDataDir(options.dataDir);
+    }
+    let pglite: PGlite;
+    try {
+      pglite = await PGlite.create(options.dataDir ? `${options.dataDir}/pgdata` : undefined, {
+        extensions: { pg_trgm },
+        loadDataDir: options.loadDataDir,
+      });
+    } catch (error) {
+      unlock?.();
+      throw error;
+    }
+    db = new PgliteDatabase(pglite, unlock);
   }
   await migrate(db);
   return db;
