@@ -1,5 +1,6 @@
 import { buildApp } from './app.js';
 import { configFromEnv } from './config.js';
+import { DataDirInUseError } from './db/dataDirLock.js';
 import { openDatabase } from './db/index.js';
 import { startMaintenance } from './db/maintenance.js';
 import { loadSigningKeys } from './keys.js';
@@ -13,7 +14,17 @@ try {
   console.error(`Configuration error: ${(error as Error).message}`);
   process.exit(1);
 }
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+let db: Awaited<ReturnType<typeof openDatabase>>;
+try {
+  db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+} catch (error) {
+  // another process has this DATA_DIR: its message says which, and what to do
+  if (error instanceof DataDirInUseError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
 const keys = await loadSigningKeys({ pem: config.signingKeyPem, dataDir: config.dataDir });
 const seed = await seedFirstRun(db, config);
 const app = await buildApp({ db, config, keys }, { logger: { level: config.logLevel } });
