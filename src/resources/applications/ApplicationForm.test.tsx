@@ -124,7 +124,8 @@ describe('application wizard (new mode)', () => {
 
   it("shows 'duplicated error: {client name} already exist!' on 409 and other errors' own message", async () => {
     let status = 409;
-    provider(() => ({ status, json: { statusCode: status, error: 'x', message: 'redirect_uris: "x" is not allowed' } }));
+    const message = () => (status === 409 ? 'duplicated error: Shop front already exist!' : 'redirect_uris: "x" is not allowed');
+    provider(() => ({ status, json: { statusCode: status, error: 'x', message: message() } }));
     open({ company, domain, mode: 'new' });
     fill(await screen.findByLabelText(/^Name/), 'Shop front');
     await userEvent.click(screen.getByRole('button', { name: 'Next' }));

@@ -51,8 +51,19 @@ describe('company form', () => {
     });
   });
 
+  it('shows the provider\'s own sentence for a 409 that is not a duplicate (an id not available)', async () => {
+    const sentence = 'company id "beta" is not available: choose another';
+    mockFetch(() => ({ status: 409, json: { statusCode: 409, error: 'Conflict', message: sentence } }));
+    open({ mode: 'new', parent: acme });
+    await userEvent.type(await screen.findByLabelText(/Company Name/), 'beta');
+    await userEvent.type(screen.getByLabelText(/Display Name/), 'Beta');
+    await userEvent.type(screen.getByLabelText(/Description/), 'Again');
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(sentence);
+  });
+
   it('shows the duplicate message on 409 and stays on the form', async () => {
-    mockFetch(() => ({ status: 409, json: { statusCode: 409, error: 'Conflict', message: 'conflict' } }));
+    mockFetch(() => ({ status: 409, json: { statusCode: 409, error: 'Conflict', message: 'duplicated error: beta already exist!' } }));
     const { locations } = open({ mode: 'new', parent: acme });
     await userEvent.type(await screen.findByLabelText(/Company Name/), 'beta');
     await userEvent.type(screen.getByLabelText(/Display Name/), 'Beta');

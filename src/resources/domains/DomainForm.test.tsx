@@ -65,7 +65,7 @@ describe('domain form', () => {
   });
 
   it('shows the duplicate message on 409', async () => {
-    mockFetch(() => ({ status: 409, json: { statusCode: 409, error: 'Conflict', message: 'x' } }));
+    mockFetch(() => ({ status: 409, json: { statusCode: 409, error: 'Conflict', message: 'duplicated error: main already exist!' } }));
     open({ company, mode: 'new', domainCount: 1 });
     await userEvent.type(await screen.findByLabelText(/Domain Name/), 'main');
     await userEvent.type(screen.getByLabelText(/Description/), 'Again');

@@ -31,7 +31,7 @@ function DeclaredInput({ field, readOnly }: { field: FieldDeclaration; readOnly:
       return <TextInput {...common} multiline minRows={3} />;
     case 'email':
       // not type="email": browsers refuse UTF-8 local parts and store IDN domains as xn--, while
-      // the provider accepts internationalized addresses as typed (docs/DECISIONS.md)
+      // the provider accepts internationalized addresses as typed
       return <TextInput {...common} type="text" inputMode="email" autoComplete="off" spellCheck={false} />;
     default:
       return <TextInput {...common} />;
