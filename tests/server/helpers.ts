@@ -49,12 +49,35 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
       await client.end();
     };
   }
+  const db = await openDatabase({ databaseUrl, loadDataDir: pgliteDump() });
+  const server = await serverOn(db, { databaseUrl, ...overrides });
+  return {
+    ...server,
+    async close() {
+      await server.close();
+      await dropDatabase();
+    },
+  };
+}
+
+/** PGlite: the migrated dump made once per run by tests/server/global-setup.ts; PostgreSQL: none. */
+export function pgliteDump(): Blob | undefined {
+  if (process.env.DATABASE_URL) return undefined;
+  const dump = inject('pgliteDump');
+  return dump ? new Blob([fs.readFileSync(dump)]) : undefined;
+}
+
+/**
+ * A server on `db` (seeded, with the root administrator's token); close() closes the server and
+ * this connection, not the database. Every server of a test file signs with one key, as instances
+ * sharing SIGNING_KEY do.
+ */
+export async function serverOn(db: Database, overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
   const config: ServerConfig = {
     host: '127.0.0.1',
     port: 0,
     dataDir: '',
     publicUrl: PUBLIC_URL,
-    databaseUrl,
     consoleClientId: 'iam-console',
     adminEmail: ADMIN_EMAIL,
     adminPassword: ADMIN_PASSWORD,
@@ -63,9 +86,6 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     logLevel: 'silent',
     ...overrides,
   };
-  // PGlite: start from the migrated dump made once per run by tests/server/global-setup.ts
-  const dump = databaseUrl ? undefined : inject('pgliteDump');
-  const db = await openDatabase({ databaseUrl, loadDataDir: dump ? new Blob([fs.readFileSync(dump)]) : undefined });
   sharedKeys ??= loadSigningKeys({});
   const keys = await sharedKeys;
   await seedFirstRun(db, config);
@@ -81,7 +101,6 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     async close() {
       await app.close();
       await db.close();
-      await dropDatabase();
     },
   };
 }

@@ -3,9 +3,9 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv, DEFAULT_LOGIN_LIMITS, fastifyTrustProxy, parseTrustProxy, type LoginLimits } from '../../server/config.js';
 import { addressKey, LoginThrottle } from '../../server/oauth/loginThrottle.js';
-import { createTenant, startServer, type TestServer } from './helpers.js';
+import { createTenant, serverOn, startServer, type TestServer } from './helpers.js';
 import { addApplication, pkce, postLogin, redirectParams, setPassword } from './oauthHelpers.js';
-import { serverOn, sharedDatabase } from './twoServers.js';
+import { sharedDatabase } from './twoServers.js';
 
 /**
  * Sign-in throttling (server/oauth/loginThrottle.ts): counters in the database, one key per account

@@ -3,14 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
-import { buildApp } from '../../server/app.js';
-import type { ServerConfig } from '../../server/config.js';
-import type { AppContext } from '../../server/context.js';
 import { openDatabase, type Database } from '../../server/db/index.js';
-import { loadSigningKeys, type SigningKeys } from '../../server/keys.js';
-import { seedFirstRun } from '../../server/seed.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL, tokenFor, type TestServer } from './helpers.js';
+import { pgliteDump } from './helpers.js';
+
 
 /**
  * A throw-away database that outlives the servers built on it, for tests of what several servers,
@@ -41,51 +36,13 @@ export async function sharedDatabase(): Promise<SharedDatabase> {
     };
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'iam-test-shared-'));
-  const dump = inject('pgliteDump');
   let first = true;
   return {
     open() {
-      const loadDataDir = first && dump ? new Blob([fs.readFileSync(dump)]) : undefined;
+      const loadDataDir = first ? pgliteDump() : undefined;
       first = false;
       return openDatabase({ dataDir: dir, loadDataDir });
     },
     drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
-let sharedKeys: Promise<SigningKeys> | undefined;
-
-/** A server on `db`, as startServer builds one; close() closes the server and this connection, not the database. */
-export async function serverOn(db: Database, overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
-  const config: ServerConfig = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: '',
-    publicUrl: PUBLIC_URL,
-    consoleClientId: 'iam-console',
-    adminEmail: ADMIN_EMAIL,
-    adminPassword: ADMIN_PASSWORD,
-    consoleDir: '/nonexistent',
-    accessTokenTtl: 3600,
-    logLevel: 'silent',
-    ...overrides,
-  };
-  // one key for every server here, as instances sharing SIGNING_KEY (device cookies then hold on each)
-  sharedKeys ??= loadSigningKeys({});
-  const keys = await sharedKeys;
-  await seedFirstRun(db, config);
-  const ctx: AppContext = { db, config, keys };
-  const app = await buildApp(ctx);
-  await app.ready();
-  const adminToken = await tokenFor(ctx, { companyId: 'root', domainId: 'default', userId: 'admin' });
-  return {
-    app,
-    db,
-    ctx,
-    adminToken,
-    async close() {
-      await app.close();
-      await db.close();
-    },
   };
 }
