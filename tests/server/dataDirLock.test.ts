@@ -1,12 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataDirInUseError, LOCK_FILE, lockDataDir } from '../../server/db/dataDirLock.js';
 import { openDatabase } from '../../server/db/index.js';
+import { type Program, spawnProgram, startProgram, stopProgram } from './program.js';
 
 /**
  * One process per DATA_DIR (embedded database): the real program (server/main.ts through tsx) refuses
@@ -14,69 +13,12 @@ import { openDatabase } from '../../server/db/index.js';
  * or died.
  */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 function tempDir() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'iam-lock-'));
   dirs.push(dir);
   return dir;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Program {
-  child: ChildProcess;
-  output: () => string;
-  baseUrl: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-async function spawnProgram(dataDir: string): Promise<Program> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  for (const name of ['DATABASE_URL', 'ADMIN_PASSWORD', 'SIGNING_KEY', 'PUBLIC_URL', 'ADMIN_EMAIL']) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, output: () => output, baseUrl: `http://localhost:${port}`, exited };
-}
-
-/** Spawns the program and waits until it listens (main.ts prints "IAM Console: <url>"). */
-async function startProgram(dataDir: string): Promise<Program> {
-  const program = await spawnProgram(dataDir);
-  const deadline = Date.now() + 90_000;
-  while (!program.output().includes('IAM Console:')) {
-    if (program.child.exitCode !== null) throw new Error(`server exited with ${program.child.exitCode}:\n${program.output()}`);
-    if (Date.now() > deadline) {
-      program.child.kill('SIGKILL');
-      throw new Error(`server did not start within 90 s:\n${program.output()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return program;
-}
-
-async function stopProgram(program: Program, signal: NodeJS.Signals = 'SIGTERM') {
-  if (program.child.exitCode !== null || program.child.signalCode !== null) return program.exited;
-  program.child.kill(signal);
-  const timer = setTimeout(() => program.child.kill('SIGKILL'), 45_000);
-  const result = await program.exited;
-  clearTimeout(timer);
-  return result;
 }
 
 async function jwksStatus(program: Program) {

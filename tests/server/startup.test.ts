@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startProgram as startDataDirProgram, stopProgram } from './program.js';
 
 /**
  * The run contract of the real program (server/main.ts through tsx, as npm start runs it): first-run
@@ -13,60 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest';
  * database: this is about DATA_DIR.
  */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iam-startup-'));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  baseUrl: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-async function startProgram(extraEnv: NodeJS.ProcessEnv = {}): Promise<Running> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv };
-  for (const name of ['DATABASE_URL', 'ADMIN_PASSWORD', 'SIGNING_KEY', 'PUBLIC_URL', 'ADMIN_EMAIL']) if (!(name in extraEnv)) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const running: Running = { child, output: () => output, baseUrl: `http://localhost:${port}`, exited };
-  // main.ts prints "IAM Console: <url>" once it listens
-  const deadline = Date.now() + 90_000;
-  while (!output.includes('IAM Console:')) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server did not start within 90 s:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return running;
-}
-
-async function stopProgram(running: Running) {
-  running.child.kill('SIGTERM');
-  const timer = setTimeout(() => running.child.kill('SIGKILL'), 45_000);
-  const result = await running.exited;
-  clearTimeout(timer);
-  return result;
-}
+const startProgram = (extraEnv: NodeJS.ProcessEnv = {}) => startDataDirProgram(dataDir, extraEnv);
 
 async function kidOf(baseUrl: string): Promise<string> {
   const response = await fetch(`${baseUrl}/oauth/jwks`);
