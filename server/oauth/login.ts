@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import bcrypt from 'bcryptjs';
+import bcrypt from '@node-rs/bcrypt';
 import type { FastifyInstance } from 'fastify';
 import type { Database, Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
@@ -64,11 +64,12 @@ let dummyHash: Promise<string> | undefined;
  * comparison too, so timing does not reveal who exists.
  */
 async function passwordMatches(user: KnownUser | undefined, password: string): Promise<boolean> {
-  dummyHash ??= bcrypt.hash(crypto.randomBytes(16).toString('hex'), 10);
+  dummyHash ??= bcrypt.hash(crypto.randomBytes(16).toString('hex'), { cost: 10 });
   const hash = user?.passwordHash ?? (await dummyHash);
   let matches = false;
   try {
-    matches = await bcrypt.compare(password, hash);
+    // native and asynchronous: the comparison runs on libuv's thread pool, never on the event loop
+    matches = await bcrypt.verify(password, hash);
   } catch {
     matches = false;
   }
