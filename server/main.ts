@@ -25,7 +25,7 @@ try {
   }
   throw error;
 }
-const keys = await loadSigningKeys({ pem: config.signingKeyPem, dataDir: config.dataDir });
+const keys = await loadSigningKeys({ pem: config.signingKeyPem, dataDir: config.dataDir, db });
 const seed = await seedFirstRun(db, config);
 const app = await buildApp({ db, config, keys }, { logger: { level: config.logLevel } });
 

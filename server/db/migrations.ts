@@ -489,8 +489,13 @@ CREATE INDEX login_attempts_expiry ON login_attempts (expires_at);
 ];
 
 export async function migrate(db: Database): Promise<void> {
-  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  await db.transaction(async (tx) => {
+    // IF NOT EXISTS is no guard against a second server creating the table at the same moment
+    // (a unique violation in the catalog): instances starting together take turns here too.
+    if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(4242001)');
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  });
   for (const migration of migrations) {
     await db.transaction(async (tx) => {
       // Two servers starting together on one PostgreSQL must not both apply a migration.
