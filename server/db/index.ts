@@ -1,6 +1,5 @@
 import fs from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { lockDataDir } from './dataDirLock.js';
 import { migrate } from './migrations.js';
@@ -39,52 +38,119 @@ class SerialQueue {
   }
 }
 
+type WorkerReply = { id: number; rows?: unknown[]; rowCount?: number; dump?: Blob; error?: Record<string, unknown> & { message: string } };
+
+/** An error from the worker, with PostgreSQL's fields (code, constraint, detail, ...) as PGlite gave them. */
+function databaseError(data: Record<string, unknown> & { message: string }): Error {
+  return Object.assign(new Error(data.message), data);
+}
+
+/**
+ * The embedded database, run by server/db/pgliteWorker.mjs on a worker thread so that its
+ * WebAssembly never holds up the event loop (docs/SCALING.md). One message per statement; the queue
+ * keeps each transaction's statements together, as PGlite is one connection.
+ */
 class PgliteDatabase implements Database {
   readonly kind = 'pglite' as const;
   readonly stats = { queries: 0 };
   private queue = new SerialQueue();
-  /** @param unlock releases the DATA_DIR lock (data folder only), once the database is closed */
-  constructor(
-    private pglite: PGlite,
-    private unlock: () => void = () => undefined,
-  ) {}
+  private pending = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+  /** Set once the worker is gone: every later call fails with it. */
+  private stopped: Error | undefined;
 
-  query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
-    return this.queue.run(() => this.raw<T>(this.pglite, text, params));
+  /** @param unlock releases the DATA_DIR lock (data folder only), once the database is closed */
+  private constructor(
+    private worker: Worker,
+    private unlock: () => void,
+    onFatal: (error: Error) => void,
+  ) {
+    worker.on('message', (reply: WorkerReply) => {
+      const call = this.pending.get(reply.id);
+      if (!call) return;
+      this.pending.delete(reply.id);
+      if (reply.error) call.reject(databaseError(reply.error));
+      else call.resolve(reply);
+    });
+    const stop = (error: Error) => {
+      const first = !this.stopped;
+      this.stopped ??= error;
+      for (const call of this.pending.values()) call.reject(this.stopped);
+      this.pending.clear();
+      if (first && !this.closing) onFatal(error);
+    };
+    worker.on('error', (error) => stop(new Error(`embedded database stopped: ${error.message}`)));
+    worker.on('exit', (code) => stop(new Error(`embedded database stopped (worker exit code ${code})`)));
   }
 
-  exec(script: string): Promise<void> {
-    return this.queue.run(async () => {
-      this.stats.queries++;
-      await this.pglite.exec(script);
+  private closing = false;
+
+  static async start(dataDir: string | undefined, loadDataDir: Blob | undefined, unlock: () => void, onFatal: (error: Error) => void) {
+    const worker = new Worker(new URL('./pgliteWorker.mjs', import.meta.url), { workerData: { dataDir, loadDataDir } });
+    const ready = await new Promise<{ ready: boolean; error?: { message: string } }>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    if (!ready.ready) {
+      await worker.terminate();
+      throw databaseError(ready.error ?? { message: 'embedded database did not start' });
+    }
+    return new PgliteDatabase(worker, unlock, onFatal);
+  }
+
+  private call(op: 'query' | 'exec' | 'dump' | 'close', text?: string, params?: unknown[]): Promise<WorkerReply> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, op, text, params });
     });
   }
 
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.queue.run(() =>
-      this.pglite.transaction(async (tx) =>
-        fn({
-          query: (text, params = []) => this.raw(tx, text, params),
-          exec: async (script) => {
-            this.stats.queries++;
-            await tx.exec(script);
-          },
-        }),
-      ),
-    );
+  private async raw<T>(text: string, params: unknown[]): Promise<QueryResult<T>> {
+    this.stats.queries++;
+    const reply = await this.call('query', text, params);
+    return { rows: reply.rows as T[], rowCount: reply.rowCount ?? 0 };
   }
 
-  private async raw<T>(target: Pick<PGlite, 'query'>, text: string, params: unknown[]): Promise<QueryResult<T>> {
+  private async rawExec(script: string): Promise<void> {
     this.stats.queries++;
-    const result = await target.query<T>(text, params);
-    // PGlite reports affectedRows 0 for a SELECT: count the returned rows then
-    return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
+    await this.call('exec', script);
+  }
+
+  query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
+    return this.queue.run(() => this.raw<T>(text, params));
+  }
+
+  exec(script: string): Promise<void> {
+    return this.queue.run(() => this.rawExec(script));
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.queue.run(async () => {
+      await this.call('exec', 'BEGIN');
+      try {
+        const value = await fn({ query: (text, params = []) => this.raw(text, params), exec: (script) => this.rawExec(script) });
+        await this.call('exec', 'COMMIT');
+        return value;
+      } catch (error) {
+        await this.call('exec', 'ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** A tarball of the data folder (tests start every server from one migrated dump). */
+  dump(): Promise<Blob> {
+    return this.queue.run(async () => (await this.call('dump')).dump!);
   }
 
   close() {
     return this.queue.run(async () => {
+      this.closing = true;
       try {
-        await this.pglite.close();
+        if (!this.stopped) await this.call('close');
+        await this.worker.terminate();
       } finally {
         this.unlock();
       }
@@ -187,6 +253,8 @@ export interface OpenOptions {
   dataDir?: string;
   /** PGlite only: start from this dumpDataDir() tarball (tests start from one migrated dump). */
   loadDataDir?: Blob;
+  /** PGlite only: told when the embedded database stops unasked (its worker died); default: a line on stderr. */
+  onFatal?: (error: Error) => void;
   /** PostgreSQL only: told when the server drops an idle connection (default: a line on stderr). */
   onConnectionError?: (error: Error) => void;
 }
@@ -204,17 +272,17 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       // one process per data folder: a second one fails here, naming the first
       unlock = lockDataDir(options.dataDir);
     }
-    let pglite: PGlite;
     try {
-      pglite = await PGlite.create(options.dataDir ? `${options.dataDir}/pgdata` : undefined, {
-        extensions: { pg_trgm },
-        loadDataDir: options.loadDataDir,
-      });
+      db = await PgliteDatabase.start(
+        options.dataDir ? `${options.dataDir}/pgdata` : undefined,
+        options.loadDataDir,
+        unlock ?? (() => undefined),
+        options.onFatal ?? ((error) => console.error(error.message)),
+      );
     } catch (error) {
       unlock?.();
       throw error;
     }
-    db = new PgliteDatabase(pglite, unlock);
   }
   await migrate(db);
   return db;
