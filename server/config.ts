@@ -1,4 +1,5 @@
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Sign-in throttling (server/oauth/loginThrottle.ts); every value is a positive integer. */
@@ -45,6 +46,10 @@ export interface ServerConfig {
   publicUrl: string;
   /** When set, PostgreSQL is used instead of the embedded PGlite database. */
   databaseUrl?: string;
+  /** PostgreSQL: connections each process keeps open at most (DATABASE_POOL_SIZE). */
+  databasePoolSize?: number;
+  /** Server processes `npm start` runs on this machine, sharing the port (WEB_CONCURRENCY; PostgreSQL only). */
+  webConcurrency?: number;
   consoleClientId: string;
   adminEmail: string;
   /** When unset on first run, a password is generated and printed once. */
@@ -74,12 +79,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
   } catch {
     throw new Error(`PUBLIC_URL must be an absolute URL, got "${env.PUBLIC_URL}"`);
   }
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const webConcurrency = parseWebConcurrency(env.WEB_CONCURRENCY, databaseUrl);
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
     dataDir: path.resolve(env.DATA_DIR ?? './data'),
     publicUrl,
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl,
+    databasePoolSize: parsePoolSize(env.DATABASE_POOL_SIZE, webConcurrency),
+    webConcurrency,
     consoleClientId: env.CONSOLE_CLIENT_ID ?? 'iam-console',
     adminEmail: env.ADMIN_EMAIL ?? 'admin@example.com',
     adminPassword: env.ADMIN_PASSWORD || undefined,
@@ -151,4 +160,34 @@ function parseLoginLimits(env: NodeJS.ProcessEnv): LoginLimits {
     limits[field] = Number(text);
   }
   return limits;
+}
+
+/**
+ * WEB_CONCURRENCY: how many server processes to run on this machine, a whole number or `auto` (one
+ * per core). Several processes need PostgreSQL: the embedded database belongs to one process.
+ */
+export function parseWebConcurrency(value: string | undefined, databaseUrl: string | undefined): number {
+  const text = (value ?? '').trim();
+  if (text === '') return 1;
+  const count = text === 'auto' ? os.availableParallelism() : /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(count >= 1 && count <= 256)) throw new Error(`WEB_CONCURRENCY must be a whole number from 1 to 256 or "auto", got "${value}"`);
+  if (count > 1 && !databaseUrl) {
+    throw new Error(
+      `WEB_CONCURRENCY=${text} needs DATABASE_URL: the embedded database belongs to one process; run one process, or use PostgreSQL to run several`,
+    );
+  }
+  return count;
+}
+
+/**
+ * DATABASE_POOL_SIZE: PostgreSQL connections per process. The default gives the machine two
+ * connections per core in all (one waits on the network while the other works), shared among the
+ * processes, and at least 4 per process; PostgreSQL's own limit (max_connections, 100 by default)
+ * must cover every process of every machine.
+ */
+export function parsePoolSize(value: string | undefined, processes = 1): number {
+  const text = (value ?? '').trim();
+  if (text === '') return Math.max(4, Math.ceil((2 * os.availableParallelism()) / processes));
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000) throw new Error(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, got "${value}"`);
+  return Number(text);
 }

@@ -1,12 +1,20 @@
+import cluster from 'node:cluster';
 import { buildApp } from './app.js';
-import { configFromEnv } from './config.js';
+import { configFromEnv, type ServerConfig } from './config.js';
 import { DataDirInUseError } from './db/dataDirLock.js';
-import { openDatabase } from './db/index.js';
+import { openDatabase, type Database } from './db/index.js';
 import { startMaintenance } from './db/maintenance.js';
 import { loadSigningKeys } from './keys.js';
 import { seedFirstRun } from './seed.js';
 
-let config: ReturnType<typeof configFromEnv>;
+/**
+ * The provider's program (npm start). One process serves everything; with WEB_CONCURRENCY=N (on
+ * PostgreSQL) a primary process prepares the database (migrations, first-run seed, signing key) and
+ * then runs N server processes that share the port (node:cluster) and everything else through
+ * PostgreSQL (docs/SCALING.md).
+ */
+
+let config: ServerConfig;
 try {
   config = configFromEnv();
 } catch (error) {
@@ -14,56 +22,138 @@ try {
   console.error(`Configuration error: ${(error as Error).message}`);
   process.exit(1);
 }
-let db: Awaited<ReturnType<typeof openDatabase>>;
-try {
-  db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-} catch (error) {
-  // another process has this DATA_DIR: its message says which, and what to do
-  if (error instanceof DataDirInUseError) {
-    console.error(error.message);
-    process.exit(1);
-  }
-  throw error;
-}
-const keys = await loadSigningKeys({ pem: config.signingKeyPem, dataDir: config.dataDir, db });
-const seed = await seedFirstRun(db, config);
-const app = await buildApp({ db, config, keys }, { logger: { level: config.logLevel } });
-
-if (seed.seeded) {
-  const password = seed.generatedPassword ? `${seed.generatedPassword}  (generated: shown only this once)` : '(from ADMIN_PASSWORD)';
-  console.log(`First run: created company root, domain default and administrator ${config.adminEmail}, password ${password}`);
-}
-
-const stopMaintenance = startMaintenance(db, { log: (message) => app.log.warn(message) });
 
 /** How long a stop may take before the process exits anyway (SHUTDOWN_GRACE_SECONDS, default 10). */
-const graceSeconds = Number(process.env.SHUTDOWN_GRACE_SECONDS ?? 10);
+const graceSecondsSetting = Number(process.env.SHUTDOWN_GRACE_SECONDS ?? 10);
+const graceSeconds = Number.isFinite(graceSecondsSetting) && graceSecondsSetting > 0 ? graceSecondsSetting : 10;
 
-let closing = false;
-let dbClosing = false;
-async function shutdown(signal: string) {
-  if (closing) return;
-  closing = true;
-  app.log.info(`${signal}: shutting down`);
-  stopMaintenance();
-  // A response in flight when the stop began leaves a keep-alive connection behind, which would hold
-  // the server open for the whole keep-alive timeout (72 s): close each connection as it goes idle.
-  const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
-  const deadline = setTimeout(() => {
-    app.server.getConnections((_, open) => {
-      console.error(`Shutdown took longer than ${graceSeconds} s: exiting anyway with ${open} connection(s) still open and the database ${dbClosing ? 'still closing' : 'not closed'}`);
-      process.exit(1);
+async function open(): Promise<Database> {
+  try {
+    return await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.databasePoolSize,
+      // the embedded database's thread died: nothing more can be served, so let the supervisor restart us
+      onFatal: (error) => {
+        console.error(`${error.message}: exiting`);
+        process.exit(1);
+      },
     });
-  }, (Number.isFinite(graceSeconds) && graceSeconds > 0 ? graceSeconds : 10) * 1000);
-  deadline.unref();
-  await app.close();
-  clearInterval(sweep);
-  dbClosing = true;
-  await db.close();
-  process.exit(0);
+  } catch (error) {
+    // another process has this DATA_DIR: its message says which, and what to do
+    if (error instanceof DataDirInUseError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
 
-await app.listen({ host: config.host, port: config.port });
-console.log(`IAM Console: ${config.publicUrl}  (database: ${db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.dataDir}`})`);
+/** Migrations, first-run seed and the signing key, each done once whichever process gets there first. */
+async function prepare(db: Database) {
+  const keys = await loadSigningKeys({ pem: config.signingKeyPem, dataDir: config.dataDir, db });
+  const seed = await seedFirstRun(db, config);
+  if (seed.seeded) {
+    const password = seed.generatedPassword ? `${seed.generatedPassword}  (generated: shown only this once)` : '(from ADMIN_PASSWORD)';
+    console.log(`First run: created company root, domain default and administrator ${config.adminEmail}, password ${password}`);
+  }
+  return keys;
+}
+
+const databaseName = () => (config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`);
+
+/** Serves requests in this process until SIGTERM/SIGINT. */
+async function serve(announce: boolean) {
+  const db = await open();
+  const keys = await prepare(db);
+  const app = await buildApp({ db, config, keys }, { logger: { level: config.logLevel } });
+  const stopMaintenance = startMaintenance(db, { log: (message) => app.log.warn(message) });
+
+  let closing = false;
+  let dbClosing = false;
+  async function shutdown(signal: string) {
+    if (closing) return;
+    closing = true;
+    app.log.info(`${signal}: shutting down`);
+    stopMaintenance();
+    // A response in flight when the stop began leaves a keep-alive connection behind, which would hold
+    // the server open for the whole keep-alive timeout (72 s): close each connection as it goes idle.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+    const deadline = setTimeout(() => {
+      app.server.getConnections((_, open) => {
+        console.error(
+          `Shutdown took longer than ${graceSeconds} s: exiting anyway with ${open} connection(s) still open and the database ${dbClosing ? 'still closing' : 'not closed'}`,
+        );
+        process.exit(1);
+      });
+    }, graceSeconds * 1000);
+    deadline.unref();
+    await app.close();
+    clearInterval(sweep);
+    dbClosing = true;
+    await db.close();
+    process.exit(0);
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ host: config.host, port: config.port });
+  if (announce) console.log(`IAM Console: ${config.publicUrl}  (database: ${databaseName()})`);
+}
+
+/**
+ * WEB_CONCURRENCY > 1: prepares the database, then runs that many server processes and keeps them
+ * running. A process that dies unasked is replaced (at most 5 times a minute: beyond that something
+ * is wrong that restarting will not fix, and everything stops with code 1). SIGTERM/SIGINT stop every
+ * process gracefully; the primary exits when the last one has, with code 1 if any did not stop cleanly.
+ */
+async function runPrimary(count: number) {
+  const db = await open();
+  await prepare(db);
+  await db.close();
+
+  let stopping = false;
+  let exitCode = 0;
+  const restarts: number[] = [];
+  let listening = 0;
+  const fork = () =>
+    cluster.fork().once('listening', () => {
+      if (++listening === count) console.log(`IAM Console: ${config.publicUrl}  (database: ${databaseName()}, ${count} processes)`);
+    });
+  const stopAll = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    // each process keeps its own grace period; this one only covers a process that hangs anyway
+    setTimeout(() => {
+      console.error(`Shutdown took longer than ${graceSeconds} s: stopping the remaining server processes`);
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, (graceSeconds + 2) * 1000).unref();
+  };
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (code !== 0) exitCode = 1;
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      return;
+    }
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts[0] < now - 60_000) restarts.shift();
+    if (restarts.length > 5) {
+      console.error('Server processes keep dying (more than 5 in a minute): stopping');
+      exitCode = 1;
+      stopAll('SIGTERM');
+      return;
+    }
+    console.error(`Server process ${worker.process.pid} exited (${signal ?? `code ${code}`}): starting another`);
+    cluster.fork();
+  });
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
+  process.on('SIGINT', () => stopAll('SIGINT'));
+  for (let i = 0; i < count; i++) fork();
+}
+
+const processes = config.webConcurrency ?? 1;
+if (processes > 1 && cluster.isPrimary) await runPrimary(processes);
+else await serve(processes === 1);

@@ -255,6 +255,8 @@ export interface OpenOptions {
   loadDataDir?: Blob;
   /** PGlite only: told when the embedded database stops unasked (its worker died); default: a line on stderr. */
   onFatal?: (error: Error) => void;
+  /** PostgreSQL only: connections kept open at most (DATABASE_POOL_SIZE; default 10). */
+  poolSize?: number;
   /** PostgreSQL only: told when the server drops an idle connection (default: a line on stderr). */
   onConnectionError?: (error: Error) => void;
 }
@@ -264,7 +266,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   let db: Database;
   if (options.databaseUrl) {
     const onConnectionError = options.onConnectionError ?? ((error: Error) => console.error(`database connection lost: ${error.message}`));
-    db = new PostgresDatabase(new pg.Pool({ connectionString: options.databaseUrl, max: 10 }), onConnectionError);
+    db = new PostgresDatabase(new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 }), onConnectionError);
   } else {
     let unlock: (() => void) | undefined;
     if (options.dataDir) {
