@@ -46,6 +46,8 @@ export interface ServerConfig {
   publicUrl: string;
   /** When set, PostgreSQL is used instead of the embedded PGlite database. */
   databaseUrl?: string;
+  /** Embedded database: sync every commit to disk (DATA_SYNC, default on). */
+  dataSync?: boolean;
   /** PostgreSQL: connections each process keeps open at most (DATABASE_POOL_SIZE). */
   databasePoolSize?: number;
   /** Server processes `npm start` runs on this machine, sharing the port (WEB_CONCURRENCY; PostgreSQL only). */
@@ -87,6 +89,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     dataDir: path.resolve(env.DATA_DIR ?? './data'),
     publicUrl,
     databaseUrl,
+    dataSync: parseOnOff('DATA_SYNC', env.DATA_SYNC, true),
     databasePoolSize: parsePoolSize(env.DATABASE_POOL_SIZE, webConcurrency),
     webConcurrency,
     consoleClientId: env.CONSOLE_CLIENT_ID ?? 'iam-console',
@@ -190,4 +193,12 @@ export function parsePoolSize(value: string | undefined, processes = 1): number 
   if (text === '') return Math.max(4, Math.ceil((2 * os.availableParallelism()) / processes));
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000) throw new Error(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, got "${value}"`);
   return Number(text);
+}
+
+function parseOnOff(name: string, value: string | undefined, fallback: boolean): boolean {
+  const text = (value ?? '').trim().toLowerCase();
+  if (text === '') return fallback;
+  if (['on', 'true', '1', 'yes'].includes(text)) return true;
+  if (['off', 'false', '0', 'no'].includes(text)) return false;
+  throw new Error(`${name} must be on or off, got "${value}"`);
 }

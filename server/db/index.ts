@@ -85,8 +85,12 @@ class PgliteDatabase implements Database {
 
   private closing = false;
 
-  static async start(dataDir: string | undefined, loadDataDir: Blob | undefined, unlock: () => void, onFatal: (error: Error) => void) {
-    const worker = new Worker(new URL('./pgliteWorker.mjs', import.meta.url), { workerData: { dataDir, loadDataDir } });
+  static async start(
+    workerData: { dataDir?: string; loadDataDir?: Blob; sync: boolean },
+    unlock: () => void,
+    onFatal: (error: Error) => void,
+  ) {
+    const worker = new Worker(new URL('./pgliteWorker.mjs', import.meta.url), { workerData });
     const ready = await new Promise<{ ready: boolean; error?: { message: string } }>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
@@ -251,6 +255,11 @@ export interface OpenOptions {
   databaseUrl?: string;
   /** PGlite data folder; when unset, an in-memory database. */
   dataDir?: string;
+  /**
+   * PGlite data folder only: sync each commit to disk, and the data files at checkpoints, so that a
+   * power cut or OS crash loses nothing acknowledged (DATA_SYNC; default true).
+   */
+  sync?: boolean;
   /** PGlite only: start from this dumpDataDir() tarball (tests start from one migrated dump). */
   loadDataDir?: Blob;
   /** PGlite only: told when the embedded database stops unasked (its worker died); default: a line on stderr. */
@@ -276,8 +285,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     }
     try {
       db = await PgliteDatabase.start(
-        options.dataDir ? `${options.dataDir}/pgdata` : undefined,
-        options.loadDataDir,
+        { dataDir: options.dataDir ? `${options.dataDir}/pgdata` : undefined, loadDataDir: options.loadDataDir, sync: options.sync ?? true },
         unlock ?? (() => undefined),
         options.onFatal ?? ((error) => console.error(error.message)),
       );

@@ -3,6 +3,8 @@
 // every request for 200 ms. Here it stalls only the queries queued behind it. server/db/index.ts
 // (PgliteDatabase) is the other end: it sends one message per statement and keeps a transaction's
 // statements together. Plain JavaScript so that it loads the same under tsx, vitest and node.
+import fs from 'node:fs';
+import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -19,10 +21,54 @@ function errorData(error) {
   return data;
 }
 
-const { dataDir, loadDataDir } = workerData;
+/**
+ * PGlite starts PostgreSQL with fsync off (-F), and its Node file system has no fsync at all: a
+ * commit reaches the operating system, so a killed process loses nothing, but a power cut or an OS
+ * crash can lose the last commits or leave the data files behind a checkpoint. With `sync` the
+ * server turns both on: PostgreSQL then syncs the write-ahead log at every commit (wal_sync_method
+ * fsync, which goes through the file system's fsync) and the data files at every checkpoint,
+ * exactly as a PostgreSQL server does on its own disks. Cost: docs/PERFORMANCE.md ("Durability").
+ */
+function durableStartParams() {
+  return [...PGlite.defaultStartParams.filter((param) => param !== '-F'), '-c', 'wal_sync_method=fsync'];
+}
+
+function makeFsyncReal(db) {
+  db.Module.NODEFS.stream_ops.fsync = (stream) => fs.fsyncSync(stream.nfd);
+}
+
+/** What was written before fsync became real (initdb, a loaded dump, recovery) is synced once, now. */
+function syncTree(dir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) syncTree(full);
+    else if (entry.isFile()) syncFile(full, 'r');
+  }
+  syncFile(dir, 'r');
+}
+
+function syncFile(file, flags) {
+  const fd = fs.openSync(file, flags);
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+const { dataDir, loadDataDir, sync } = workerData;
+const durable = Boolean(sync && dataDir);
 let pglite;
 try {
-  pglite = await PGlite.create(dataDir, { extensions: { pg_trgm }, loadDataDir });
+  pglite = await PGlite.create(dataDir, {
+    extensions: { pg_trgm },
+    loadDataDir,
+    ...(durable ? { startParams: durableStartParams() } : {}),
+  });
+  if (durable) {
+    makeFsyncReal(pglite);
+    syncTree(dataDir);
+  }
   parentPort.postMessage({ ready: true });
 } catch (error) {
   parentPort.postMessage({ ready: false, error: errorData(error) });
