@@ -1,26 +1,136 @@
 import type { Database } from './index.js';
 
+/**
+ * What autovacuum does, for PGlite, which has none: fresh planner statistics (ANALYZE) and the
+ * visibility map and GIN pending lists (VACUUM) that deep pages and searches rely on
+ * (docs/PERFORMANCE.md, "How lists stay fast"). The work is done one table and one statement at a
+ * time, only where rows changed, with a pause between steps so that requests waiting for the
+ * database go first: no step holds the database longer than one table's VACUUM or ANALYZE.
+ *
+ * - Soon after writes: every CHECK_EVERY_MS the change counters (pg_stat_user_tables) are read, and a
+ *   table with more changed rows than autovacuum's default threshold (50 rows + 10% of the table)
+ *   is maintained at once: a bulk load or import is followed by ANALYZE within seconds, not minutes.
+ * - On a schedule (every 15 minutes): every table with any change since its last step.
+ *
+ * On PostgreSQL autovacuum does both, but only at its next round (autovacuum_naptime, a minute by
+ * default): a search in the first minute after a bulk load is planned without statistics (a walk of
+ * the whole list instead of the trigram index). So there the server ANALYZEs a table past the same
+ * threshold too (ANALYZE only: vacuuming stays autovacuum's job), one instance at a time.
+ */
+
+export const CHECK_EVERY_MS = 2_000;
+/** autovacuum_analyze_threshold and autovacuum_analyze_scale_factor, PostgreSQL's defaults. */
+const CHANGED_ROWS = 50;
+const CHANGED_SHARE = 0.1;
+
 export interface MaintenanceOptions {
+  /** The sweep of every changed table. */
   everyMs?: number;
   firstAfterMs?: number;
+  /** How often the change counters are read. */
+  checkEveryMs?: number;
+  /** Pause between two steps. */
+  pauseMs?: number;
   log?: (message: string) => void;
 }
 
+export interface MaintenanceStep {
+  sql: string;
+  ms: number;
+}
+
+interface TableStats {
+  name: string;
+  oid: number;
+  rows: number;
+  changed: number;
+  unvacuumed: number;
+}
+
+const TABLE_STATS = `
+  SELECT format('%I.%I', s.schemaname, s.relname) AS name, s.relid::int8::float8 AS oid,
+         greatest(c.reltuples, 0)::float8 AS rows, s.n_mod_since_analyze::float8 AS changed,
+         (s.n_dead_tup + s.n_ins_since_vacuum)::float8 AS unvacuumed
+  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+  WHERE s.schemaname = current_schema()`;
+
+const due = (rows: number, changed: number) => changed > CHANGED_ROWS + CHANGED_SHARE * rows;
+
 /**
- * PGlite has no autovacuum: without it the planner's statistics go stale and index-only scans
- * (deep list pages) fall back to reading the table. Run what autovacuum would, now and then.
- * PostgreSQL does this itself, so nothing runs there.
+ * One round: VACUUM (PGlite) and ANALYZE of each table past the threshold, or with any change at
+ * all when `all` is set, one statement at a time. Returns the steps run, with their duration.
+ */
+export async function maintainTables(
+  db: Database,
+  options: { all?: boolean; pauseMs?: number; stopped?: () => boolean } = {},
+): Promise<MaintenanceStep[]> {
+  const { all = false, pauseMs = 20, stopped = () => false } = options;
+  const tables = (await db.query<TableStats>(TABLE_STATS)).rows;
+  const steps: MaintenanceStep[] = [];
+  const step = async (sql: string, run: () => Promise<unknown>) => {
+    if (stopped()) return;
+    if (steps.length) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    const started = performance.now();
+    await run();
+    steps.push({ sql, ms: performance.now() - started });
+  };
+  for (const table of tables) {
+    // PostgreSQL: analyze only (autovacuum vacuums)
+    const changed = db.kind === 'pglite' ? Math.max(table.changed, table.unvacuumed) : table.changed;
+    if (all ? changed === 0 : !due(table.rows, changed)) continue;
+    if (db.kind === 'pglite') {
+      if (table.unvacuumed > 0) await step(`VACUUM ${table.name}`, () => db.exec(`VACUUM ${table.name}`));
+      if (table.changed > 0) await step(`ANALYZE ${table.name}`, () => db.exec(`ANALYZE ${table.name}`));
+    } else if (table.changed > 0) {
+      await step(`ANALYZE ${table.name}`, () => analyzeOnce(db, table));
+    }
+  }
+  return steps;
+}
+
+/**
+ * PostgreSQL: one instance analyzes a table (the others skip it while it is being done), and only
+ * if nobody (another instance, autovacuum) has done it since the counters were read.
+ */
+function analyzeOnce(db: Database, table: TableStats) {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ locked: boolean; changed: number | null }>(
+      `SELECT pg_try_advisory_xact_lock(4242002, $1::int) AS locked,
+              (SELECT n_mod_since_analyze::float8 FROM pg_stat_user_tables WHERE relid = $2::oid) AS changed`,
+      [table.oid % 2 ** 31, table.oid],
+    );
+    if (rows[0].locked && (rows[0].changed ?? 0) > 0) await tx.exec(`ANALYZE ${table.name}`);
+  });
+}
+
+/**
+ * Starts the checks and the sweep; returns the function that stops them (a step under way
+ * finishes, no new one starts).
  */
 export function startMaintenance(db: Database, options: MaintenanceOptions = {}): () => void {
-  if (db.kind !== 'pglite') return () => {};
-  const { everyMs = 15 * 60_000, firstAfterMs = 60_000, log = () => {} } = options;
-  const run = () => db.exec('VACUUM ANALYZE').catch((error: Error) => log(`database maintenance failed: ${error.message}`));
-  const first = setTimeout(run, firstAfterMs);
-  const timer = setInterval(run, everyMs);
-  first.unref();
-  timer.unref();
+  const { everyMs = 15 * 60_000, firstAfterMs = 60_000, checkEveryMs = CHECK_EVERY_MS, pauseMs = 20, log = () => {} } = options;
+  let stopped = false;
+  let sweepAt = Date.now() + firstAfterMs;
+  let timer: NodeJS.Timeout | undefined;
+  const round = async () => {
+    // PostgreSQL sweeps with autovacuum; only the check after writes runs there
+    const all = db.kind === 'pglite' && Date.now() >= sweepAt;
+    if (all) sweepAt = Date.now() + everyMs;
+    try {
+      await maintainTables(db, { all, pauseMs, stopped: () => stopped });
+    } catch (error) {
+      if (!stopped) log(`database maintenance failed: ${(error as Error).message}`);
+    }
+    if (!stopped) next();
+  };
+  const next = () => {
+    const wait = db.kind === 'pglite' ? Math.min(checkEveryMs, Math.max(0, sweepAt - Date.now())) : checkEveryMs;
+    timer = setTimeout(round, wait);
+    timer.unref();
+  };
+  next();
   return () => {
-    clearTimeout(first);
-    clearInterval(timer);
+    stopped = true;
+    clearTimeout(timer);
   };
 }

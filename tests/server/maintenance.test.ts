@@ -1,27 +1,113 @@
-import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/db/index.js';
-import { startMaintenance } from '../../server/db/maintenance.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { maintainTables, startMaintenance } from '../../server/db/maintenance.js';
+import { startServer, type TestServer } from './helpers.js';
 
-describe('embedded database maintenance', () => {
-  it('vacuums and analyzes PGlite on a schedule, and stops when asked', async () => {
-    const db = await openDatabase({});
-    const scripts: string[] = [];
-    const exec = db.exec.bind(db);
-    db.exec = (script: string) => {
-      scripts.push(script);
-      return exec(script);
-    };
-    await db.query(`INSERT INTO companies (id, name, display_name, type, ancestors) VALUES ('root', 'root', 'Root', 'root', ARRAY['root'])`);
-    const stop = startMaintenance(db, { firstAfterMs: 10, everyMs: 40 });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+let server: TestServer;
+let stop = () => {};
+/** Statements sent with exec (VACUUM and ANALYZE on PGlite) since the test began. */
+let steps: string[] = [];
+beforeAll(async () => {
+  server = await startServer();
+  // the tests decide when tables are analyzed, not autovacuum (PostgreSQL)
+  if (onPostgres) await server.db.query(`ALTER TABLE users SET (autovacuum_enabled = false)`);
+  const exec = server.db.exec.bind(server.db);
+  server.db.exec = (script: string) => {
+    steps.push(script);
+    return exec(script);
+  };
+});
+afterEach(() => {
+  stop();
+  steps = [];
+});
+afterAll(() => server?.close());
+
+interface Stats {
+  relname: string;
+  analyzed: boolean;
+  vacuumed: boolean;
+  changed: number;
+  rows: number;
+}
+
+async function tableStats(): Promise<Map<string, Stats>> {
+  const { rows } = await server.db.query<Stats>(
+    `SELECT s.relname, s.last_analyze IS NOT NULL AS analyzed, s.last_vacuum IS NOT NULL AS vacuumed,
+            s.n_mod_since_analyze::float8 AS changed, c.reltuples::float8 AS rows
+     FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.schemaname = current_schema()`,
+  );
+  return new Map(rows.map((row) => [row.relname, row]));
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 15_000) {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function addUsers(count: number, from = 1) {
+  await server.db.query(
+    `INSERT INTO users (company_id, domain_id, id, username, display_name, email)
+     SELECT 'root', 'default', 'bulk' || i, 'bulk' || i, 'Bulk ' || i, 'bulk' || i || '@example.com' FROM generate_series($1::int, $2::int) AS i`,
+    [from, from + count - 1],
+  );
+}
+
+describe('database maintenance', () => {
+  it('analyzes a table soon after bulk writes, without waiting for the schedule', async () => {
+    stop = startMaintenance(server.db, { firstAfterMs: 3_600_000, checkEveryMs: 50, pauseMs: 1 });
+    await addUsers(500);
+    await until(async () => (await tableStats()).get('users')!.analyzed);
+    const stats = await tableStats();
+    expect(stats.get('users')!.rows).toBeGreaterThanOrEqual(500);
+    expect(stats.get('users')!.changed).toBeLessThan(50);
+    // the visibility map of the new rows (index-only scans) and the trigram index's pending list
+    if (!onPostgres) expect(stats.get('users')!.vacuumed).toBe(true);
+    // a table with a few changes waits for the schedule (as autovacuum's threshold would)
+    expect(stats.get('companies')!.analyzed).toBe(false);
+    // one table per statement
+    expect(steps.every((step) => /^(VACUUM|ANALYZE) public\.\w+$/.test(step))).toBe(true);
+
+    // the threshold grows with the table: 50 rows + 10%
+    await addUsers(40, 1000);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await tableStats()).get('users')!.changed).toBeGreaterThanOrEqual(40);
+    await addUsers(100, 2000);
+    await until(async () => (await tableStats()).get('users')!.changed < 50);
+  });
+
+  it.skipIf(onPostgres)('sweeps every changed table one at a time on a schedule, skips unchanged ones, and stops when asked', async () => {
+    await server.db.query(`INSERT INTO companies (id, name, display_name, type, parent, ancestors) VALUES ('c1', 'c1', 'C1', 'customer', 'root', ARRAY['root', 'c1'])`);
+    stop = startMaintenance(server.db, { firstAfterMs: 10, everyMs: 60_000, checkEveryMs: 20, pauseMs: 1 });
+    await until(async () => steps.includes('ANALYZE public.companies'));
+    expect(steps.every((step) => /^(VACUUM|ANALYZE) public\.\w+$/.test(step))).toBe(true);
+    // tables nobody wrote to are left alone
+    expect(steps.some((step) => /\.(apis|permission_scopes|group_permissions)$/.test(step))).toBe(false);
+    const stats = await tableStats();
+    expect(stats.get('companies')!.rows).toBe(2);
+    expect(stats.get('companies')!.vacuumed).toBe(true);
     stop();
-    const runs = scripts.length;
-    expect(runs).toBeGreaterThanOrEqual(2);
-    expect(scripts.every((script) => script === 'VACUUM ANALYZE')).toBe(true);
-    const stats = await db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'companies'`);
-    expect(stats.rows[0].n).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(scripts.length).toBe(runs);
-    await db.close();
+    const count = steps.length;
+    await addUsers(500, 5000);
+    // past the threshold, and past the second PGlite takes to publish the counters
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(steps.length).toBe(count);
+  });
+
+  it('maintainTables runs one step per table and statement and reports how long each took', async () => {
+    await addUsers(200, 10_000);
+    // PGlite publishes its change counters at most once a second
+    await until(async () => (await tableStats()).get('users')!.changed >= 200);
+    const steps = await maintainTables(server.db, { all: true, pauseMs: 0 });
+    expect(steps.map((step) => step.sql)).toContain('ANALYZE public.users');
+    if (!onPostgres) expect(steps.map((step) => step.sql)).toContain('VACUUM public.users');
+    expect(steps.every((step) => step.ms >= 0)).toBe(true);
+    // nothing changed since: nothing to do
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await maintainTables(server.db)).map((step) => step.sql)).not.toContain('ANALYZE public.users');
   });
 });
