@@ -45,16 +45,21 @@ interface TableStats {
   rows: number;
   changed: number;
   unvacuumed: number;
+  unanalyzed: boolean;
 }
 
 const TABLE_STATS = `
   SELECT format('%I.%I', s.schemaname, s.relname) AS name, s.relid::int8::float8 AS oid,
          greatest(c.reltuples, 0)::float8 AS rows, s.n_mod_since_analyze::float8 AS changed,
-         (s.n_dead_tup + s.n_ins_since_vacuum)::float8 AS unvacuumed
+         (s.n_dead_tup + s.n_ins_since_vacuum)::float8 AS unvacuumed,
+         -- rows but no statistics: loaded before the counters started (they are lost with a crash);
+         -- ANALYZE of a table without live rows sets reltuples to 0 (and writes no statistics)
+         c.reltuples <> 0 AND pg_relation_size(s.relid) > 0
+           AND NOT EXISTS (SELECT 1 FROM pg_stats p WHERE p.schemaname = s.schemaname AND p.tablename = s.relname) AS unanalyzed
   FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
   WHERE s.schemaname = current_schema()`;
 
-const due = (rows: number, changed: number) => changed > CHANGED_ROWS + CHANGED_SHARE * rows;
+const due = (table: TableStats, changed: number) => table.unanalyzed || changed > CHANGED_ROWS + CHANGED_SHARE * table.rows;
 
 /**
  * One round: VACUUM (PGlite) and ANALYZE of each table past the threshold, or with any change at
@@ -65,6 +70,9 @@ export async function maintainTables(
   options: { all?: boolean; pauseMs?: number; stopped?: () => boolean } = {},
 ): Promise<MaintenanceStep[]> {
   const { all = false, pauseMs = 20, stopped = () => false } = options;
+  // PGlite publishes its change counters at most once a second: without this, the rows of a bulk
+  // write still pending there would be counted again after the ANALYZE that already saw them
+  if (db.kind === 'pglite') await db.query('SELECT pg_stat_force_next_flush()');
   const tables = (await db.query<TableStats>(TABLE_STATS)).rows;
   const steps: MaintenanceStep[] = [];
   const step = async (sql: string, run: () => Promise<unknown>) => {
@@ -77,11 +85,11 @@ export async function maintainTables(
   for (const table of tables) {
     // PostgreSQL: analyze only (autovacuum vacuums)
     const changed = db.kind === 'pglite' ? Math.max(table.changed, table.unvacuumed) : table.changed;
-    if (all ? changed === 0 : !due(table.rows, changed)) continue;
+    if (all ? changed === 0 && !table.unanalyzed : !due(table, changed)) continue;
     if (db.kind === 'pglite') {
       if (table.unvacuumed > 0) await step(`VACUUM ${table.name}`, () => db.exec(`VACUUM ${table.name}`));
-      if (table.changed > 0) await step(`ANALYZE ${table.name}`, () => db.exec(`ANALYZE ${table.name}`));
-    } else if (table.changed > 0) {
+      if (table.changed > 0 || table.unanalyzed) await step(`ANALYZE ${table.name}`, () => db.exec(`ANALYZE ${table.name}`));
+    } else if (table.changed > 0 || table.unanalyzed) {
       await step(`ANALYZE ${table.name}`, () => analyzeOnce(db, table));
     }
   }
@@ -99,7 +107,7 @@ function analyzeOnce(db: Database, table: TableStats) {
               (SELECT n_mod_since_analyze::float8 FROM pg_stat_user_tables WHERE relid = $2::oid) AS changed`,
       [table.oid % 2 ** 31, table.oid],
     );
-    if (rows[0].locked && (rows[0].changed ?? 0) > 0) await tx.exec(`ANALYZE ${table.name}`);
+    if (rows[0].locked && ((rows[0].changed ?? 0) > 0 || table.unanalyzed)) await tx.exec(`ANALYZE ${table.name}`);
   });
 }
 

@@ -486,6 +486,26 @@ CREATE TABLE login_attempts (
 CREATE INDEX login_attempts_expiry ON login_attempts (expires_at);
 `,
   },
+  {
+    id: 11,
+    name: 'plans that hold before ANALYZE: name and email indexes lead with the name',
+    sql: `
+-- A lookup by primary key (company_id, domain_id, id) must use the primary key. Before a table's
+-- first ANALYZE (a fresh bulk load) the planner takes "company_id = x AND domain_id = y" for about
+-- one row, so any index starting with those two columns looked as good: the deep pages' join back
+-- picked users_email or users_username and read the whole domain for each of its rows (and so could
+-- any lookup by id, the access check of every API call among them). Uniqueness does not depend on
+-- column order, so the unique name and email indexes now lead with the name: a lookup by name or
+-- email still matches all of their columns, and the primary key is the only index for one by id
+-- (tests/server/plans.test.ts).
+DROP INDEX users_username;
+CREATE UNIQUE INDEX users_username ON users (lower(username), company_id, domain_id);
+DROP INDEX users_email;
+CREATE UNIQUE INDEX users_email ON users (lower(email), company_id, domain_id);
+DROP INDEX groups_name;
+CREATE UNIQUE INDEX groups_name ON groups (lower(name), company_id, domain_id);
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
