@@ -8,8 +8,9 @@ import type { Database } from './index.js';
  * database go first: no step holds the database longer than one table's VACUUM or ANALYZE.
  *
  * - Soon after writes: every CHECK_EVERY_MS the change counters (pg_stat_user_tables) are read, and a
- *   table with more changed rows than autovacuum's default threshold (50 rows + 10% of the table)
- *   is maintained at once: a bulk load or import is followed by ANALYZE within seconds, not minutes.
+ *   table with more changed rows than autovacuum's default threshold (50 rows + 10% of the table),
+ *   or with rows and no statistics at all, is maintained at once: a bulk load or import is followed
+ *   by ANALYZE within seconds, not minutes. A table is maintained this way at most every REST_MS.
  * - On a schedule (every 15 minutes): every table with any change since its last step.
  *
  * On PostgreSQL autovacuum does both, but only at its next round (autovacuum_naptime, a minute by
@@ -19,6 +20,12 @@ import type { Database } from './index.js';
  */
 
 export const CHECK_EVERY_MS = 2_000;
+/**
+ * PostgreSQL publishes a connection's change counters up to 10 s late: rows an ANALYZE has already
+ * seen can show up after it. Waiting this long before a table's next check-triggered step keeps them
+ * from bringing another round at once.
+ */
+export const REST_MS = 15_000;
 /** autovacuum_analyze_threshold and autovacuum_analyze_scale_factor, PostgreSQL's defaults. */
 const CHANGED_ROWS = 50;
 const CHANGED_SHARE = 0.1;
@@ -29,6 +36,8 @@ export interface MaintenanceOptions {
   firstAfterMs?: number;
   /** How often the change counters are read. */
   checkEveryMs?: number;
+  /** Least time between two check-triggered steps of one table. */
+  restMs?: number;
   /** Pause between two steps. */
   pauseMs?: number;
   log?: (message: string) => void;
@@ -46,6 +55,8 @@ interface TableStats {
   changed: number;
   unvacuumed: number;
   unanalyzed: boolean;
+  /** Milliseconds since the table was last vacuumed or analyzed (by anyone); null: never. */
+  restedMs: number | null;
 }
 
 const TABLE_STATS = `
@@ -55,21 +66,22 @@ const TABLE_STATS = `
          -- rows but no statistics: loaded before the counters started (they are lost with a crash);
          -- ANALYZE of a table without live rows sets reltuples to 0 (and writes no statistics)
          c.reltuples <> 0 AND pg_relation_size(s.relid) > 0
-           AND NOT EXISTS (SELECT 1 FROM pg_stats p WHERE p.schemaname = s.schemaname AND p.tablename = s.relname) AS unanalyzed
+           AND NOT EXISTS (SELECT 1 FROM pg_stats p WHERE p.schemaname = s.schemaname AND p.tablename = s.relname) AS unanalyzed,
+         1000 * extract(epoch FROM clock_timestamp()
+           - greatest(s.last_analyze, s.last_autoanalyze, s.last_vacuum, s.last_autovacuum))::float8 AS "restedMs"
   FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
   WHERE s.schemaname = current_schema()`;
 
-const due = (table: TableStats, changed: number) => table.unanalyzed || changed > CHANGED_ROWS + CHANGED_SHARE * table.rows;
-
 /**
- * One round: VACUUM (PGlite) and ANALYZE of each table past the threshold, or with any change at
- * all when `all` is set, one statement at a time. Returns the steps run, with their duration.
+ * One round: VACUUM (PGlite) and ANALYZE of each table past the threshold (and rested), or with
+ * any change at all when `all` is set, one statement at a time. Returns the steps run, with their
+ * duration.
  */
 export async function maintainTables(
   db: Database,
-  options: { all?: boolean; pauseMs?: number; stopped?: () => boolean } = {},
+  options: { all?: boolean; restMs?: number; pauseMs?: number; stopped?: () => boolean } = {},
 ): Promise<MaintenanceStep[]> {
-  const { all = false, pauseMs = 20, stopped = () => false } = options;
+  const { all = false, restMs = REST_MS, pauseMs = 20, stopped = () => false } = options;
   // PGlite publishes its change counters at most once a second: without this, the rows of a bulk
   // write still pending there would be counted again after the ANALYZE that already saw them
   if (db.kind === 'pglite') await db.query('SELECT pg_stat_force_next_flush()');
@@ -85,7 +97,10 @@ export async function maintainTables(
   for (const table of tables) {
     // PostgreSQL: analyze only (autovacuum vacuums)
     const changed = db.kind === 'pglite' ? Math.max(table.changed, table.unvacuumed) : table.changed;
-    if (all ? changed === 0 && !table.unanalyzed : !due(table, changed)) continue;
+    const due = all
+      ? changed > 0 || table.unanalyzed
+      : table.unanalyzed || (changed > CHANGED_ROWS + CHANGED_SHARE * table.rows && (table.restedMs ?? Infinity) >= restMs);
+    if (!due) continue;
     if (db.kind === 'pglite') {
       if (table.unvacuumed > 0) await step(`VACUUM ${table.name}`, () => db.exec(`VACUUM ${table.name}`));
       if (table.changed > 0 || table.unanalyzed) await step(`ANALYZE ${table.name}`, () => db.exec(`ANALYZE ${table.name}`));
@@ -116,7 +131,7 @@ function analyzeOnce(db: Database, table: TableStats) {
  * finishes, no new one starts).
  */
 export function startMaintenance(db: Database, options: MaintenanceOptions = {}): () => void {
-  const { everyMs = 15 * 60_000, firstAfterMs = 60_000, checkEveryMs = CHECK_EVERY_MS, pauseMs = 20, log = () => {} } = options;
+  const { everyMs = 15 * 60_000, firstAfterMs = 60_000, checkEveryMs = CHECK_EVERY_MS, restMs = REST_MS, pauseMs = 20, log = () => {} } = options;
   let stopped = false;
   let sweepAt = Date.now() + firstAfterMs;
   let timer: NodeJS.Timeout | undefined;
@@ -125,7 +140,7 @@ export function startMaintenance(db: Database, options: MaintenanceOptions = {})
     const all = db.kind === 'pglite' && Date.now() >= sweepAt;
     if (all) sweepAt = Date.now() + everyMs;
     try {
-      await maintainTables(db, { all, pauseMs, stopped: () => stopped });
+      await maintainTables(db, { all, restMs, pauseMs, stopped: () => stopped });
     } catch (error) {
       if (!stopped) log(`database maintenance failed: ${(error as Error).message}`);
     }
