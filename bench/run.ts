@@ -1,14 +1,19 @@
 /**
  * npm run bench [-- --large] [-- --users N]
- * Seeds users in one domain with bulk SQL, then times list calls through the HTTP API next to the very
- * statements the API ran, executed directly on the same database. Prints the figures; with
- * DATABASE_URL set it runs on that PostgreSQL, else on embedded PGlite in a temp dir.
+ * Seeds users in one domain with bulk SQL and maintains the database, then creates more users through
+ * the API (a fifth as many, at most 20,000: an import), and times list calls through the HTTP API next
+ * to the very statements the API ran, executed directly on the same database, twice: right after
+ * those writes (no VACUUM or ANALYZE since) and after maintenance (the steps the server's maintenance
+ * runs after bulk writes, server/db/maintenance.ts; on PostgreSQL also the VACUUM autovacuum does).
+ * Prints the figures; with DATABASE_URL set it runs on that PostgreSQL (in a database of its own),
+ * else on embedded PGlite in a temp dir.
  * Also prints the console bundle sizes when dist/ exists (npm run build).
  */
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { buildApp } from '../server/app.js';
 import type { ServerConfig } from '../server/config.js';
 import type { AppContext } from '../server/context.js';
@@ -17,6 +22,7 @@ import { loadSigningKeys } from '../server/keys.js';
 import { seedFirstRun } from '../server/seed.js';
 import { createGrant, issueTokens } from '../server/oauth/tokens.js';
 import { rebuildUserSlices } from '../server/api/userSlices.js';
+import { maintainTables } from '../server/db/maintenance.js';
 import { bundleReport } from './bundle.js';
 
 const args = process.argv.slice(2);
@@ -24,6 +30,15 @@ const large = args.includes('--large');
 const userArg = args.indexOf('--users');
 const USERS = userArg >= 0 ? Number(args[userArg + 1]) : large ? 1_000_000 : 100_000;
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
+/** Users created through the API before the first measurement. */
+const CREATED = Math.min(20_000, Math.floor(USERS / 5));
+/** A bcrypt hash of cost 10, as the console sends (the server only checks its form). */
+const PASSWORD_HASH = `$2b$10$${'a'.repeat(53)}`;
+
+const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Ken', 'Linus', 'Margaret', 'Radia'];
+const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Thompson', 'Torvalds', 'Hamilton', 'Perlman'];
+/** The display name of user i, the same for users seeded with SQL and created through the API. */
+const displayName = (i: number) => `${FIRST[i % 10]} ${LAST[Math.floor(i / 10) % 10]} ${i}`;
 
 interface Recorded {
   text: string;
@@ -38,27 +53,40 @@ async function seedUsers(db: Database, count: number) {
     await db.query(
       `INSERT INTO users (company_id, domain_id, id, username, display_name, email, status)
        SELECT 'root', 'bench', 'u' || i, 'user' || i,
-              (ARRAY['Ada','Grace','Alan','Edsger','Barbara','Donald','Ken','Linus','Margaret','Radia'])[1 + i % 10] || ' ' ||
-              (ARRAY['Lovelace','Hopper','Turing','Dijkstra','Liskov','Knuth','Thompson','Torvalds','Hamilton','Perlman'])[1 + (i / 10) % 10] || ' ' || i,
+              ($3::text[])[1 + i % 10] || ' ' || ($4::text[])[1 + (i / 10) % 10] || ' ' || i,
               'user' || i || '@bench.example',
               CASE WHEN i % 20 = 0 THEN 'deleted' ELSE 'active' END
        FROM generate_series($1::int, $2::int) AS i`,
-      [from, to],
+      [from, to, FIRST, LAST],
     );
     process.stdout.write(`  seeded ${to.toLocaleString('en')} users\r`);
   }
   process.stdout.write('\n');
-  // What autovacuum does in time (PGlite has none): statistics, and the visibility map that lets
-  // index-only scans skip the table. On PostgreSQL a first VACUUM can race autovacuum's own
-  // ANALYZE of the new rows (its snapshot holds them back), so repeat until the map is set.
+}
+
+/**
+ * What runs after bulk writes: the server's own maintenance steps (server/db/maintenance.ts: VACUUM
+ * and ANALYZE per table on PGlite, ANALYZE on PostgreSQL), then on PostgreSQL the VACUUM
+ * autovacuum does in its own time (the visibility map that lets index-only scans skip the table).
+ * A first VACUUM can race autovacuum's own work on the new rows (its snapshot holds them back), so
+ * it is repeated until the map is set.
+ */
+async function maintain(db: Database) {
+  const steps = await maintainTables(db, { restMs: 0 });
+  const longest = steps.reduce((a, b) => (b.ms > a.ms ? b : a), { sql: 'none', ms: 0 });
+  const total = steps.reduce((sum, step) => sum + step.ms, 0);
+  console.log(`  the server's maintenance: ${steps.length} steps, ${total.toFixed(0)} ms, the longest ${longest.ms.toFixed(0)} ms (${longest.sql})`);
+  if (db.kind !== 'postgres') return;
+  const started = process.hrtime.bigint();
   for (let attempt = 0; attempt < 5; attempt++) {
-    await db.query('VACUUM ANALYZE users');
+    await db.query('VACUUM users');
     const map = await db.query<{ visible: number; pages: number }>(
       `SELECT relallvisible AS visible, relpages AS pages FROM pg_class WHERE relname = 'users'`,
     );
     if (map.rows[0].visible >= map.rows[0].pages * 0.99) break;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
+  console.log(`  then autovacuum's part, VACUUM users: ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(0)} ms`);
 }
 
 /** The recorded statements without the guard's column (guard.ts accessColumns: six parameters, last). */
@@ -127,8 +155,44 @@ function apiTimer(token: string) {
   };
 }
 
+/** The indexes (or sequential scans) a statement's plan reads the tables with: `users_live_by_name+users_pkey`. */
+async function planReads(query: Database['query'], statement: Recorded): Promise<string> {
+  const { rows } = await query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params);
+  const plan = rows[0]['QUERY PLAN'];
+  const reads: string[] = [];
+  const walk = (node: Record<string, unknown>) => {
+    if (typeof node['Index Name'] === 'string') reads.push(node['Index Name']);
+    else if (node['Node Type'] === 'Seq Scan') reads.push(`seq ${node['Relation Name']}`);
+    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+  };
+  walk(((typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: Record<string, unknown> }[])[0].Plan);
+  // the page's rows: what reads users (the slices' and counts' own tables are small)
+  return reads.filter((read) => /users_(?!counts|slices)|seq users/.test(read)).join('+');
+}
+
+/** On PostgreSQL, a database of its own on the server at DATABASE_URL, so that its tables start without statistics. */
+async function freshPostgres(url: string) {
+  const name = `iam_bench_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const fresh = new URL(url);
+  fresh.pathname = `/${name}`;
+  return {
+    url: fresh.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
 async function main() {
-  const databaseUrl = process.env.DATABASE_URL;
+  const fresh = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : undefined;
+  const databaseUrl = fresh?.url;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iam-bench-'));
   const config: ServerConfig = {
     host: '127.0.0.1',
@@ -145,14 +209,13 @@ async function main() {
   };
   console.log(`IAM Console benchmark: ${USERS.toLocaleString('en')} users on ${databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
   const db = await openDatabase({ databaseUrl, dataDir: databaseUrl ? undefined : dataDir });
-  const already = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM users WHERE domain_id = 'bench'`);
   await seedFirstRun(db, config);
+  // the first state measured is the one before any maintenance after the writes: autovacuum waits until it is over
+  if (db.kind === 'postgres') await db.query('ALTER TABLE users SET (autovacuum_enabled = off)');
   const seedStart = Date.now();
-  if (already.rows[0].n !== USERS) {
-    await db.query(`DELETE FROM domains WHERE company_id = 'root' AND id = 'bench'`);
-    await seedUsers(db, USERS);
-  }
+  await seedUsers(db, USERS);
   console.log(`  seeding took ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
+  await maintain(db);
   // The server cuts a large list into slices in the background the first time it is shown; here it
   // is done up front so that the background walk does not land inside the timings.
   for (const status of ['active', 'deleted'] as const) {
@@ -188,7 +251,25 @@ async function main() {
     scope: 'openid user:admin',
   });
 
-  const live = Math.round(USERS * 0.95);
+  // The writes: users created through the API, as an import would, several requests at a time.
+  const created = Date.now();
+  let next = USERS + 1;
+  const create = async () => {
+    while (next <= USERS + CREATED) {
+      const i = next++;
+      const res = await fetch(`${base}/api/companys/root/domainNames/bench/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: `u${i}`, username: `user${i}`, displayName: displayName(i), email: `user${i}@bench.example`, authVerification: PASSWORD_HASH }),
+      });
+      if (res.status !== 201) throw new Error(`creating user ${i}: HTTP ${res.status} ${await res.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, create));
+  const seconds = (Date.now() - created) / 1000;
+  console.log(`  created ${CREATED.toLocaleString('en')} users through the API in ${seconds.toFixed(1)} s (${(CREATED / seconds).toFixed(0)}/s)`);
+
+  const live = Math.round(USERS * 0.95) + CREATED;
   const half = Math.floor(live / 2);
   const list = '/api/companys/root/domainNames/bench/users';
   const cases: [string, string][] = [
@@ -201,62 +282,71 @@ async function main() {
   ];
 
   const client = apiTimer(token);
-  const rows: string[] = [];
-  rows.push('| call | API p50 ms | API p95 ms | in server p50 ms | raw p50 ms | raw p95 ms | API/raw p95 | within 2x+2ms | total |');
-  rows.push('|---|---|---|---|---|---|---|---|---|');
-  for (const [name, url] of cases) {
-    // a first call outside the recording: what the API runs on every call, not what it runs once per process
-    await fetch(base + url, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer());
-    recording = [];
-    const recorded = recording;
-    const probe = await fetch(base + url, { headers: { authorization: `Bearer ${token}` } });
-    if (!probe.ok) throw new Error(`${name}: HTTP ${probe.status} ${await probe.text()}`);
-    const total = probe.headers.get('content-range')?.split('/')[1];
-    recording = undefined;
-    // "raw" is the list's own SQL: the access check the API folds into the count statement is left out
-    const statements = withoutAccessCheck(recorded);
-    if (process.env.BENCH_EXPLAIN) {
-      for (const statement of process.env.BENCH_EXPLAIN === "all" ? recorded : statements) {
-        const plan = await query(`EXPLAIN ANALYZE ${statement.text}`, statement.params);
-        console.log(`-- ${name}\n${plan.rows.map((row) => Object.values(row)[0]).join('\n')}`);
+  async function measure(title: string) {
+    const rows: string[] = [`\n${title}\n`];
+    rows.push('| call | API p50 ms | API p95 ms | in server p50 ms | raw p50 ms | raw p95 ms | API/raw p95 | within 2x+2ms | total | page reads |');
+    rows.push('|---|---|---|---|---|---|---|---|---|---|');
+    for (const [name, url] of cases) {
+      // a first call outside the recording: what the API runs on every call, not what it runs once per process
+      await fetch(base + url, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer());
+      recording = [];
+      const recorded = recording;
+      const probe = await fetch(base + url, { headers: { authorization: `Bearer ${token}` } });
+      if (!probe.ok) throw new Error(`${name}: HTTP ${probe.status} ${await probe.text()}`);
+      const total = probe.headers.get('content-range')?.split('/')[1];
+      recording = undefined;
+      // "raw" is the list's own SQL: the access check the API folds into the count statement is left out
+      const statements = withoutAccessCheck(recorded);
+      const count = statements.find((statement) => / AS total\b/.test(statement.text))!;
+      const page = statements.find((statement) => statement !== count && !/^EXPLAIN/.test(statement.text))!;
+      const reads = await planReads(query, page);
+      if (process.env.BENCH_EXPLAIN) {
+        for (const statement of process.env.BENCH_EXPLAIN === 'all' ? recorded : statements) {
+          const plan = await query(`EXPLAIN ANALYZE ${statement.text}`, statement.params);
+          console.log(`-- ${name}\n${plan.rows.map((row) => Object.values(row)[0]).join('\n')}`);
+        }
+      }
+      // API calls and raw runs alternate, so that both meet the same background load
+      const runRaw = async () => {
+        for (const statement of statements) await query(statement.text, statement.params);
+      };
+      await client.samples(base + url, 0, 3);
+      for (let i = 0; i < 3; i++) await runRaw();
+      serverTimes.length = 0;
+      const apiSamples: number[] = [];
+      const rawSamples: number[] = [];
+      for (let i = 0; i < ITERATIONS; i++) {
+        apiSamples.push(...(await client.samples(base + url, 1)));
+        const start = process.hrtime.bigint();
+        await runRaw();
+        rawSamples.push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+      const summary = (samples: number[]) => {
+        samples.sort((a, b) => a - b);
+        return { p50: percentile(samples, 50), p95: percentile(samples, 95) };
+      };
+      const api = summary(apiSamples);
+      const raw = summary(rawSamples);
+      const inServer = serverTimes.sort((a, b) => a - b);
+      const ok = api.p95 <= 2 * raw.p95 + 2;
+      rows.push(`| ${name} | ${api.p50.toFixed(2)} | ${api.p95.toFixed(2)} | ${percentile(inServer, 50).toFixed(2)} | ${raw.p50.toFixed(2)} | ${raw.p95.toFixed(2)} | ${(api.p95 / raw.p95).toFixed(2)} | ${ok ? 'yes' : 'NO'} | ${total} | ${reads} |`);
+      if (name === 'first page') {
+        const pageTime = await time(() => query(page.text, page.params));
+        const countTime = await time(() => query(count.text, count.params));
+        rows.push(`| total count alone (vs. page alone) | | | | ${countTime.p50.toFixed(2)} | ${countTime.p95.toFixed(2)} | ${(countTime.p95 / pageTime.p95).toFixed(2)} of page | ${countTime.p95 <= pageTime.p95 + 1 ? 'yes' : 'NO'} | | |`);
       }
     }
-    // API calls and raw runs alternate, so that both meet the same background load
-    const runRaw = async () => {
-      for (const statement of statements) await query(statement.text, statement.params);
-    };
-    await client.samples(base + url, 0, 3);
-    for (let i = 0; i < 3; i++) await runRaw();
-    serverTimes.length = 0;
-    const apiSamples: number[] = [];
-    const rawSamples: number[] = [];
-    for (let i = 0; i < ITERATIONS; i++) {
-      apiSamples.push(...(await client.samples(base + url, 1)));
-      const start = process.hrtime.bigint();
-      await runRaw();
-      rawSamples.push(Number(process.hrtime.bigint() - start) / 1e6);
-    }
-    const summary = (samples: number[]) => {
-      samples.sort((a, b) => a - b);
-      return { p50: percentile(samples, 50), p95: percentile(samples, 95) };
-    };
-    const api = summary(apiSamples);
-    const raw = summary(rawSamples);
-    const inServer = serverTimes.sort((a, b) => a - b);
-    const ok = api.p95 <= 2 * raw.p95 + 2;
-    rows.push(`| ${name} | ${api.p50.toFixed(2)} | ${api.p95.toFixed(2)} | ${percentile(inServer, 50).toFixed(2)} | ${raw.p50.toFixed(2)} | ${raw.p95.toFixed(2)} | ${(api.p95 / raw.p95).toFixed(2)} | ${ok ? 'yes' : 'NO'} | ${total} |`);
-    if (name === 'first page') {
-      const count = statements.find((statement) => / AS total\b/.test(statement.text))!;
-      const page = statements.find((statement) => statement !== count)!;
-      const pageTime = await time(() => query(page.text, page.params));
-      const countTime = await time(() => query(count.text, count.params));
-      rows.push(`| total count alone (vs. page alone) | | | | ${countTime.p50.toFixed(2)} | ${countTime.p95.toFixed(2)} | ${(countTime.p95 / pageTime.p95).toFixed(2)} of page | ${countTime.p95 <= pageTime.p95 + 1 ? 'yes' : 'NO'} | |`);
-    }
+    console.log(rows.join('\n'));
   }
-  console.log(rows.join('\n'));
+
+  await measure(`Right after creating ${CREATED.toLocaleString('en')} users through the API (no VACUUM or ANALYZE since)`);
+  await maintain(db);
+  if (db.kind === 'postgres') await db.query('ALTER TABLE users RESET (autovacuum_enabled)');
+  await measure('After maintenance');
   await client.close();
   await app.close();
   await db.close();
+  await fresh?.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
   const bundles = bundleReport(path.resolve('dist'));
   if (bundles) console.log(bundles);
