@@ -1,12 +1,12 @@
 /**
  * npm run bench [-- --large] [-- --users N]
- * Seeds users in one domain with bulk SQL and maintains the database, then creates more users through
- * the API (a fifth as many, at most 20,000: an import), and times list calls through the HTTP API next
- * to the very statements the API ran, executed directly on the same database, twice: right after
- * those writes (no VACUUM or ANALYZE since) and after maintenance (the steps the server's maintenance
- * runs after bulk writes, server/db/maintenance.ts; on PostgreSQL also the VACUUM autovacuum does).
- * Prints the figures; with DATABASE_URL set it runs on that PostgreSQL (in a database of its own),
- * else on embedded PGlite in a temp dir.
+ * Seeds users in one domain with bulk SQL, then creates more through the API (a fifth as many, at
+ * most 20,000: an import) while the server's maintenance runs as in production
+ * (server/db/maintenance.ts), and times list calls through the HTTP API next to the very statements
+ * the API ran, executed directly on the same database, twice: right after those writes, and after
+ * maintenance (its steps run to the end; on PostgreSQL also the VACUUM autovacuum does). Prints the
+ * figures; with DATABASE_URL set it runs on that PostgreSQL (in a database of its own), else on
+ * embedded PGlite in a temp dir.
  * Also prints the console bundle sizes when dist/ exists (npm run build).
  */
 import fs from 'node:fs';
@@ -22,7 +22,7 @@ import { loadSigningKeys } from '../server/keys.js';
 import { seedFirstRun } from '../server/seed.js';
 import { createGrant, issueTokens } from '../server/oauth/tokens.js';
 import { rebuildUserSlices } from '../server/api/userSlices.js';
-import { maintainTables } from '../server/db/maintenance.js';
+import { maintainTables, startMaintenance, type MaintenanceStep } from '../server/db/maintenance.js';
 import { bundleReport } from './bundle.js';
 
 const args = process.argv.slice(2);
@@ -71,11 +71,16 @@ async function seedUsers(db: Database, count: number) {
  * A first VACUUM can race autovacuum's own work on the new rows (its snapshot holds them back), so
  * it is repeated until the map is set.
  */
-async function maintain(db: Database) {
-  const steps = await maintainTables(db, { restMs: 0 });
+function describeSteps(steps: MaintenanceStep[]) {
   const longest = steps.reduce((a, b) => (b.ms > a.ms ? b : a), { sql: 'none', ms: 0 });
   const total = steps.reduce((sum, step) => sum + step.ms, 0);
-  console.log(`  the server's maintenance: ${steps.length} steps, ${total.toFixed(0)} ms, the longest ${longest.ms.toFixed(0)} ms (${longest.sql})`);
+  const users = steps.filter((step) => / public\.users$/.test(step.sql)).map((step) => step.sql.split(' ')[0]);
+  return `${steps.length} steps (of users: ${users.join(', ') || 'none'}), ${total.toFixed(0)} ms in all, the longest ${longest.ms.toFixed(0)} ms (${longest.sql})`;
+}
+
+async function maintain(db: Database) {
+  const steps = await maintainTables(db, { restMs: 0 });
+  console.log(`  the server's maintenance: ${describeSteps(steps)}`);
   if (db.kind !== 'postgres') return;
   const started = process.hrtime.bigint();
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -210,12 +215,11 @@ async function main() {
   console.log(`IAM Console benchmark: ${USERS.toLocaleString('en')} users on ${databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
   const db = await openDatabase({ databaseUrl, dataDir: databaseUrl ? undefined : dataDir });
   await seedFirstRun(db, config);
-  // the first state measured is the one before any maintenance after the writes: autovacuum waits until it is over
+  // the first state measured is what the server's own maintenance leaves: autovacuum waits until it is over
   if (db.kind === 'postgres') await db.query('ALTER TABLE users SET (autovacuum_enabled = off)');
   const seedStart = Date.now();
   await seedUsers(db, USERS);
   console.log(`  seeding took ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
-  await maintain(db);
   // The server cuts a large list into slices in the background the first time it is shown; here it
   // is done up front so that the background walk does not land inside the timings.
   for (const status of ['active', 'deleted'] as const) {
@@ -251,7 +255,10 @@ async function main() {
     scope: 'openid user:admin',
   });
 
-  // The writes: users created through the API, as an import would, several requests at a time.
+  // The writes: users created through the API, as an import would, several requests at a time, while
+  // the server's maintenance runs as it does in production (server/main.ts), from the bulk load on.
+  const during: MaintenanceStep[] = [];
+  const stopMaintenance = startMaintenance(db, { onStep: (step) => during.push(step), log: console.error });
   const created = Date.now();
   let next = USERS + 1;
   const create = async () => {
@@ -267,7 +274,9 @@ async function main() {
   };
   await Promise.all(Array.from({ length: 8 }, create));
   const seconds = (Date.now() - created) / 1000;
+  stopMaintenance();
   console.log(`  created ${CREATED.toLocaleString('en')} users through the API in ${seconds.toFixed(1)} s (${(CREATED / seconds).toFixed(0)}/s)`);
+  console.log(`  the server's maintenance meanwhile: ${describeSteps(during)}`);
 
   const live = Math.round(USERS * 0.95) + CREATED;
   const half = Math.floor(live / 2);
@@ -339,7 +348,7 @@ async function main() {
     console.log(rows.join('\n'));
   }
 
-  await measure(`Right after creating ${CREATED.toLocaleString('en')} users through the API (no VACUUM or ANALYZE since)`);
+  await measure(`Right after a bulk load of ${USERS.toLocaleString('en')} users and ${CREATED.toLocaleString('en')} created through the API (the server's maintenance running meanwhile${db.kind === 'postgres' ? ', autovacuum off' : ''}, nothing since the last write)`);
   await maintain(db);
   if (db.kind === 'postgres') await db.query('ALTER TABLE users RESET (autovacuum_enabled)');
   await measure('After maintenance');

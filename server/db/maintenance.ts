@@ -41,6 +41,8 @@ export interface MaintenanceOptions {
   /** Pause between two steps. */
   pauseMs?: number;
   log?: (message: string) => void;
+  /** Told after each step. */
+  onStep?: (step: MaintenanceStep) => void;
 }
 
 export interface MaintenanceStep {
@@ -79,9 +81,9 @@ const TABLE_STATS = `
  */
 export async function maintainTables(
   db: Database,
-  options: { all?: boolean; restMs?: number; pauseMs?: number; stopped?: () => boolean } = {},
+  options: { all?: boolean; restMs?: number; pauseMs?: number; stopped?: () => boolean; onStep?: (step: MaintenanceStep) => void } = {},
 ): Promise<MaintenanceStep[]> {
-  const { all = false, restMs = REST_MS, pauseMs = 20, stopped = () => false } = options;
+  const { all = false, restMs = REST_MS, pauseMs = 20, stopped = () => false, onStep } = options;
   // PGlite publishes its change counters at most once a second: without this, the rows of a bulk
   // write still pending there would be counted again after the ANALYZE that already saw them
   if (db.kind === 'pglite') await db.query('SELECT pg_stat_force_next_flush()');
@@ -93,6 +95,7 @@ export async function maintainTables(
     const started = performance.now();
     await run();
     steps.push({ sql, ms: performance.now() - started });
+    onStep?.(steps[steps.length - 1]);
   };
   for (const table of tables) {
     // PostgreSQL: analyze only (autovacuum vacuums)
@@ -131,7 +134,7 @@ function analyzeOnce(db: Database, table: TableStats) {
  * finishes, no new one starts).
  */
 export function startMaintenance(db: Database, options: MaintenanceOptions = {}): () => void {
-  const { everyMs = 15 * 60_000, firstAfterMs = 60_000, checkEveryMs = CHECK_EVERY_MS, restMs = REST_MS, pauseMs = 20, log = () => {} } = options;
+  const { everyMs = 15 * 60_000, firstAfterMs = 60_000, checkEveryMs = CHECK_EVERY_MS, restMs = REST_MS, pauseMs = 20, log = () => {}, onStep } = options;
   let stopped = false;
   let sweepAt = Date.now() + firstAfterMs;
   let timer: NodeJS.Timeout | undefined;
@@ -140,7 +143,7 @@ export function startMaintenance(db: Database, options: MaintenanceOptions = {})
     const all = db.kind === 'pglite' && Date.now() >= sweepAt;
     if (all) sweepAt = Date.now() + everyMs;
     try {
-      await maintainTables(db, { all, restMs, pauseMs, stopped: () => stopped });
+      await maintainTables(db, { all, restMs, pauseMs, stopped: () => stopped, onStep });
     } catch (error) {
       if (!stopped) log(`database maintenance failed: ${(error as Error).message}`);
     }
