@@ -120,11 +120,16 @@ export interface Server extends Child {
   processes: () => number;
 }
 
-/** The real program, as npm start runs it, plus the event-loop monitor preloaded. */
+/**
+ * The real program, as npm start runs it, plus the event-loop monitor preloaded. LOAD_NODE_ARGS adds
+ * Node options to the server's command line (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile
+ * it under load; NODE_OPTIONS refuses --cpu-prof).
+ */
 export async function startServer(env: NodeJS.ProcessEnv, eldDir: string, webConcurrency: number): Promise<Server> {
   const port = await freePort();
   fs.mkdirSync(eldDir, { recursive: true });
-  const child = spawnChild(['--import', 'tsx', '--import', monitor, 'server/main.ts'], {
+  const nodeArgs = (process.env.LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawnChild([...nodeArgs, '--import', 'tsx', '--import', monitor, 'server/main.ts'], {
     ...env,
     PORT: String(port),
     LOAD_ELD_DIR: eldDir,
