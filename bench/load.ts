@@ -1,5 +1,5 @@
 /**
- * npm run load [-- --seconds N] [-- --processes 1,2,4]
+ * npm run load [-- --seconds N] [-- --processes 1,2,4] [-- --phases mixed,signin,get]
  * A load test of the real server program: starts it (server/main.ts, as npm start does) on a fresh
  * embedded database in a temp dir, or on a throw-away database of the PostgreSQL server at
  * DATABASE_URL, seeds 3,000 users, signs in through the console's OAuth flow, then runs:
@@ -28,8 +28,11 @@ const args = process.argv.slice(2);
 const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const SECONDS = Number(option('--seconds') ?? process.env.LOAD_SECONDS ?? 60);
 const PROCESSES = (option('--processes') ?? '').split(',').filter(Boolean).map(Number);
-if (!(SECONDS > 0) || PROCESSES.some((n) => !Number.isInteger(n) || n < 1)) {
-  console.error('usage: npm run load [-- --seconds N] [-- --processes 1,2,4]');
+/** Which phases to run (all by default): a profile of one phase (LOAD_NODE_ARGS) is then of that phase alone. */
+const ALL_PHASES = ['mixed', 'signin', 'get'];
+const PHASES = new Set((option('--phases') ?? ALL_PHASES.join(',')).split(',').filter(Boolean));
+if (!(SECONDS > 0) || PROCESSES.some((n) => !Number.isInteger(n) || n < 1) || [...PHASES].some((name) => !ALL_PHASES.includes(name))) {
+  console.error('usage: npm run load [-- --seconds N] [-- --processes 1,2,4] [-- --phases mixed,signin,get]');
   process.exit(2);
 }
 // the storm and the comparison are shortened with the main phase, never lengthened
@@ -336,25 +339,32 @@ async function main() {
   // fills its caches, so that the first measured phase starts warm as the later ones do.
   const warmUp = () => mixed(server.baseUrl, token, 200, 5, passwordHash);
   await warmUp();
-  rows.push(await measured(server, probe, 'mixed', `mixed 70/20/10, ${SECONDS} s`, () => mixed(server.baseUrl, token, 200, SECONDS, passwordHash)));
-  for (const clients of [8, 32]) {
+  if (PHASES.has('mixed')) {
+    rows.push(await measured(server, probe, 'mixed', `mixed 70/20/10, ${SECONDS} s`, () => mixed(server.baseUrl, token, 200, SECONDS, passwordHash)));
+  }
+  for (const clients of PHASES.has('signin') ? [8, 32] : []) {
     rows.push(await measured(server, probe, `signin-${clients}`, `sign-in storm, ${clients} clients, ${STORM_SECONDS} s`, () => storm(server.baseUrl, clients, STORM_SECONDS)));
   }
   const auth = { authorization: `Bearer ${token}` };
-  const one = await measured(server, probe, 'get-one', `GET one user, ${COMPARE_SECONDS} s`, () => repeat(`${server.baseUrl}${USERS_PATH}/u42`, auth, 50, COMPARE_SECONDS));
-  rows.push(one);
+  const one = PHASES.has('get')
+    ? await measured(server, probe, 'get-one', `GET one user, ${COMPARE_SECONDS} s`, () => repeat(`${server.baseUrl}${USERS_PATH}/u42`, auth, 50, COMPARE_SECONDS))
+    : undefined;
+  if (one) rows.push(one);
   const warnings = server.warnings();
   await stopChild(server);
-
-  const hello = await startHello();
-  cleanups.push(() => stopChild(hello, 2000));
-  console.log(`Fastify hello world, ${COMPARE_SECONDS} s ...`);
-  const yardstick: Row = { label: `Fastify hello world, ${COMPARE_SECONDS} s`, ...(await repeat(`${hello.baseUrl}/`, {}, 50, COMPARE_SECONDS)) };
-  console.log(`  ${describe(yardstick)}`);
-  rows.push(yardstick);
-  await stopChild(hello, 2000);
-  const ratio = one.rate / yardstick.rate;
-
+  let ratioLine = '';
+  if (one) {
+    const hello = await startHello();
+    cleanups.push(() => stopChild(hello, 2000));
+    console.log(`Fastify hello world, ${COMPARE_SECONDS} s ...`);
+    const yardstick: Row = { label: `Fastify hello world, ${COMPARE_SECONDS} s`, ...(await repeat(`${hello.baseUrl}/`, {}, 50, COMPARE_SECONDS)) };
+    console.log(`  ${describe(yardstick)}`);
+    rows.push(yardstick);
+    await stopChild(hello, 2000);
+    const ratio = one.rate / yardstick.rate;
+    const target = databaseUrl ? 0.25 : 0.1;
+    ratioLine = `GET one user / hello world: ${one.rate.toFixed(0)} / ${yardstick.rate.toFixed(0)} req/s = ${ratio.toFixed(2)}x (target at least ${target}x on ${databaseUrl ? 'PostgreSQL' : 'PGlite'}: ${ratio >= target ? 'met' : 'NOT met'})`;
+  }
   if (PROCESSES.length > 0 && !databaseUrl) console.log('--processes needs DATABASE_URL (PGlite admits one process per DATA_DIR): skipped');
   let processNote = '';
   for (const [index, n] of (databaseUrl ? PROCESSES : []).entries()) {
@@ -370,10 +380,7 @@ async function main() {
   }
 
   console.log(`\n${table(rows)}\n`);
-  const target = databaseUrl ? 0.25 : 0.1;
-  console.log(
-    `GET one user / hello world: ${one.rate.toFixed(0)} / ${yardstick.rate.toFixed(0)} req/s = ${ratio.toFixed(2)}x (target at least ${target}x on ${databaseUrl ? 'PostgreSQL' : 'PGlite'}: ${ratio >= target ? 'met' : 'NOT met'})`,
-  );
+  if (ratioLine) console.log(ratioLine);
   if (processNote) console.log(processNote);
   if (warnings > 0) console.log(`the server logged ${warnings} warning/error line(s) during the main run`);
 }
