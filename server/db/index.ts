@@ -162,9 +162,38 @@ class PgliteDatabase implements Database {
   }
 }
 
+/**
+ * Names for the statements the server sends again and again, so that each connection parses them
+ * once (a prepared statement) instead of on every call: for small statements parsing is a good part
+ * of PostgreSQL's work. A text gets a name the second time it is seen; at most MAX_NAMED texts are
+ * named (list statements vary with their filters), the rest go unnamed as before. One name always
+ * stands for one text, on every connection.
+ */
+class StatementNames {
+  static readonly MAX_NAMED = 500;
+  private names = new Map<string, string>();
+  private seen = new Set<string>();
+
+  for(text: string): string | undefined {
+    const name = this.names.get(text);
+    if (name || this.names.size >= StatementNames.MAX_NAMED) return name;
+    if (!this.seen.has(text)) {
+      if (this.seen.size < 10 * StatementNames.MAX_NAMED) this.seen.add(text);
+      return undefined;
+    }
+    const fresh = `s${this.names.size + 1}`;
+    this.names.set(text, fresh);
+    return fresh;
+  }
+}
+
 class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly stats = { queries: 0 };
+  private names = new StatementNames();
+  private statement(text: string, values: unknown[]): pg.QueryConfig {
+    return { name: this.names.for(text), text, values };
+  }
   constructor(
     private pool: pg.Pool,
     onConnectionError: (error: Error) => void,
@@ -177,7 +206,7 @@ class PostgresDatabase implements Database {
 
   async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
     this.stats.queries++;
-    const result = await retryConflicts(() => this.pool.query(text, params));
+    const result = await retryConflicts(() => this.pool.query(this.statement(text, params)));
     return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
   }
 
@@ -204,7 +233,7 @@ class PostgresDatabase implements Database {
       },
       query: async <R>(text: string, params: unknown[] = []) => {
         this.stats.queries++;
-        const result = await client.query(text, params);
+        const result = await client.query(this.statement(text, params));
         return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
       },
     };
