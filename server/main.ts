@@ -68,7 +68,10 @@ async function serve(announce: boolean) {
   const db = await open();
   const keys = await prepare(db);
   const app = await buildApp({ db, config, keys }, { logger: { level: config.logLevel } });
-  const stopMaintenance = startMaintenance(db, { log: (message) => app.log.warn(message) });
+  const stopMaintenance = startMaintenance(db, {
+    log: (message) => app.log.warn(message),
+    onStep: (step) => app.log.info({ sql: step.sql, ms: Math.round(step.ms) }, 'database maintenance step'),
+  });
 
   let closing = false;
   let dbClosing = false;
