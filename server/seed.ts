@@ -20,7 +20,7 @@ export async function seedFirstRun(db: Database, config: ServerConfig): Promise<
 
     const generatedPassword = config.adminPassword ? undefined : randomAlphanumeric(20);
     const password = config.adminPassword ?? generatedPassword!;
-    const passwordHash = await bcrypt.hash(password, { cost: 10 });
+    const passwordHash = await bcrypt.hash(password, 10);
 
     await tx.query(
       `INSERT INTO companies (id, name, display_name, description, type, parent, ancestors)

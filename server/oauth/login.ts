@@ -64,7 +64,7 @@ let dummyHash: Promise<string> | undefined;
  * comparison too, so timing does not reveal who exists.
  */
 async function passwordMatches(user: KnownUser | undefined, password: string): Promise<boolean> {
-  dummyHash ??= bcrypt.hash(crypto.randomBytes(16).toString('hex'), { cost: 10 });
+  dummyHash ??= bcrypt.hash(crypto.randomBytes(16).toString('hex'), 10);
   const hash = user?.passwordHash ?? (await dummyHash);
   let matches = false;
   try {
