@@ -13,7 +13,6 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { buildApp } from '../server/app.js';
 import type { ServerConfig } from '../server/config.js';
 import type { AppContext } from '../server/context.js';
@@ -24,6 +23,7 @@ import { createGrant, issueTokens } from '../server/oauth/tokens.js';
 import { rebuildUserSlices } from '../server/api/userSlices.js';
 import { maintainTables, startMaintenance, type MaintenanceStep } from '../server/db/maintenance.js';
 import { bundleReport } from './bundle.js';
+import { throwAwayDatabase } from '../tests/server/program.js';
 
 const args = process.argv.slice(2);
 const large = args.includes('--large');
@@ -176,28 +176,9 @@ async function planReads(query: Database['query'], statement: Recorded): Promise
   return reads.filter((read) => /users_(?!counts|slices)|seq users/.test(read)).join('+');
 }
 
-/** On PostgreSQL, a database of its own on the server at DATABASE_URL, so that its tables start without statistics. */
-async function freshPostgres(url: string) {
-  const name = `iam_bench_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const fresh = new URL(url);
-  fresh.pathname = `/${name}`;
-  return {
-    url: fresh.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
-
 async function main() {
-  const fresh = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : undefined;
+  // on PostgreSQL, a database of its own, so that its tables start without statistics
+  const fresh = process.env.DATABASE_URL ? await throwAwayDatabase(process.env.DATABASE_URL, 'iam_bench') : undefined;
   const databaseUrl = fresh?.url;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iam-bench-'));
   const config: ServerConfig = {

@@ -1,45 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
+import { freePort, throwAwayDatabase } from '../../tests/server/program.js';
 
 /** Child processes of the load test (the server, the hello-world yardstick) and their figures. */
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 const monitor = pathToFileURL(path.join(root, 'bench/load/eventLoopMonitor.mjs')).href;
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
-/** A fresh database on the PostgreSQL server of `serverUrl`, as tests/server/helpers.ts startServer makes one. */
-export async function createDatabase(serverUrl: string) {
-  const name = `iam_load_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
+/** A fresh database on the PostgreSQL server of `serverUrl` (dropped by its drop()). */
+export const createDatabase = (serverUrl: string) => throwAwayDatabase(serverUrl, 'iam_load');
 
 export interface Child {
   process: ChildProcess;

@@ -1,6 +1,4 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
-import pg from 'pg';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { inject } from 'vitest';
 import { buildApp } from '../../server/app.js';
@@ -10,6 +8,7 @@ import { openDatabase, type Database } from '../../server/db/index.js';
 import { loadSigningKeys, type SigningKeys } from '../../server/keys.js';
 import { seedFirstRun } from '../../server/seed.js';
 import { createGrant, grantedScopes, isAdministrator, issueTokens } from '../../server/oauth/tokens.js';
+import { throwAwayDatabase } from './program.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'correct horse battery staple';
@@ -33,22 +32,7 @@ export interface TestServer {
 export async function startServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
   let databaseUrl: string | undefined;
   let dropDatabase = async () => {};
-  if (process.env.DATABASE_URL) {
-    const name = `iam_test_${crypto.randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    };
-  }
+  if (process.env.DATABASE_URL) ({ url: databaseUrl, drop: dropDatabase } = await throwAwayDatabase());
   const db = await openDatabase({ databaseUrl, loadDataDir: pgliteDump() });
   const server = await serverOn(db, { databaseUrl, ...overrides });
   return {

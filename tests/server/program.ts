@@ -11,7 +11,7 @@ import pg from 'pg';
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.on('error', reject);
@@ -88,13 +88,16 @@ export async function stopProgram(program: Program, signal: NodeJS.Signals = 'SI
 }
 
 /**
- * A fresh database on the PostgreSQL server at DATABASE_URL for programs to share (and outlive):
- * its URL, and drop() (which ends any connection still open to it).
+ * A fresh database on the PostgreSQL server at `server` (DATABASE_URL by default) for servers and
+ * programs to share (and outlive): its URL, and drop() (which ends any connection still open to it).
+ * Tests and benchmarks (bench/) make theirs here.
  */
-export async function throwAwayDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const server = process.env.DATABASE_URL;
+export async function throwAwayDatabase(
+  server = process.env.DATABASE_URL,
+  prefix = 'iam_test',
+): Promise<{ url: string; drop(): Promise<void> }> {
   if (!server) throw new Error('throwAwayDatabase needs DATABASE_URL');
-  const name = `iam_test_${crypto.randomBytes(6).toString('hex')}`;
+  const name = `${prefix}_${crypto.randomBytes(6).toString('hex')}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: server });
     await client.connect();

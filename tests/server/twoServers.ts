@@ -1,10 +1,9 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { openDatabase, type Database } from '../../server/db/index.js';
 import { pgliteDump } from './helpers.js';
+import { throwAwayDatabase } from './program.js';
 
 
 /**
@@ -20,20 +19,8 @@ export interface SharedDatabase {
 
 export async function sharedDatabase(): Promise<SharedDatabase> {
   if (process.env.DATABASE_URL) {
-    const name = `iam_test_${crypto.randomBytes(6).toString('hex')}`;
-    const admin = async (sql: string) => {
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await client.connect();
-      await client.query(sql);
-      await client.end();
-    };
-    await admin(`CREATE DATABASE ${name}`);
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${name}`;
-    return {
-      open: () => openDatabase({ databaseUrl: url.toString() }),
-      drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-    };
+    const { url, drop } = await throwAwayDatabase();
+    return { open: () => openDatabase({ databaseUrl: url }), drop };
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'iam-test-shared-'));
   let first = true;
