@@ -90,7 +90,8 @@ class PgliteDatabase implements Database {
     unlock: () => void,
     onFatal: (error: Error) => void,
   ) {
-    const worker = new Worker(new URL('./pgliteWorker.mjs', import.meta.url), { workerData });
+    // execArgv: the worker is plain JavaScript: the server's loaders (tsx) need not start again in it
+    const worker = new Worker(new URL('./pgliteWorker.mjs', import.meta.url), { workerData, execArgv: [] });
     const ready = await new Promise<{ ready: boolean; error?: { message: string } }>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
@@ -240,7 +241,13 @@ class PostgresDatabase implements Database {
     try {
       await client.query('BEGIN');
       const value = await fn(tx);
-      await client.query('COMMIT');
+      try {
+        await client.query('COMMIT');
+      } catch (error) {
+        // a connection lost during COMMIT leaves its outcome unknown: never run the transaction again
+        if (/^57P0/.test((error as { code?: string }).code ?? '')) throw new Error(`database connection lost during COMMIT: ${(error as Error).message}`);
+        throw error;
+      }
       return value;
     } catch (error) {
       if (!lost) await client.query('ROLLBACK').catch(() => undefined);
@@ -264,13 +271,25 @@ class PostgresDatabase implements Database {
  * Maintained counts and slices make such waits possible when two writes touch the same rows in
  * opposite orders (a delete and a recover at the same moment).
  */
+const RETRIED = new Set([
+  '40P01', // deadlock_detected
+  '40001', // serialization_failure
+  // The connection's backend was ended (pg_terminate_backend, a restart or failover, another
+  // backend's crash) while idle in the pool or during the statement: the statement was not carried
+  // out, or was rolled back with its transaction, so it runs again on another connection. (A pooled
+  // connection whose end the pool has not noticed yet is handed out and fails this way.)
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+]);
+
 async function retryConflicts<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw error;
+      const code = (error as { code?: string }).code ?? '';
+      if (attempt >= 3 || !RETRIED.has(code)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
     }
   }

@@ -43,6 +43,24 @@ describe.skipIf(!process.env.DATABASE_URL)('PostgreSQL connections lost under th
     }
   });
 
+  it('runs a statement again on a new connection when its backend was ended under it (admin_shutdown)', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      // the first call ends its own backend mid-statement (nextval is not rolled back); a second runs through
+      await server.db.exec(`CREATE SEQUENCE ended_once;
+        CREATE FUNCTION end_backend_once() RETURNS text LANGUAGE plpgsql AS $$
+        BEGIN
+          IF nextval('ended_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(1); END IF;
+          RETURN 'done';
+        END $$;`);
+      const { rows } = await server.db.query<{ result: string }>('SELECT end_backend_once() AS result');
+      expect(rows).toEqual([{ result: 'done' }]);
+      expect((await server.db.query<{ n: number }>(`SELECT last_value::int AS n FROM ended_once`)).rows[0].n).toBe(2);
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
   it('fails a transaction whose connection is lost between two statements, and hands out a sound one next', async () => {
     const attempt = server.db.transaction(async (tx) => {
       await tx.query(`INSERT INTO companies (id, name, display_name, type, parent, ancestors) VALUES ('lost-tx', 'lost-tx', 'x', 'customer', 'root', ARRAY['root', 'lost-tx'])`);

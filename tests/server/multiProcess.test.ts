@@ -449,7 +449,11 @@ async function sigtermUnderLoad(program: Program, dataDir: string, env: NodeJS.P
   }
 }
 
-/** The pids of the running children of `pid` (Linux /proc; none elsewhere). */
+/**
+ * The pids of the running server processes `pid` started (Linux /proc; none elsewhere): children
+ * running server/main.ts, the cluster's workers. Other children (tsx's esbuild service, one per
+ * thread that loads TypeScript) are not server processes.
+ */
 function childPids(pid: number): number[] {
   if (!fs.existsSync('/proc/self/stat')) return [];
   const children: number[] = [];
@@ -459,7 +463,8 @@ function childPids(pid: number): number[] {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'
       const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(ppid) === pid && state !== 'Z') children.push(Number(entry));
+      if (Number(ppid) !== pid || state === 'Z') continue;
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('server/main.ts')) children.push(Number(entry));
     } catch {
       // gone meanwhile
     }
