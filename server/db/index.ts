@@ -58,6 +58,8 @@ class PgliteDatabase implements Database {
   private nextId = 1;
   /** Set once the worker is gone: every later call fails with it. */
   private stopped: Error | undefined;
+  /** close() was asked for: the worker's end is expected, not fatal. */
+  private closing = false;
 
   /** @param unlock releases the DATA_DIR lock (data folder only), once the database is closed */
   private constructor(
@@ -82,8 +84,6 @@ class PgliteDatabase implements Database {
     worker.on('error', (error) => stop(new Error(`embedded database stopped: ${error.message}`)));
     worker.on('exit', (code) => stop(new Error(`embedded database stopped (worker exit code ${code})`)));
   }
-
-  private closing = false;
 
   static async start(
     workerData: { dataDir?: string; loadDataDir?: Blob; sync: boolean },
@@ -163,38 +163,9 @@ class PgliteDatabase implements Database {
   }
 }
 
-/**
- * Names for the statements the server sends again and again, so that each connection parses them
- * once (a prepared statement) instead of on every call: for small statements parsing is a good part
- * of PostgreSQL's work. A text gets a name the second time it is seen; at most MAX_NAMED texts are
- * named (list statements vary with their filters), the rest go unnamed as before. One name always
- * stands for one text, on every connection.
- */
-class StatementNames {
-  static readonly MAX_NAMED = 500;
-  private names = new Map<string, string>();
-  private seen = new Set<string>();
-
-  for(text: string): string | undefined {
-    const name = this.names.get(text);
-    if (name || this.names.size >= StatementNames.MAX_NAMED) return name;
-    if (!this.seen.has(text)) {
-      if (this.seen.size < 10 * StatementNames.MAX_NAMED) this.seen.add(text);
-      return undefined;
-    }
-    const fresh = `s${this.names.size + 1}`;
-    this.names.set(text, fresh);
-    return fresh;
-  }
-}
-
 class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly stats = { queries: 0 };
-  private names = new StatementNames();
-  private statement(text: string, values: unknown[]): pg.QueryConfig {
-    return { name: this.names.for(text), text, values };
-  }
   constructor(
     private pool: pg.Pool,
     onConnectionError: (error: Error) => void,
@@ -207,7 +178,7 @@ class PostgresDatabase implements Database {
 
   async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
     this.stats.queries++;
-    const result = await retryConflicts(() => this.pool.query(this.statement(text, params)));
+    const result = await retryConflicts(() => this.pool.query(text, params));
     return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
   }
 
@@ -234,7 +205,7 @@ class PostgresDatabase implements Database {
       },
       query: async <R>(text: string, params: unknown[] = []) => {
         this.stats.queries++;
-        const result = await client.query(this.statement(text, params));
+        const result = await client.query(text, params);
         return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
       },
     };

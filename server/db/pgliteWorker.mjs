@@ -42,13 +42,13 @@ function syncTree(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) syncTree(full);
-    else if (entry.isFile()) syncFile(full, 'r');
+    else if (entry.isFile()) syncFile(full);
   }
-  syncFile(dir, 'r');
+  syncFile(dir);
 }
 
-function syncFile(file, flags) {
-  const fd = fs.openSync(file, flags);
+function syncFile(file) {
+  const fd = fs.openSync(file, 'r');
   try {
     fs.fsyncSync(fd);
   } finally {
