@@ -92,6 +92,8 @@ export async function maintainTables(
   const step = async (sql: string, run: () => Promise<unknown>) => {
     if (stopped()) return;
     if (steps.length) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    // a stop asked for during the pause: no new step starts
+    if (stopped()) return;
     const started = performance.now();
     await run();
     steps.push({ sql, ms: performance.now() - started });
