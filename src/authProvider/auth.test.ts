@@ -7,6 +7,7 @@ import { authProvider } from './authProvider';
 import { browser } from './browser';
 import { handleCallback, StateMismatchError } from './callback';
 import { codeChallenge, OAUTH_KEYS, prepareAuthorizationRequest } from './pkce';
+import { signOut } from './signOut';
 import { COOKIE_NAMES, readValidTokenCookie, writeRememberCookies } from './tokenCookie';
 
 const token = {
@@ -135,6 +136,51 @@ describe('callback', () => {
     const { requests } = providerAnswers();
     expect(await handleCallback('')).toEqual({ kind: 'idle' });
     expect(requests).toHaveLength(0);
+  });
+});
+
+describe('sign-ins that cannot go on (docs/CONSOLE.md "Callback")', () => {
+  const remembered = () =>
+    vi.spyOn(Cookies, 'get').mockReturnValue(JSON.stringify({ ...token, expires_at: Date.now() + 60_000 }) as never);
+  const removedCookies = (remove: { mock: { calls: unknown[][] } }) => remove.mock.calls.map(([name]) => String(name)).sort();
+
+  it('removes all three remember cookies when the API refuses the remembered token (401) and says so', async () => {
+    const { requests } = mockFetch(() => ({ status: 401, json: { statusCode: 401, error: 'Unauthorized', message: 'token revoked' } }));
+    remembered();
+    const remove = vi.spyOn(Cookies, 'remove');
+    expect(await handleCallback('')).toEqual({ kind: 'expired' });
+    expect(requests.map((request) => request.url)).toEqual(['/api/companys/root']);
+    expect(removedCookies(remove)).toEqual([COOKIE_NAMES.email, COOKIE_NAMES.remember, COOKIE_NAMES.token].sort());
+    expect(getSession()).toEqual({});
+  });
+
+  it('also removes a remembered sign-in that fails otherwise, so that /login does not try it again', async () => {
+    mockFetch(() => ({ status: 500, json: { statusCode: 500, error: 'Internal Server Error', message: 'boom' } }));
+    remembered();
+    const remove = vi.spyOn(Cookies, 'remove');
+    await expect(handleCallback('')).rejects.toMatchObject({ status: 500 });
+    expect(removedCookies(remove)).toEqual([COOKIE_NAMES.email, COOKIE_NAMES.remember, COOKIE_NAMES.token].sort());
+  });
+
+  it('tells a person without administrator rights (403) which company, keeps nothing and no cookie', async () => {
+    mockFetch((request) => {
+      if (request.url === '/oauth/token') return { json: { ...token, scope: 'openid username email' } };
+      return { status: 403, json: { statusCode: 403, error: 'Forbidden', message: 'the user:admin scope is required' } };
+    });
+    const set = vi.spyOn(Cookies, 'set');
+    const { state } = await prepareAuthorizationRequest();
+    sessionStorage.setItem(OAUTH_KEYS.remember, 'true');
+    expect(await handleCallback(`?code=c-na&state=${state}`)).toEqual({ kind: 'notAdministrator', company: 'root', idToken: 'id' });
+    expect(getSession()).toEqual({});
+    expect(set).not.toHaveBeenCalled();
+    expect(sessionStorage.getItem(OAUTH_KEYS.verifier)).toBeNull();
+  });
+
+  it('signs out with the ID token it is given when the session has none', async () => {
+    const { requests } = mockFetch(() => ({ status: 200 }));
+    await signOut('given.id.token');
+    expect(requests).toHaveLength(1);
+    expect(new URLSearchParams(requests[0].body).get('id_token_hint')).toBe('given.id.token');
   });
 });
 

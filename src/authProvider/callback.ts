@@ -3,15 +3,19 @@
  * then build the session (user, token, client, company and domain) and the remember-me cookies.
  */
 import { config, redirectUri } from '../config';
-import { httpClient } from '../http/httpClient';
+import { HttpError, httpClient } from '../http/httpClient';
 import { updateSession, type Company, type Domain } from '../session/session';
 import { clearAuthorizationRequest, OAUTH_KEYS } from './pkce';
-import { readValidTokenCookie, writeRememberCookies } from './tokenCookie';
+import { readValidTokenCookie, removeTokenCookies, writeRememberCookies } from './tokenCookie';
 import type { TokenResponse } from './types';
 
 export type CallbackResult =
   | { kind: 'signedIn'; next: string }
   | { kind: 'denied'; error: string }
+  /** The remembered token was refused (401); its cookies are gone. */
+  | { kind: 'expired' }
+  /** Signed in, but without administrator rights in `company`; `idToken` lets sign-out end that sign-in. */
+  | { kind: 'notAdministrator'; company: string; idToken?: string }
   | { kind: 'idle' };
 
 export class StateMismatchError extends Error {
@@ -35,7 +39,16 @@ export function handleCallback(search: string): Promise<CallbackResult> {
   if (!code) {
     const stored = readValidTokenCookie();
     if (!stored) return Promise.resolve({ kind: 'idle' });
-    return establishSession(stored).then(() => ({ kind: 'signedIn', next: takeReturnTo() }));
+    return establishSession(stored).then(
+      () => ({ kind: 'signedIn', next: takeReturnTo() }),
+      (error: unknown) => {
+        // A remembered sign-in that failed is never tried again: /login would send the person
+        // straight back here (docs/CONSOLE.md "Callback").
+        removeTokenCookies();
+        if (error instanceof HttpError && error.status === 401) return { kind: 'expired' };
+        return notAdministrator(error, stored);
+      },
+    );
   }
   let exchange = exchanges.get(code);
   if (!exchange) {
@@ -69,7 +82,12 @@ async function exchangeCode(code: string, state: string | null): Promise<Callbac
 
   const remember = sessionStorage.getItem(OAUTH_KEYS.remember) === 'true';
   const email = sessionStorage.getItem(OAUTH_KEYS.email) ?? token.user?.email ?? '';
-  await establishSession(token);
+  try {
+    await establishSession(token);
+  } catch (error) {
+    clearAuthorizationRequest();
+    return notAdministrator(error, token);
+  }
   if (remember) writeRememberCookies(token, email);
   clearAuthorizationRequest();
   return { kind: 'signedIn', next: takeReturnTo() };
@@ -95,6 +113,17 @@ async function establishSession(token: TokenResponse): Promise<void> {
     // kept for sign-out: the provider's end-session endpoint takes it as id_token_hint
     idToken: token.id_token,
   });
+}
+
+/**
+ * docs/CONSOLE.md "Callback": someone who is not an administrator gets no user:admin scope and
+ * the API answers 403 to the session reads. Other failures go on to /error.
+ */
+function notAdministrator(error: unknown, token: TokenResponse): CallbackResult {
+  if (error instanceof HttpError && error.status === 403) {
+    return { kind: 'notAdministrator', company: token.client.companyId, idToken: token.id_token };
+  }
+  throw error;
 }
 
 /** Where checkAuth found the user going; only same-origin paths are honoured. */

@@ -9,9 +9,10 @@ const END_SESSION_TIMEOUT_MS = 5000;
  * Ends the console session: first at the provider (its end-session endpoint with the ID token as
  * id_token_hint revokes the sign-in, so the access token stops working at once), then here: the
  * session storage keys and the remember-me cookies go whatever the provider answered.
+ * `idTokenHint` names a sign-in that never became a session (one without administrator rights).
  */
-export async function signOut(): Promise<void> {
-  const idToken = getSession().idToken ?? readValidTokenCookie()?.id_token;
+export async function signOut(idTokenHint?: string): Promise<void> {
+  const idToken = idTokenHint ?? getSession().idToken ?? readValidTokenCookie()?.id_token;
   clearSession();
   removeTokenCookies();
   if (!idToken) return;

@@ -15,12 +15,21 @@ export const signInMessages = {
     signupPrompt: "Don't have an account?",
     signup: 'Signup',
     redirecting: 'Signing you in…',
+    // Why the form is shown again: /login?reason=<code>; only these codes are shown (docs/CONSOLE.md "Sign-in form").
+    reason: {
+      expired: 'Your remembered sign-in is no longer valid. Sign in again.',
+    },
   },
   callback: {
     logging: 'Logging.....',
     loggedIn: 'Logged In.',
     message: 'Message: %{error}',
     login: 'LogIn',
+    notAdministrator: {
+      title: 'Not an administrator',
+      text: 'Your account is not an administrator of company %{company}.',
+      switchUser: 'Sign in as someone else',
+    },
   },
   logout: {
     question: 'Do you want to logout now?',

@@ -1,13 +1,20 @@
 import { useEffect, useState } from 'react';
 import { browser } from '../authProvider/browser';
 import { handleCallback } from '../authProvider/callback';
+import { signOut } from '../authProvider/signOut';
 import { translate } from '../i18n/translate';
 
-type View = { kind: 'logging' } | { kind: 'loggedIn' } | { kind: 'denied'; error: string } | { kind: 'idle' };
+type View =
+  | { kind: 'logging' }
+  | { kind: 'loggedIn' }
+  | { kind: 'denied'; error: string }
+  | { kind: 'notAdministrator'; company: string; idToken?: string }
+  | { kind: 'idle' };
 
 /** SPEC 2.3: 'Logging.....', then 'Logged In.' and the dashboard; an ?error shows its message. */
 export default function Callback() {
   const [view, setView] = useState<View>({ kind: 'logging' });
+  const [leaving, setLeaving] = useState(false);
 
   useEffect(() => {
     let active = true;
@@ -17,6 +24,9 @@ export default function Callback() {
         if (result.kind === 'signedIn') {
           setView({ kind: 'loggedIn' });
           browser.replace(result.next);
+        } else if (result.kind === 'expired') {
+          // a fixed reason code, never text: /login maps it to its sentence (docs/CONSOLE.md "Sign-in form")
+          browser.replace('/login?reason=expired');
         } else {
           setView(result);
         }
@@ -30,6 +40,24 @@ export default function Callback() {
       active = false;
     };
   }, []);
+
+  if (view.kind === 'notAdministrator') {
+    // Shown here, not on /login: the company comes from the token response, never from the address.
+    const signInAsSomeoneElse = async () => {
+      setLeaving(true);
+      await signOut(view.idToken);
+      browser.assign('/login');
+    };
+    return (
+      <main className="plain-page">
+        <h1>{translate('iam.callback.notAdministrator.title')}</h1>
+        <p className="plain-page__error">{translate('iam.callback.notAdministrator.text', { company: view.company })}</p>
+        <button className="plain-button" type="button" onClick={signInAsSomeoneElse} disabled={leaving} aria-busy={leaving}>
+          {translate('iam.callback.notAdministrator.switchUser')}
+        </button>
+      </main>
+    );
+  }
 
   return (
     <main className="plain-page" aria-live="polite">

@@ -8,12 +8,24 @@ import { isTokenExpired } from '../authProvider/tokenExpiry';
 import { getSession } from '../session/session';
 
 /**
+ * Why the form is shown again (/login?reason=<code>): only these fixed codes are shown, each as its
+ * own sentence, so a link cannot put words on this page (docs/CONSOLE.md "Sign-in form").
+ */
+const REASONS: Record<string, string> = { expired: 'iam.login.reason.expired' };
+
+function reasonMessage(): string | undefined {
+  const code = new URLSearchParams(window.location.search).get('reason') ?? '';
+  return Object.hasOwn(REASONS, code) ? translate(REASONS[code]) : undefined;
+}
+
+/**
  * SPEC 2.2: the sign-in form posts natively to the authorization server's login endpoint, which
  * answers with a redirect to /callback. No react-admin or MUI here: this page must stay small.
  */
 export default function Login() {
   const [request, setRequest] = useState<AuthorizationRequest>();
   const [resuming, setResuming] = useState(false);
+  const [reason] = useState(reasonMessage);
 
   useEffect(() => {
     const { accessToken } = getSession();
@@ -22,8 +34,9 @@ export default function Login() {
       browser.replace('/dashboard');
       return;
     }
-    // A remembered, unexpired token signs in without the form; an expired one is removed.
-    if (readValidTokenCookie()) {
+    // A remembered, unexpired token signs in without the form; an expired one is removed. Not when
+    // the form is shown with a reason: a remembered sign-in just failed and is not tried again.
+    if (!reason && readValidTokenCookie()) {
       setResuming(true);
       browser.replace('/callback');
       return;
@@ -35,7 +48,7 @@ export default function Login() {
     return () => {
       cancelled = true;
     };
-  }, []);
+  }, [reason]);
 
   const rememberChoice = (event: FormEvent<HTMLFormElement>) => {
     const form = new FormData(event.currentTarget);
@@ -54,6 +67,7 @@ export default function Login() {
   return (
     <main className="plain-page plain-page--form">
       <h1>{translate('iam.login.title')}</h1>
+      {reason && <p className="plain-page__error">{reason}</p>}
       <form className="login-form" method="post" action={`${config.authServer}/login`} onSubmit={rememberChoice}>
         <label htmlFor="login-email">{translate('iam.login.email')}</label>
         {/* text, not email: the field also takes a username, and type=email refuses or punycodes internationalized addresses */}

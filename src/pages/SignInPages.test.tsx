@@ -8,6 +8,7 @@ import { COOKIE_NAMES } from '../authProvider/tokenCookie';
 import { clearSession, getSession, updateSession } from '../session/session';
 import { mockFetch } from '../test/fetchMock';
 import Callback from './Callback';
+import ErrorPage from './ErrorPage';
 import Login from './Login';
 import Logout from './Logout';
 import NotFound from './NotFound';
@@ -88,6 +89,28 @@ describe('login page', () => {
   });
 });
 
+describe('login page: why the form is shown again (docs/CONSOLE.md "Sign-in form")', () => {
+  it('says a remembered sign-in is no longer valid, and does not try the remembered token again', async () => {
+    vi.spyOn(Cookies, 'get').mockReturnValue(
+      JSON.stringify({ access_token: 'a.b.c', expires_at: Date.now() + 60_000 }) as never,
+    );
+    window.history.replaceState(null, '', '/login?reason=expired');
+    render(<Login />);
+    expect(await screen.findByText('Your remembered sign-in is no longer valid. Sign in again.')).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    expect(replace).not.toHaveBeenCalled();
+  });
+
+  it.each(['nope', 'constructor', '__proto__', 'toString', '<b>Call 555</b>', ''])('shows nothing for the unknown reason %j', async (reason) => {
+    window.history.replaceState(null, '', `/login?reason=${encodeURIComponent(reason)}`);
+    const { container } = render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    expect(container.querySelector('.plain-page__error')).toBeNull();
+    expect(container.textContent).not.toContain(reason || 'iam.');
+    expect(container.textContent).not.toContain('iam.');
+  });
+});
+
 describe('callback page', () => {
   it('shows the error message and a LogIn button back to /login', async () => {
     window.history.replaceState(null, '', '/callback?error=access_denied&error_description=Bad+credentials&state=x');
@@ -129,6 +152,61 @@ describe('callback page', () => {
     window.history.replaceState(null, '', '/callback?code=c10&state=s1');
     render(<Callback />);
     await waitFor(() => expect(replace).toHaveBeenCalledWith('/error'));
+  });
+});
+
+describe('callback page: sign-ins that cannot go on (docs/CONSOLE.md "Callback")', () => {
+  const tokenResponse = {
+    access_token: 'x.e30.y',
+    token_type: 'Bearer',
+    expires_in: 3600,
+    scope: 'openid username email',
+    id_token: 'the.id.token',
+    user: { displayName: 'Bea', email: 'bea@example.com' },
+    client: { client_id: 'iam-console', companyId: 'acme', domain: 'default' },
+  };
+
+  it('goes back to the sign-in form with a reason when the remembered token is refused (401)', async () => {
+    const remove = vi.spyOn(Cookies, 'remove');
+    vi.spyOn(Cookies, 'get').mockReturnValue(JSON.stringify({ ...tokenResponse, expires_at: Date.now() + 60_000 }) as never);
+    mockFetch(() => ({ status: 401, json: { statusCode: 401, error: 'Unauthorized', message: 'revoked' } }));
+    window.history.replaceState(null, '', '/callback');
+    render(<Callback />);
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/login?reason=expired'));
+    expect(remove.mock.calls.map(([name]) => name).sort()).toEqual([COOKIE_NAMES.email, COOKIE_NAMES.remember, COOKIE_NAMES.token].sort());
+  });
+
+  it('tells a non-administrator which company, and signs out properly to sign in as someone else', async () => {
+    sessionStorage.setItem(OAUTH_KEYS.state, 's1');
+    sessionStorage.setItem(OAUTH_KEYS.verifier, 'v'.repeat(43));
+    const { requests } = mockFetch((request) => {
+      if (request.url === '/oauth/token') return { json: tokenResponse };
+      if (request.url === '/oauth/logout') return { status: 200 };
+      return { status: 403, json: { statusCode: 403, error: 'Forbidden', message: 'the user:admin scope is required' } };
+    });
+    window.history.replaceState(null, '', '/callback?code=c-na&state=s1');
+    render(<Callback />);
+    expect(await screen.findByText('Your account is not an administrator of company acme.')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Not an administrator' })).toBeInTheDocument();
+    expect(replace).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByRole('button', { name: 'Sign in as someone else' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/login'));
+    const logout = requests.find((request) => request.url === '/oauth/logout');
+    expect(new URLSearchParams(logout?.body).get('id_token_hint')).toBe('the.id.token');
+    expect(getSession()).toEqual({});
+  });
+});
+
+describe('error page', () => {
+  it('Back to sign-in clears the session and the remember cookies before going to the form', async () => {
+    mockFetch(() => ({ status: 200 }));
+    const remove = vi.spyOn(Cookies, 'remove');
+    updateSession({ accessToken: 'x.e30.y', idToken: 'the.id.token' });
+    render(<ErrorPage />);
+    await userEvent.click(screen.getByRole('button', { name: 'Back to sign-in' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/login'));
+    expect(getSession()).toEqual({});
+    expect(remove).toHaveBeenCalledWith(COOKIE_NAMES.token, expect.anything());
   });
 });
 
