@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound, uniqueAs } from '../errors.js';
 import { ADMIN_GROUP } from '../oauth/tokens.js';
+import { keepingAnAdministrator } from './administrators.js';
 import { listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { email, errorResponses, id, idList, optionalText, params, requiredText, status } from './schemas.js';
@@ -87,7 +88,30 @@ function distinct(ids: string[]): string[] {
   return unique;
 }
 
-const keepsAdministrators = () => badRequest(`${ADMIN_GROUP}: this group makes administrators and cannot be deleted`);
+// 409, like every refusal that would leave a domain without administrators (administrators.ts)
+const keepsAdministrators = () =>
+  new HttpError(409, `${ADMIN_GROUP}: this group makes the domain's administrators and cannot be deleted or purged`);
+
+async function updateGroups(db: Queryable, companyId: string, domainId: string, patches: GroupPatch[]): Promise<Group[]> {
+  const current = await getGroups(db, companyId, domainId, distinct(patches.map((patch) => patch.id)));
+  const updated: Group[] = [];
+  for (const [i, patch] of patches.entries()) {
+    const next = { ...current[i], ...patch };
+    if (patch.id === ADMIN_GROUP && next.status === 'deleted') throw keepsAdministrators();
+    // the name is the id (it is locked in the console's edit form)
+    if (next.name !== current[i].name) throw badRequest(`${patch.id}: name cannot be changed: it is the group id`);
+    const { rows } = await uniqueAs(next.name, () =>
+      db.query<Group>(
+        `UPDATE groups t SET name = $4, display_name = $5, notes = $6, email = $7, status = $8, updated_at = now()
+         WHERE t.company_id = $1 AND t.domain_id = $2 AND t.id = $3
+         RETURNING ${SELECT}`,
+        [companyId, domainId, patch.id, next.name, next.displayName, next.notes ?? '', next.email, next.status],
+      ),
+    );
+    updated.push(rows[0]);
+  }
+  return updated;
+}
 
 /** Every write of a group goes through here (membership writes are in members.ts). */
 export const groups = {
@@ -107,24 +131,11 @@ export const groups = {
 
   /** Changes groups (fields left out keep their value); status deleted is the soft delete, active the recovery. */
   async update(db: Queryable, companyId: string, domainId: string, patches: GroupPatch[]): Promise<Group[]> {
-    const current = await getGroups(db, companyId, domainId, distinct(patches.map((patch) => patch.id)));
-    const updated: Group[] = [];
-    for (const [i, patch] of patches.entries()) {
-      const next = { ...current[i], ...patch };
-      if (patch.id === ADMIN_GROUP && next.status === 'deleted') throw keepsAdministrators();
-      // the name is the id (it is locked in the console's edit form)
-      if (next.name !== current[i].name) throw badRequest(`${patch.id}: name cannot be changed: it is the group id`);
-      const { rows } = await uniqueAs(next.name, () =>
-        db.query<Group>(
-          `UPDATE groups t SET name = $4, display_name = $5, notes = $6, email = $7, status = $8, updated_at = now()
-           WHERE t.company_id = $1 AND t.domain_id = $2 AND t.id = $3
-           RETURNING ${SELECT}`,
-          [companyId, domainId, patch.id, next.name, next.displayName, next.notes ?? '', next.email, next.status],
-        ),
-      );
-      updated.push(rows[0]);
+    // soft-deleting a group inside administrators may take the domain's last administrator away
+    if (patches.some((patch) => patch.status === 'deleted')) {
+      return keepingAnAdministrator(db, companyId, domainId, () => updateGroups(db, companyId, domainId, patches));
     }
-    return updated;
+    return updateGroups(db, companyId, domainId, patches);
   },
 
   /** Purges soft-deleted groups for good: their own member lists and their places in other groups go with them. */

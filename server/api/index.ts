@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { administratorRoutes } from './administrators.js';
 import { apiResourceRoutes } from './apis.js';
 import { applicationRoutes } from './applications.js';
 import { applicationSecretRoutes } from './applicationSecrets.js';
@@ -22,4 +23,5 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(memberRoutes);
   await app.register(applicationSecretRoutes);
   await app.register(groupPermissionRoutes);
+  await app.register(administratorRoutes);
 }

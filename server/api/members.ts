@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
+import { keepingAnAdministrator } from './administrators.js';
 import { getGroups } from './groups.js';
 import { listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
@@ -147,10 +148,13 @@ export const members = {
   async remove(db: Queryable, companyId: string, domainId: string, groupId: string, refs: MemberRef[]): Promise<Member[]> {
     await getGroups(db, companyId, domainId, [groupId]);
     const removed = await findMembers(db, companyId, domainId, groupId, refs);
-    await db.query(
-      `DELETE FROM group_members gm USING unnest($4::text[], $5::text[]) AS m(type, id)
-       WHERE gm.company_id = $1 AND gm.domain_id = $2 AND gm.group_id = $3 AND gm.member_type = m.type AND gm.member_id = m.id`,
-      [companyId, domainId, groupId, removed.map((member) => member.type), removed.map((member) => member.id)],
+    // taking a user or a group out of administrators (or out of a group inside it) may leave none
+    await keepingAnAdministrator(db, companyId, domainId, () =>
+      db.query(
+        `DELETE FROM group_members gm USING unnest($4::text[], $5::text[]) AS m(type, id)
+         WHERE gm.company_id = $1 AND gm.domain_id = $2 AND gm.group_id = $3 AND gm.member_type = m.type AND gm.member_id = m.id`,
+        [companyId, domainId, groupId, removed.map((member) => member.type), removed.map((member) => member.id)],
+      ),
     );
     return removed;
   },

@@ -6,6 +6,7 @@ import { randomAlphanumeric } from '../ids.js';
 import { listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { scheduleSliceRebuild, slicesNeedRebuild } from './userSlices.js';
+import { keepingAnAdministrator } from './administrators.js';
 import { email, errorResponses, id, idList, optionalText, params, requiredText, status } from './schemas.js';
 
 export interface User {
@@ -121,6 +122,39 @@ function distinct(ids: string[]): string[] {
   return unique;
 }
 
+async function updateUsers(db: Queryable, caller: Principal, companyId: string, domainId: string, patches: UserPatch[]): Promise<User[]> {
+  const current = await getUsers(db, companyId, domainId, distinct(patches.map((patch) => patch.id)));
+  const updated: User[] = [];
+  for (const [i, patch] of patches.entries()) {
+    const next = { ...current[i], ...patch };
+    if (next.status === 'deleted' && current[i].status !== 'deleted' && isCaller(caller, companyId, domainId, patch.id)) {
+      throw badRequest(`${patch.id}: you cannot delete yourself`);
+    }
+    if (patch.authVerification !== undefined) checkPassword(patch.authVerification);
+    const { rows } = await uniqueUser(next, () =>
+      db.query<User>(
+        `UPDATE users t SET username = $4, display_name = $5, notes = $6, email = $7, status = $8,
+           password_hash = COALESCE($9, t.password_hash), updated_at = now()
+         WHERE t.company_id = $1 AND t.domain_id = $2 AND t.id = $3
+         RETURNING ${SELECT}`,
+        [companyId, domainId, patch.id, next.username, next.displayName, next.notes ?? '', next.email, next.status, patch.authVerification ?? null],
+      ),
+    );
+    if (patch.authVerification !== undefined) {
+      // A new password ends every sign-in made with the old one (someone else may have known it);
+      // a person changing their own password keeps only the session they are doing it from.
+      const keep = isCaller(caller, companyId, domainId, patch.id) ? caller.grantId : null;
+      await db.query(
+        `UPDATE oauth_grants SET revoked_at = now()
+         WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL AND id IS DISTINCT FROM $4`,
+        [companyId, domainId, patch.id, keep],
+      );
+    }
+    updated.push(rows[0]);
+  }
+  return updated;
+}
+
 /** Every write of a user goes through here. */
 export const users = {
   async create(db: Queryable, companyId: string, domainId: string, body: UserBody): Promise<User> {
@@ -143,36 +177,11 @@ export const users = {
    * when run inside one transaction.
    */
   async update(db: Queryable, caller: Principal, companyId: string, domainId: string, patches: UserPatch[]): Promise<User[]> {
-    const current = await getUsers(db, companyId, domainId, distinct(patches.map((patch) => patch.id)));
-    const updated: User[] = [];
-    for (const [i, patch] of patches.entries()) {
-      const next = { ...current[i], ...patch };
-      if (next.status === 'deleted' && current[i].status !== 'deleted' && isCaller(caller, companyId, domainId, patch.id)) {
-        throw badRequest(`${patch.id}: you cannot delete yourself`);
-      }
-      if (patch.authVerification !== undefined) checkPassword(patch.authVerification);
-      const { rows } = await uniqueUser(next, () =>
-        db.query<User>(
-          `UPDATE users t SET username = $4, display_name = $5, notes = $6, email = $7, status = $8,
-             password_hash = COALESCE($9, t.password_hash), updated_at = now()
-           WHERE t.company_id = $1 AND t.domain_id = $2 AND t.id = $3
-           RETURNING ${SELECT}`,
-          [companyId, domainId, patch.id, next.username, next.displayName, next.notes ?? '', next.email, next.status, patch.authVerification ?? null],
-        ),
-      );
-      if (patch.authVerification !== undefined) {
-        // A new password ends every sign-in made with the old one (someone else may have known it);
-        // a person changing their own password keeps only the session they are doing it from.
-        const keep = isCaller(caller, companyId, domainId, patch.id) ? caller.grantId : null;
-        await db.query(
-          `UPDATE oauth_grants SET revoked_at = now()
-           WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL AND id IS DISTINCT FROM $4`,
-          [companyId, domainId, patch.id, keep],
-        );
-      }
-      updated.push(rows[0]);
+    // a soft delete may take the domain's last administrator away
+    if (patches.some((patch) => patch.status === 'deleted')) {
+      return keepingAnAdministrator(db, companyId, domainId, () => updateUsers(db, caller, companyId, domainId, patches));
     }
-    return updated;
+    return updateUsers(db, caller, companyId, domainId, patches);
   },
 
   /**

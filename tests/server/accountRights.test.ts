@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bcrypt from 'bcryptjs';
 import { issueTokens, createGrant } from '../../server/oauth/tokens.js';
-import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
+import { addAdministrator, call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
 import { pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
 
 /**
@@ -63,9 +63,13 @@ const grantLive = async (accessToken: string) => {
   return rows[0]?.live === true;
 };
 
-/** Sets up a tenant whose administrator `boss` has signed in for real: the token and refresh work. */
+/**
+ * Sets up a tenant whose administrator `boss` has signed in for real: the token and refresh work.
+ * A second administrator, `deputy`, lets boss lose the right (the last one cannot: lastAdministrator.test.ts).
+ */
 async function signedInTenant(companyId: string) {
   const tenant = await createTenant(server, companyId);
+  await addAdministrator(server, tenant, 'deputy');
   const session = await signIn(tenant, 'boss');
   expect(await apiStatus(tenant, session.access)).toBe(200);
   return { tenant, session };

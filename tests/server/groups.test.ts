@@ -108,10 +108,10 @@ describe('groups', () => {
 
   it('never deletes or purges the administrators group', async () => {
     const soft = await as('PUT', `${base}/administrators`, group('administrators', { status: 'deleted' }));
-    expect(soft.status).toBe(400);
+    expect(soft.status).toBe(409);
     expect(soft.body.message).toContain('administrators');
     const bulk = await as('PUT', base, [{ id: 'pb', status: 'deleted' }, { id: 'administrators', status: 'deleted' }]);
-    expect(bulk.status).toBe(400);
+    expect(bulk.status).toBe(409);
     expect((await as('GET', `${base}/pb`)).body.status).toBe('active');
     // Forced into the deleted state behind the API's back: acme's administrators lose their rights
     // (and their sign-ins) at once; the root administrator still cannot purge the group.
@@ -119,7 +119,7 @@ describe('groups', () => {
     expect((await as('GET', `${base}/pb`)).status).toBe(401);
     const purge = await call(server, server.adminToken, 'DELETE', `${base}/administrators`);
     await server.db.query(`UPDATE groups SET status = 'active' WHERE company_id = 'acme' AND id = 'administrators'`);
-    expect(purge.status).toBe(400);
+    expect(purge.status).toBe(409);
     tenant = { ...tenant, adminToken: await tokenFor(server.ctx, { companyId: 'acme', domainId: 'acme-domain', userId: 'boss' }) };
     expect((await as('GET', `${base}/administrators`)).status).toBe(200);
   });

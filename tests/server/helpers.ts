@@ -152,6 +152,18 @@ export interface Tenant {
  * Creates a company (under `parent`) with a primary domain, an administrators group holding one
  * administrator, and one ordinary user, straight in the database, and signs both users in.
  */
+/** Makes an active user `userId` (email userId@company.example) and puts it in the domain's administrators group. */
+export async function addAdministrator(server: TestServer, tenant: Tenant, userId: string): Promise<void> {
+  await server.db.query(
+    `INSERT INTO users (company_id, domain_id, id, username, display_name, email) VALUES ($1, $2, $3, $3, $3, $3 || '@' || $1 || '.example')`,
+    [tenant.companyId, tenant.domainId, userId],
+  );
+  await server.db.query(
+    `INSERT INTO group_members (company_id, domain_id, group_id, member_type, member_id) VALUES ($1, $2, 'administrators', 'user', $3)`,
+    [tenant.companyId, tenant.domainId, userId],
+  );
+}
+
 export async function createTenant(server: TestServer, companyId: string, parent = 'root', type = 'reseller'): Promise<Tenant> {
   const { db } = server;
   const domainId = `${companyId}-domain`;
