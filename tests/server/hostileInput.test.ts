@@ -257,6 +257,36 @@ describe('an all-optional body may be left out', () => {
   });
 });
 
+describe('GET and DELETE with a JSON content type and no body (what many HTTP clients send)', () => {
+  it('answer on every such route exactly as without the header', async () => {
+    const doc = server.app.swagger() as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
+    const routes = Object.entries(doc.paths).flatMap(([route, methods]) =>
+      Object.entries(methods)
+        .filter(([method, op]) => route.startsWith('/api/') && (method === 'get' || method === 'delete') && !op.requestBody)
+        .map(([method]) => [method.toUpperCase(), fill(route)] as const),
+    );
+    expect(routes.filter(([method]) => method === 'DELETE').length).toBeGreaterThanOrEqual(5);
+    const bearer = { authorization: `Bearer ${server.adminToken}` };
+    for (const [method, url] of routes) {
+      const plain = await inject(method, url, { headers: bearer });
+      const json = await inject(method, url, { headers: { ...bearer, 'content-type': 'application/json' }, payload: '' });
+      expect(json.statusCode, `${method} ${url}: ${json.body}`).toBe(plain.statusCode);
+      expect(json.body).not.toMatch(/Body cannot be empty|body must be/);
+    }
+  });
+
+  it('a real record is deleted that way', async () => {
+    const users = '/api/companys/root/domainNames/default/groups';
+    const headers = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' };
+    const made = await inject('POST', users, { headers, payload: JSON.stringify({ name: 'empty-body', displayName: 'E', email: 'e@example.com', status: 'deleted' }) });
+    expect(made.statusCode, made.body).toBe(201);
+    const gone = await inject('DELETE', `${users}/empty-body`, { headers, payload: '' });
+    expect(gone.statusCode, gone.body).toBe(200);
+    expect(gone.json()).toMatchObject({ id: 'empty-body' });
+    expect((await inject('GET', `${users}/empty-body`, { headers, payload: '' })).statusCode).toBe(404);
+  });
+});
+
 describe('internationalized email addresses', () => {
   const ADDRESSES = ['用户@例子.广告', 'josé@exämple.com', 'user@xn--bcher-kva.example'];
 
