@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../errors.js';
+import { HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
 import { inScope } from './guard.js';
 import { errorResponses } from './schemas.js';
@@ -50,12 +50,20 @@ export async function applicationSecretRoutes(app: FastifyInstance) {
              previous_secret_expires_at = CASE WHEN $3::int > 0 AND t.client_secret_hash IS NOT NULL THEN now() + make_interval(secs => $3::int) END,
              client_secret_hash = $2,
              updated_at = now()
-         WHERE t.id = $1 AND ${inScope('t.company_id', '$4')}
+         WHERE t.id = $1 AND ${inScope('t.company_id', '$4')} AND t.status <> 'deleted'
          RETURNING t.id, t.previous_secret_expires_at AS "previousSecretExpiresAt"`,
         [request.params.id, sha256(secret), grace, request.principal.companyId],
       );
       const row = rows[0];
-      if (!row) throw notFound(`application ${request.params.id}`);
+      if (!row) {
+        // A soft-deleted application signs nobody in; a new secret for it would be a dead end.
+        const deleted = await db.query(`SELECT 1 FROM applications t WHERE t.id = $1 AND ${inScope('t.company_id', '$2')}`, [
+          request.params.id,
+          request.principal.companyId,
+        ]);
+        if (deleted.rowCount > 0) throw new HttpError(409, `application ${request.params.id} is deleted: recover it before rotating its secret`);
+        throw notFound(`application ${request.params.id}`);
+      }
       const expires = row.previousSecretExpiresAt;
       return { client_id: row.id, client_secret: secret, previousSecretExpiresAt: expires ? new Date(expires).toISOString() : null };
     },

@@ -402,6 +402,15 @@ describe('logout, secrets and CORS', () => {
     expect((await api('POST', `/api/application/${machine.client_id}/secret`, { graceSeconds: 2592001 })).status).toBe(400);
     expect((await api('POST', `/api/application/${machine.client_id}/secret`, { graceSeconds: 10 }, other.adminToken)).status).toBe(404);
     expect((await api('POST', `/api/application/${machine.client_id}/secret`, { graceSeconds: 10 }, acme.userToken)).status).toBe(403);
+
+    // a soft-deleted application gets no new secret (409, says why); recovered, it does
+    expect((await api('PUT', '/api/application', [{ id: machine.client_id, status: 'deleted' }])).status).toBe(200);
+    const refused = await api('POST', `/api/application/${machine.client_id}/secret`, { graceSeconds: 0 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/is deleted: recover it/);
+    expect((await api('POST', `/api/application/${machine.client_id}/secret`, { graceSeconds: 0 }, other.adminToken)).status).toBe(404);
+    expect((await api('PUT', '/api/application', [{ id: machine.client_id, status: 'active' }])).status).toBe(200);
+    expect((await api('POST', `/api/application/${machine.client_id}/secret`, { graceSeconds: 0 })).status).toBe(200);
   });
 
   it('answers CORS on token and userinfo only for origins an application allows', async () => {
