@@ -63,7 +63,10 @@ export default function ApplicationView() {
               {/* Confidential clients only: SPA and native apps are public and never use their secret. */}
               {(application.app_type === 'web' || application.app_type === 'machine') && (
                 <Box sx={{ display: 'flex', justifyContent: 'flex-end', mt: 2 }}>
-                  <RotateSecretButton application={{ id: String(application.id), client_name: application.client_name }} />
+                  <RotateSecretButton
+                    application={{ id: String(application.id), client_name: application.client_name }}
+                    disabledReason={application.status === 'deleted' ? translate('iam.rotateSecret.deleted') : undefined}
+                  />
                 </Box>
               )}
               <ApplicationFormScreen state={{ ...state, mode: 'view', header: translate('iam.applications.tabs.settings') }} />

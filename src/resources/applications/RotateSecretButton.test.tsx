@@ -121,15 +121,17 @@ describe('RotateSecretButton', () => {
 });
 
 describe('on the application view', () => {
-  const view = (app_type: string) =>
-    renderScreen(applications, ApplicationView, {
+  const view = (app_type: string, status = 'active') => {
+    updateSession({ company: { id: 'root', name: 'root' }, domain: { id: 'default', name: 'default' } });
+    return renderScreen(applications, ApplicationView, {
       pathname: '/applications-view',
       state: {
         company: { id: 'root', name: 'root' },
         domain: { id: 'default', name: 'default' },
-        application: { id: 'app_123', client_id: 'app_123', client_name: 'Shop', app_type, domain: 'default', status: 'active' },
+        application: { id: 'app_123', client_id: 'app_123', client_name: 'Shop', app_type, domain: 'default', status },
       },
     });
+  };
 
   it('the Settings tab offers Rotate secret for a confidential client, not for a public one', async () => {
     const user = userEvent.setup();
@@ -144,5 +146,17 @@ describe('on the application view', () => {
     await user.click(await screen.findByRole('tab', { name: 'Settings' }));
     await screen.findByRole('tabpanel');
     expect(screen.queryByRole('button', { name: 'Rotate secret' })).not.toBeInTheDocument();
+  });
+
+  it('a deleted application offers Rotate secret disabled, with the reason in a tooltip', async () => {
+    const user = userEvent.setup();
+    const { requests } = mockFetch(() => ({ json: [], headers: { 'Content-Range': 'items */0' } }));
+    view('machine', 'deleted');
+    await user.click(await screen.findByRole('tab', { name: 'Settings' }));
+    const button = await screen.findByRole('button', { name: 'Rotate secret' });
+    expect(button).toBeDisabled();
+    await user.hover(button.parentElement!);
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('This application is deleted: recover it before rotating its secret.');
+    expect(requests.filter((request) => request.url.includes('/secret'))).toHaveLength(0);
   });
 });

@@ -17,6 +17,7 @@ import AutorenewIcon from '@mui/icons-material/Autorenew';
 import { useLocaleState, useLogoutIfAccessDenied, useTranslate } from 'react-admin';
 import { config } from '../../config';
 import { httpClient } from '../../http/httpClient';
+import { DisabledReason } from '../generic/DisabledReason';
 import { CopyableSecret, CopySecretButton, useSecretCopy } from './CopyableSecret';
 
 /** How long the old secret keeps working after a rotation (the provider allows 0 to 30 days). */
@@ -33,6 +34,8 @@ export interface RotatedSecret {
 interface RotateSecretButtonProps {
   application: { id: string | number; client_name?: unknown };
   disabled?: boolean;
+  /** Why rotation is not offered (a soft-deleted application): shown as the disabled button's tooltip. */
+  disabledReason?: string;
   onRotated?: (result: RotatedSecret) => void;
 }
 
@@ -43,7 +46,7 @@ type Step = 'closed' | 'choose' | 'shown';
  * working, confirms, and sees the new secret once (the provider keeps only its hash) with the time
  * the old one stops. Closing the dialog forgets the secret.
  */
-export function RotateSecretButton({ application, disabled, onRotated }: RotateSecretButtonProps) {
+export function RotateSecretButton({ application, disabled, disabledReason, onRotated }: RotateSecretButtonProps) {
   const translate = useTranslate();
   const [locale] = useLocaleState();
   const logoutIfAccessDenied = useLogoutIfAccessDenied();
@@ -91,9 +94,11 @@ export function RotateSecretButton({ application, disabled, onRotated }: RotateS
 
   return (
     <>
-      <Button startIcon={<AutorenewIcon />} disabled={disabled} onClick={open}>
-        {translate('iam.rotateSecret.button')}
-      </Button>
+      <DisabledReason reason={disabledReason}>
+        <Button startIcon={<AutorenewIcon />} disabled={disabled || Boolean(disabledReason)} onClick={open}>
+          {translate('iam.rotateSecret.button')}
+        </Button>
+      </DisabledReason>
       <Dialog
         open={step !== 'closed'}
         // The secret is shown once: only an explicit Close leaves that step, not a stray click outside.
