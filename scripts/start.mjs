@@ -18,6 +18,13 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
   // The terminal sends Ctrl-C to the whole process group; forwarding again is harmless (the server ignores a second signal).
   process.on(signal, () => child.kill(signal));
 }
+// package.json runs this with `exec`, so a signal sent to `npm start` reaches this process (npm
+// forwards it; a shell in between would die without passing it on). If whoever started us dies
+// without a signal (kill -9), we are re-parented: stop the server rather than leave it running.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) child.kill('SIGTERM');
+}, 1000).unref();
 child.on('error', (error) => {
   console.error(`[start] could not start the server: ${error.message}`);
   process.exit(1);
