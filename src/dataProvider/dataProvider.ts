@@ -27,9 +27,36 @@ export interface IamMeta {
   pathContext?: Partial<PathContext>;
 }
 
+/** A user who administers a domain (member of its active `administrators` group, maybe through nested groups). */
+export interface Administrator {
+  id: string;
+  username: string;
+  displayName: string;
+  email: string;
+}
+
 export interface IamDataProvider extends DataProvider {
   /** PUT the whole collection (Set Primary sends every domain with primary on one of them). */
   replaceAll: (resource: string, params: { data: RaRecord[]; meta?: IamMeta }) => Promise<{ data: RaRecord[] }>;
+  /** The domain's active administrators (at most 1000), to say which deletions would leave none. */
+  getAdministrators: (params?: { meta?: IamMeta }) => Promise<{ data: Administrator[] }>;
+}
+
+/**
+ * A path with an empty segment (`companys/x/domainNames//users`) would be a request for nothing:
+ * it is what a screen sends when the company has no domain yet (docs/CONSOLE.md, "Layout").
+ * Such calls are refused here, before the network.
+ */
+export class MissingContextError extends Error {
+  constructor(path: string) {
+    super(`No company or domain to call ${path} with: choose a company and create its first domain`);
+    this.name = 'MissingContextError';
+  }
+}
+
+function checkedPath(path: string): string {
+  if (path.split('/').some((segment) => segment === '')) throw new MissingContextError(path);
+  return path;
 }
 
 /**
@@ -97,14 +124,14 @@ export function createDataProvider({
 
   const collection = (resource: string, meta?: IamMeta, conditions: string[] = []) => {
     const declaration = declarationOf(resource);
-    const { apiUrl, segment } = splitPath(apiBase, declaration.paths.collection(contextOf(meta)));
+    const { apiUrl, segment } = splitPath(apiBase, checkedPath(declaration.paths.collection(contextOf(meta))));
     const client = withConditions(conditions);
     return { provider: simpleRestProvider(apiUrl, client as never), segment, declaration, url: `${apiUrl}/${segment}`, client };
   };
 
   const records = (resource: string, meta?: IamMeta) => {
     const declaration = declarationOf(resource);
-    const path = (declaration.paths.records ?? declaration.paths.collection)(contextOf(meta));
+    const path = checkedPath((declaration.paths.records ?? declaration.paths.collection)(contextOf(meta)));
     const { apiUrl, segment } = splitPath(apiBase, path);
     return { provider: simpleRestProvider(apiUrl, httpClient as never), segment, url: `${apiBase}/${path}`, declaration };
   };
@@ -115,14 +142,14 @@ export function createDataProvider({
   };
 
   return {
-    getList: (resource, params) => {
+    getList: async (resource, params) => {
       const declaration = declarationOf(resource);
       const conditions = conditionsOf(declaration, params.meta, params.filter);
       const { provider, segment } = collection(resource, params.meta, conditions);
       return provider.getList(segment, { ...params, filter: withoutCondition(params.filter) });
     },
 
-    getManyReference: (resource, params) => {
+    getManyReference: async (resource, params) => {
       const declaration = declarationOf(resource);
       const conditions = conditionsOf(declaration, params.meta, params.filter);
       const { provider, segment } = collection(resource, params.meta, conditions);
@@ -146,12 +173,12 @@ export function createDataProvider({
       return { data: pages.flat() };
     },
 
-    getOne: (resource, params) => {
+    getOne: async (resource, params) => {
       const { provider, segment } = records(resource, params.meta);
       return provider.getOne(segment, params);
     },
 
-    create: (resource, params) => {
+    create: async (resource, params) => {
       const { provider, segment, declaration } = records(resource, params.meta);
       const idField = declaration.idFromField;
       const data =
@@ -161,17 +188,17 @@ export function createDataProvider({
       return provider.create(segment, { ...params, data });
     },
 
-    update: (resource, params) => {
+    update: async (resource, params) => {
       const { provider, segment } = records(resource, params.meta);
       return provider.update(segment, params);
     },
 
-    updateMany: (resource, params) => {
+    updateMany: async (resource, params) => {
       const { provider, segment } = records(resource, params.meta);
       return provider.updateMany(segment, params);
     },
 
-    delete: (resource, params) => {
+    delete: async (resource, params) => {
       const { provider, segment } = records(resource, params.meta);
       return provider.delete(segment, params);
     },
@@ -188,6 +215,13 @@ export function createDataProvider({
       const { url } = records(resource, params.meta);
       const { json } = await httpClient(url, { method: 'PUT', body: JSON.stringify(params.data) });
       return { data: Array.isArray(json) ? json : params.data };
+    },
+
+    getAdministrators: async (params = {}) => {
+      const { companyId, domainId } = contextOf(params.meta);
+      const path = checkedPath(`companys/${encodeURIComponent(companyId)}/domainNames/${encodeURIComponent(domainId)}/administrators`);
+      const { json } = await httpClient(`${apiBase}/${path}`);
+      return { data: Array.isArray(json) ? (json as Administrator[]) : [] };
     },
   };
 }

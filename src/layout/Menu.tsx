@@ -91,7 +91,10 @@ export function Menu() {
             maxWidth: (theme) => (theme as { sidebar?: { width?: number } }).sidebar?.width ?? DRAWER_WIDTH,
           }}
         >
-          {translate('iam.layout.sidebarHeading', { company: company.name, domain: domain?.name ?? '' })}
+          {/* A company with no domain yet shows no empty "[]" (docs/CONSOLE.md, "Layout"). */}
+          {domain
+            ? translate('iam.layout.sidebarHeading', { company: company.name, domain: domain.name })
+            : translate('iam.layout.sidebarHeadingNoDomain', { company: company.name })}
         </Typography>
       )}
       <MenuList disablePadding>

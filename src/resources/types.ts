@@ -63,6 +63,11 @@ export interface ResourceDeclaration {
   /** How many page numbers the pagination shows at once (SPEC 9). */
   pageWindow: number;
   /** Console routes (SPEC 2.1) and the lazily loaded screens that render them. */
+  /**
+   * The resource lives in a domain: with no current domain (a company without one) its screens
+   * show how to create the company's first domain instead of calling the provider.
+   */
+  needsDomain?: boolean;
   routes: {
     list: string;
     form: string;

@@ -16,6 +16,7 @@ export const apis: ResourceDeclaration = {
   name: 'apis',
   labelKey: 'iam.menu.apis',
   icon: ApiIcon,
+  needsDomain: true,
   paths: {
     collection: ({ companyId, domainId }) => `${encodeURIComponent(companyId)}/${encodeURIComponent(domainId)}/api`,
     // Create sends companyId and domain in the body; single APIs live at /api/{id}.

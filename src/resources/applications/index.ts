@@ -44,6 +44,7 @@ export const applications: ResourceDeclaration = {
   paths: {
     collection: ({ companyId, domainId }) => `${encodeURIComponent(companyId)}/${encodeURIComponent(domainId)}/application`,
     // Create sends companyId and domain in the body, so the chosen domain need not be the current one.
+  needsDomain: true,
     records: () => 'application',
   },
   fields: [

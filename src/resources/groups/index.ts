@@ -7,6 +7,7 @@ export const groups: ResourceDeclaration = {
   name: 'groups',
   labelKey: 'iam.menu.allGroups',
   icon: GroupsIcon,
+  needsDomain: true,
   paths: {
     collection: ({ companyId, domainId }) =>
       `companys/${encodeURIComponent(companyId)}/domainNames/${encodeURIComponent(domainId)}/groups`,

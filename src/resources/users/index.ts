@@ -10,6 +10,7 @@ export const users: ResourceDeclaration = {
   name: 'users',
   labelKey: 'iam.menu.allUsers',
   icon: PeopleIcon,
+  needsDomain: true,
   paths: {
     collection: ({ companyId, domainId }) =>
       `companys/${encodeURIComponent(companyId)}/domainNames/${encodeURIComponent(domainId)}/users`,
