@@ -1,6 +1,8 @@
-import { Box, Card, CardContent, Link, List, ListItem, ListItemText, Typography } from '@mui/material';
+import { Box, Card, CardContent, Chip, Link, List, ListItem, ListItemText, Typography } from '@mui/material';
 import { keyframes } from '@mui/material/styles';
 import { Title, useGetList, useTranslate } from 'react-admin';
+import { NoDomainGuidance } from '../resources/domains/NoDomainGuidance';
+import { usePrimaryDomainId } from '../resources/domains/usePrimaryDomain';
 import { useListMeta } from '../resources/generic/useListMeta';
 import { useSession } from '../session/useSession';
 
@@ -11,6 +13,7 @@ interface Row {
   id: string | number;
   name?: string;
   description?: string;
+  primary?: boolean;
 }
 
 const pulse = keyframes`
@@ -53,7 +56,15 @@ function LoadingBlock({ label }: { label: string }) {
   );
 }
 
-function RowList({ rows, isPending, current }: { rows: Row[]; isPending: boolean; current?: Row }) {
+interface RowListProps {
+  rows: Row[];
+  isPending: boolean;
+  current?: Row;
+  /** Domains: marks the primary one, whichever row it is (the current one need not be primary). */
+  primaryId?: string | number;
+}
+
+function RowList({ rows, isPending, current, primaryId }: RowListProps) {
   const translate = useTranslate();
   const all = current ? [current, ...rows] : rows;
   if (isPending) return <LoadingBlock label={translate('iam.list.loading')} />;
@@ -72,7 +83,14 @@ function RowList({ rows, isPending, current }: { rows: Row[]; isPending: boolean
           }
         >
           <ListItemText
-            primary={`${(row.name ?? String(row.id)).toUpperCase()}${index === 0 && current ? ` · ${translate('iam.dashboard.current')}` : ''}`}
+            primary={
+              <>
+                {`${(row.name ?? String(row.id)).toUpperCase()}${index === 0 && current ? ` · ${translate('iam.dashboard.current')}` : ''}`}
+                {primaryId !== undefined && row.id === primaryId && (
+                  <Chip component="span" size="small" label={translate('iam.dashboard.primary')} sx={{ ml: 1 }} />
+                )}
+              </>
+            }
             secondary={row.description}
           />
         </ListItem>
@@ -103,12 +121,14 @@ export default function Dashboard() {
     sort: { field: 'name', order: 'ASC' },
     meta,
   });
-  // One more than shown, in case the current domain is among them.
-  const domains = useGetList<Row>('domains', {
-    pagination: { page: 1, perPage: DASHBOARD_ROWS + 1 },
-    sort: { field: 'name', order: 'ASC' },
-    meta,
-  });
+  // One more than shown, in case the current domain is among them. Without a current domain the
+  // company has none yet: the card leads to its first one instead.
+  const domains = useGetList<Row>(
+    'domains',
+    { pagination: { page: 1, perPage: DASHBOARD_ROWS + 1 }, sort: { field: 'name', order: 'ASC' }, meta },
+    { enabled: Boolean(domain) },
+  );
+  const primaryId = usePrimaryDomainId() ?? (domain?.primary ? domain.id : undefined);
   const otherDomains = (domains.data ?? []).filter((row) => row.id !== domain?.id).slice(0, DASHBOARD_ROWS);
 
   return (
@@ -131,7 +151,11 @@ export default function Dashboard() {
         <Card component="section" aria-labelledby="dashboard-domains">
           <CardTitle id="dashboard-domains">{translate('iam.dashboard.domains')}</CardTitle>
           <CardContent>
-            <RowList rows={otherDomains} isPending={domains.isPending} current={domain} />
+            {domain ? (
+              <RowList rows={otherDomains} isPending={domains.isPending} current={domain} primaryId={primaryId} />
+            ) : (
+              <NoDomainGuidance level="h3" />
+            )}
           </CardContent>
         </Card>
       </Box>

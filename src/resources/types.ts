@@ -50,6 +50,11 @@ export interface ResourceDeclaration {
     collection: (context: PathContext) => string;
     records?: (context: PathContext) => string;
   };
+  /**
+   * The resource lives in a domain: with no current domain (a company without one) its screens
+   * show how to create the company's first domain instead of calling the provider.
+   */
+  needsDomain?: boolean;
   fields: readonly FieldDeclaration[];
   listColumns: readonly string[];
   /** Sources searched by the list's search box (sent as filter.q). */
@@ -63,11 +68,6 @@ export interface ResourceDeclaration {
   /** How many page numbers the pagination shows at once (SPEC 9). */
   pageWindow: number;
   /** Console routes (SPEC 2.1) and the lazily loaded screens that render them. */
-  /**
-   * The resource lives in a domain: with no current domain (a company without one) its screens
-   * show how to create the company's first domain instead of calling the provider.
-   */
-  needsDomain?: boolean;
   routes: {
     list: string;
     form: string;

@@ -41,10 +41,10 @@ export const applications: ResourceDeclaration = {
   name: 'applications',
   labelKey: 'iam.menu.applications',
   icon: AppsIcon,
+  needsDomain: true,
   paths: {
     collection: ({ companyId, domainId }) => `${encodeURIComponent(companyId)}/${encodeURIComponent(domainId)}/application`,
     // Create sends companyId and domain in the body, so the chosen domain need not be the current one.
-  needsDomain: true,
     records: () => 'application',
   },
   fields: [

@@ -12,16 +12,39 @@ const others = [
   { id: 'second', name: 'second', description: 'Second domain', primary: false },
   { id: 'third', name: 'third', description: 'Third domain', primary: false },
 ];
+const all = [main, ...others];
 
 function provider(request: RecordedRequest) {
+  if (request.method === 'GET' && request.url.endsWith('/domainNames/primary')) return { json: main };
   if (request.method === 'GET') {
-    const all = readable(request.url).includes('condition=id,!=,main') ? others : [main, ...others];
-    return { json: all, headers: { 'Content-Range': `domainNames 0-${all.length - 1}/${all.length}` } };
+    const excluded = /condition=id,!=,([^&]+)/.exec(readable(request.url))?.[1];
+    const rows = all.filter((domain) => domain.id !== excluded);
+    return { json: rows, headers: { 'Content-Range': `domainNames 0-${rows.length - 1}/${rows.length}` } };
   }
   return { json: JSON.parse(request.body!) };
 }
 
-beforeEach(() => updateSession({ company: { id: 'acme', name: 'acme' }, domain: main, accessToken: 't' }));
+const rowOf = (name: string) => screen.getAllByRole('row').find((candidate) => within(candidate).queryByText(name))!;
+
+/** The tooltip a disabled button's wrapper shows on hover; the wrapper takes keyboard focus. */
+async function reasonOf(button: HTMLElement): Promise<string> {
+  const wrapper = button.parentElement!;
+  expect(wrapper).toHaveAttribute('tabindex', '0');
+  await userEvent.hover(wrapper);
+  const text = (await screen.findByRole('tooltip')).textContent ?? '';
+  await userEvent.unhover(wrapper);
+  await waitFor(() => expect(screen.queryByRole('tooltip')).not.toBeInTheDocument());
+  return text;
+}
+
+beforeEach(() =>
+  updateSession({
+    company: { id: 'acme', name: 'acme' },
+    domain: main,
+    client: { client_id: 'iam-console', companyId: 'root', domain: 'default' },
+    accessToken: 't',
+  }),
+);
 afterEach(() => {
   cleanup();
   clearSession();
@@ -29,13 +52,44 @@ afterEach(() => {
 });
 
 describe('domains list', () => {
-  it('shows the current domain and lists the others', async () => {
+  it('shows the current domain, marked Primary when it is, and lists the others', async () => {
     const { requests } = mockFetch(provider);
     renderScreen(domains, DomainList, domains.routes.list);
     expect(await screen.findByText('Second domain')).toBeInTheDocument();
-    expect(screen.getByRole('region', { name: 'Current (primary) domain' })).toHaveTextContent('Main domain');
-    expect(readable(requests[0].url)).toContain('/api/companys/acme/domainNames?');
-    expect(readable(requests[0].url)).toContain('condition=id,!=,main');
+    const card = screen.getByRole('region', { name: 'Current domain' });
+    expect(card).toHaveTextContent('Main domain');
+    await waitFor(() => expect(within(card).getByText('Primary')).toBeInTheDocument());
+    const list = requests.find((request) => readable(request.url).includes('condition='))!;
+    expect(readable(list.url)).toContain('/api/companys/acme/domainNames?');
+    expect(readable(list.url)).toContain('condition=id,!=,main');
+  });
+
+  it('keeps the Primary mark on the primary domain while another domain is current', async () => {
+    updateSession({ domain: others[0] });
+    mockFetch(provider);
+    renderScreen(domains, DomainList, domains.routes.list);
+    await screen.findByText('Main domain');
+    const card = screen.getByRole('region', { name: 'Current domain' });
+    expect(card).toHaveTextContent('Second domain');
+    expect(within(card).queryByText('Primary')).not.toBeInTheDocument();
+    expect(screen.getByRole('columnheader', { name: 'Primary' })).toBeInTheDocument();
+    expect(within(rowOf('main')).getByText('Primary')).toBeInTheDocument();
+    expect(within(rowOf('third')).queryByText('Primary')).not.toBeInTheDocument();
+  });
+
+  it('Switch makes the selected domain current without changing the primary one', async () => {
+    const { requests } = mockFetch(provider);
+    renderScreen(domains, DomainList, domains.routes.list);
+    await screen.findByText('Third domain');
+    const switchButton = screen.getByRole('button', { name: 'Switch' });
+    expect(await reasonOf(switchButton)).toBe('Select exactly one domain to switch to');
+    await userEvent.click(within(rowOf('third')).getByRole('checkbox'));
+    await userEvent.click(switchButton);
+    await waitFor(() => expect(getSession().domain?.id).toBe('third'));
+    expect(requests.filter((request) => request.method !== 'GET')).toEqual([]);
+    // The former current domain is a row now, still marked Primary; the card is not.
+    await waitFor(() => expect(within(rowOf('main')).getByText('Primary')).toBeInTheDocument());
+    expect(within(screen.getByRole('region', { name: 'Current domain' })).queryByText('Primary')).not.toBeInTheDocument();
   });
 
   it('Set Primary PUTs the whole list with primary only on the chosen domain and makes it current', async () => {
@@ -44,8 +98,7 @@ describe('domains list', () => {
     await screen.findByText('Second domain');
     const setPrimary = screen.getByRole('button', { name: 'Set Primary' });
     expect(setPrimary).toBeDisabled();
-    const row = screen.getAllByRole('row').find((candidate) => within(candidate).queryByText('third'))!;
-    await userEvent.click(within(row).getByRole('checkbox'));
+    await userEvent.click(within(rowOf('third')).getByRole('checkbox'));
     await userEvent.click(setPrimary);
     await waitFor(() => expect(getSession().domain?.id).toBe('third'));
     const put = requests.find((request) => request.method === 'PUT')!;
@@ -55,5 +108,50 @@ describe('domains list', () => {
       { ...others[0], primary: false },
       { ...others[1], primary: true },
     ]);
+  });
+
+  it('does not offer Set Primary or Delete on the primary domain, and says why', async () => {
+    updateSession({ domain: others[0] });
+    const { requests } = mockFetch(provider);
+    renderScreen(domains, DomainList, domains.routes.list);
+    await screen.findByText('Main domain');
+    await userEvent.click(within(rowOf('main')).getByRole('checkbox'));
+    const setPrimary = screen.getByRole('button', { name: 'Set Primary' });
+    expect(setPrimary).toBeDisabled();
+    expect(await reasonOf(setPrimary)).toBe('Domain main is already the primary domain');
+    const remove = screen.getByRole('button', { name: /^(Delete|Purge)$/ });
+    expect(remove).toBeDisabled();
+    expect(await reasonOf(remove)).toBe('Domain main is the primary domain: make another domain primary first');
+    // Another domain alone may go.
+    await userEvent.click(within(rowOf('main')).getByRole('checkbox'));
+    await userEvent.click(within(rowOf('third')).getByRole('checkbox'));
+    expect(remove).toBeEnabled();
+    expect(setPrimary).toBeEnabled();
+    expect(requests.filter((request) => request.method !== 'GET')).toEqual([]);
+  });
+
+  it('does not offer Delete on the domain the administrator is signed in to', async () => {
+    updateSession({ client: { client_id: 'iam-console', companyId: 'acme', domain: 'second' } });
+    mockFetch(provider);
+    renderScreen(domains, DomainList, domains.routes.list);
+    await screen.findByText('Second domain');
+    await userEvent.click(within(rowOf('second')).getByRole('checkbox'));
+    const remove = screen.getByRole('button', { name: /^(Delete|Purge)$/ });
+    expect(remove).toBeDisabled();
+    expect(await reasonOf(remove)).toBe('You are signed in to domain second: it cannot be deleted');
+  });
+});
+
+describe('domains of a company with no domain yet', () => {
+  it('says so and leads to the form of its first domain, never calling with an empty id', async () => {
+    updateSession({ company: { id: 'fresh', name: 'fresh' }, domain: undefined });
+    const { requests } = mockFetch((request) => ({ json: [], headers: { 'Content-Range': 'domainNames */0' } }));
+    const { locations } = renderScreen(domains, DomainList, domains.routes.list);
+    const card = await screen.findByRole('region', { name: 'Current domain' });
+    expect(within(card).getByRole('heading', { name: 'Company fresh has no domain yet' })).toBeInTheDocument();
+    await waitFor(() => expect(requests.length).toBeGreaterThan(0));
+    for (const request of requests) expect(new URL(request.url, 'http://x').pathname).not.toMatch(/\/\/|\/$/);
+    await userEvent.click(within(card).getByRole('button', { name: 'Create the first domain' }));
+    await waitFor(() => expect(locations.at(-1)).toBe(domains.routes.form));
   });
 });

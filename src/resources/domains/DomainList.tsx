@@ -2,7 +2,9 @@ import { useState } from 'react';
 import { Button, Chip } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import StarIcon from '@mui/icons-material/Star';
+import SwapHorizIcon from '@mui/icons-material/SwapHoriz';
 import {
+  FunctionField,
   TopToolbar,
   useDataProvider,
   useListContext,
@@ -14,11 +16,14 @@ import {
 import type { IamDataProvider } from '../../dataProvider';
 import { setPrimaryDomain } from '../../session/switching';
 import { useSession } from '../../session/useSession';
-import type { Company } from '../../session/session';
+import { updateSession, type Company, type Domain } from '../../session/session';
 import { CurrentRecordCard } from '../generic/CurrentRecordCard';
 import { DeclaredList } from '../generic/DeclaredList';
 import { DeleteSelectedButton } from '../generic/DeleteSelectedButton';
+import { DisabledReason } from '../generic/DisabledReason';
 import { useListMeta } from '../generic/useListMeta';
+import { NoDomainGuidance } from './NoDomainGuidance';
+import { usePrimaryDomainId } from './usePrimaryDomain';
 import { domains } from './index';
 
 export interface DomainFormState {
@@ -28,15 +33,37 @@ export interface DomainFormState {
   domainCount?: number;
 }
 
+type Translate = (key: string, options?: Record<string, unknown>) => string;
+
+/**
+ * Why the selected domains cannot be deleted, as the provider would refuse them (docs/CONSOLE.md,
+ * "Domains"): the domain the administrator is signed in to, or the primary domain while other
+ * domains remain. The current domain is never a row, so a selected primary row always leaves one.
+ */
+export function domainDeleteReason(
+  selected: readonly Domain[],
+  signedIn: { companyId?: string; domain?: string } | undefined,
+  companyId: string | undefined,
+  remaining: number,
+  translate: Translate,
+): string | undefined {
+  const own = signedIn?.companyId === companyId ? selected.find((domain) => domain.id === signedIn?.domain) : undefined;
+  if (own) return translate('iam.domains.signedInDomain', { name: own.name });
+  const primary = selected.find((domain) => domain.primary);
+  if (primary && remaining > 0) return translate('iam.domains.primaryKept', { name: primary.name });
+  return undefined;
+}
+
 function DomainActions() {
-  const { selectedIds, onUnselectItems, total = 0 } = useListContext();
-  const { company, domain: current } = useSession();
+  const { selectedIds, onUnselectItems, total = 0, data = [] } = useListContext<Domain & RaRecord>();
+  const { company, domain: current, client } = useSession();
   const translate = useTranslate();
   const navigate = useNavigate();
   const notify = useNotify();
   const dataProvider = useDataProvider<IamDataProvider>();
   const [settingPrimary, setSettingPrimary] = useState(false);
   const meta = useListMeta();
+  const selected = data.filter((row) => selectedIds.includes(row.id));
 
   const makePrimary = async () => {
     if (!company) return;
@@ -52,17 +79,42 @@ function DomainActions() {
     }
   };
 
+  // Makes the selected domain the one the console works in, without changing which one is primary.
+  const switchTo = () => {
+    const chosen = selected[0];
+    if (!chosen) return;
+    updateSession({ domain: chosen });
+    onUnselectItems();
+    notify('iam.domains.switched', { type: 'info', messageArgs: { name: chosen.name } });
+  };
+
   const newState: DomainFormState = { company, mode: 'new', domainCount: total + (current ? 1 : 0) };
+  const remaining = total + (current ? 1 : 0) - selectedIds.length;
+  const deleteReason = domainDeleteReason(selected, client, company?.id, remaining, translate);
+  const switchReason = selectedIds.length !== 1 ? translate('iam.domains.selectOneToSwitch') : undefined;
+  const primaryReason =
+    selectedIds.length !== 1
+      ? translate('iam.domains.selectOneForPrimary')
+      : selected[0]?.primary
+        ? translate('iam.domains.alreadyPrimary', { name: selected[0].name })
+        : undefined;
 
   return (
     <TopToolbar>
       <Button startIcon={<AddIcon />} onClick={() => navigate(domains.routes.form, { state: newState })}>
         {translate('iam.actions.new')}
       </Button>
-      <DeleteSelectedButton meta={meta} successMessage="iam.domains.deleted" />
-      <Button startIcon={<StarIcon />} disabled={selectedIds.length !== 1 || settingPrimary} onClick={makePrimary}>
-        {translate('iam.domains.setPrimary')}
-      </Button>
+      <DeleteSelectedButton meta={meta} successMessage="iam.domains.deleted" disabledReason={deleteReason} />
+      <DisabledReason reason={switchReason}>
+        <Button startIcon={<SwapHorizIcon />} disabled={Boolean(switchReason)} onClick={switchTo}>
+          {translate('iam.domains.switch')}
+        </Button>
+      </DisabledReason>
+      <DisabledReason reason={primaryReason}>
+        <Button startIcon={<StarIcon />} disabled={Boolean(primaryReason) || settingPrimary} onClick={makePrimary}>
+          {translate('iam.domains.setPrimary')}
+        </Button>
+      </DisabledReason>
     </TopToolbar>
   );
 }
@@ -73,6 +125,15 @@ export default function DomainList() {
   const navigate = useNavigate();
   // The current domain has its own panel; the list holds the others.
   const meta = useListMeta(domain ? { condition: `id,!=,${domain.id}` } : {});
+  // "Current" is where the console works; "Primary" is the company's default domain. They are
+  // marked separately, from the provider's answer (docs/CONSOLE.md, "Domains").
+  const primaryId = usePrimaryDomainId() ?? (domain?.primary ? domain.id : undefined);
+  const primaryChip = (sx?: object) => (
+    <Chip size="small" color="primary" variant="outlined" label={translate('iam.domains.primary')} sx={sx} />
+  );
+  let cardExtra;
+  if (!domain) cardExtra = <NoDomainGuidance level="h3" />;
+  else if (primaryId === domain.id) cardExtra = primaryChip({ mt: 1 });
 
   return (
     <>
@@ -80,7 +141,7 @@ export default function DomainList() {
         heading={translate('iam.domains.current')}
         name={domain?.name}
         description={domain?.description}
-        extra={domain?.primary ? <Chip size="small" label={translate('iam.domains.primary')} sx={{ mt: 1 }} /> : undefined}
+        extra={cardExtra}
       />
       <DeclaredList
         title={translate('iam.menu.domains')}
@@ -89,6 +150,15 @@ export default function DomainList() {
         onRowClick={(record) =>
           navigate(domains.routes.form, { state: { company, domain: record, mode: 'view' } satisfies DomainFormState })
         }
+        extraColumns={[
+          <FunctionField
+            key="primary"
+            source="primary"
+            label="resources.domains.fields.primary"
+            sortable={false}
+            render={(record: RaRecord) => (record.primary ? primaryChip() : null)}
+          />,
+        ]}
       />
     </>
   );

@@ -11,6 +11,8 @@ interface DeclaredListProps {
   onRowClick?: (record: RaRecord) => void;
   meta?: IamMeta;
   title?: string | ReactElement | false;
+  /** Columns a screen adds after the declared ones (the domains' Primary mark). */
+  extraColumns?: ReactElement[];
 }
 
 /**
@@ -28,7 +30,7 @@ function SelectionSummary() {
 }
 
 /** A server-paged list with checkboxes, built from the declaration's columns and page sizes. */
-export function DeclaredList({ actions, onRowClick, meta, title = false }: DeclaredListProps) {
+export function DeclaredList({ actions, onRowClick, meta, title = false, extraColumns = [] }: DeclaredListProps) {
   const declaration = useDeclaration();
   const translate = useTranslate();
   const { pageSize, pageWindow } = declaration;
@@ -88,6 +90,7 @@ export function DeclaredList({ actions, onRowClick, meta, title = false }: Decla
             <TextField key={column} source={column} sortable={column !== 'description'} />
           ),
         )}
+        {extraColumns}
       </Datagrid>
     </List>
   );

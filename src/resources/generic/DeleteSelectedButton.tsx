@@ -3,14 +3,17 @@ import { Button } from '@mui/material';
 import DeleteIcon from '@mui/icons-material/Delete';
 import { Confirm, useDeleteMany, useListContext, useNotify, useTranslate } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
+import { DisabledReason } from './DisabledReason';
 
 interface DeleteSelectedButtonProps {
   meta?: IamMeta;
   successMessage: string;
+  /** Why the selection cannot be deleted (the provider would refuse it): the button is disabled and says so. */
+  disabledReason?: string;
 }
 
 /** Deletes the selected rows in one call after a confirmation dialog. */
-export function DeleteSelectedButton({ meta, successMessage }: DeleteSelectedButtonProps) {
+export function DeleteSelectedButton({ meta, successMessage, disabledReason }: DeleteSelectedButtonProps) {
   const { resource, selectedIds, onUnselectItems } = useListContext();
   const translate = useTranslate();
   const notify = useNotify();
@@ -31,14 +34,16 @@ export function DeleteSelectedButton({ meta, successMessage }: DeleteSelectedBut
 
   return (
     <>
-      <Button
-        startIcon={<DeleteIcon />}
-        color="error"
-        disabled={selectedIds.length === 0 || isPending}
-        onClick={() => setOpen(true)}
-      >
-        {translate('iam.actions.delete')}
-      </Button>
+      <DisabledReason reason={disabledReason}>
+        <Button
+          startIcon={<DeleteIcon />}
+          color="error"
+          disabled={selectedIds.length === 0 || isPending || Boolean(disabledReason)}
+          onClick={() => setOpen(true)}
+        >
+          {translate('iam.actions.delete')}
+        </Button>
+      </DisabledReason>
       <Confirm
         isOpen={open}
         loading={isPending}
