@@ -125,11 +125,15 @@ describe('company form', () => {
     expect(JSON.parse(requests[0].body!).parent).toBe('acme');
   });
 
-  it('hides Type for a reseller company unless its parent is a reseller (SPEC 2.8)', async () => {
+  it('shows a reseller\'s Type in view mode, and hides it in edit mode unless its parent is a reseller (SPEC 2.8)', async () => {
     mockFetch();
     const reseller: Company = { ...beta, type: 'reseller' };
     open({ mode: 'view', company: reseller, parent: { ...acme, type: 'root' } });
     await screen.findByLabelText(/Description/);
+    // View mode says what the company is, read-only.
+    expect(screen.getByLabelText(/Type/)).toHaveTextContent('reseller');
+    await userEvent.click(screen.getByRole('button', { name: 'Edit' }));
+    await screen.findByRole('button', { name: 'Save' });
     expect(screen.queryByLabelText(/Type/)).not.toBeInTheDocument();
 
     expect(isTypeFieldHidden(reseller, { type: 'reseller' })).toBe(false);

@@ -16,7 +16,8 @@ interface CompanyFormState {
  * it is a reseller, its Type stays visible (and changeable) only under a reseller parent; under any
  * other parent it is hidden and keeps its value. Customers and new companies show Type, except the
  * administrator's own company: only an administrator of its parent may change its type (the server
- * refuses it too, docs/CONSOLE.md).
+ * refuses it too, docs/CONSOLE.md). Hidden means not editable: view mode shows the type of every
+ * company read-only (docs/CONSOLE.md, "Company type").
  */
 export function isTypeFieldHidden(
   company: Partial<Company> | undefined,
@@ -45,7 +46,8 @@ export default function CompanyForm() {
         view: translate('iam.companies.viewTitle'),
         edit: translate('iam.companies.editTitle'),
       }}
-      hidden={() => (isTypeFieldHidden(company, parent) ? ['type'] : [])}
+      // View mode shows every company's type read-only; the rule only keeps it from being changed.
+      hidden={(currentMode) => (currentMode !== 'view' && isTypeFieldHidden(company, parent) ? ['type'] : [])}
       toPayload={(values, currentMode) =>
         currentMode === 'new' ? { ...values, type: values.type ?? 'customer', parent: parent?.id } : values
       }

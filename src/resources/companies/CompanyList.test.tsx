@@ -27,6 +27,18 @@ function provider(request: RecordedRequest) {
 
 const open = () => renderScreen(companies, CompanyList, companies.routes.list);
 
+/** The tooltip a disabled button's wrapper shows on hover; the wrapper takes keyboard focus. */
+async function reasonOf(button: HTMLElement): Promise<string> {
+  const wrapper = button.parentElement!;
+  expect(wrapper).toHaveAttribute('tabindex', '0');
+  await userEvent.hover(wrapper);
+  const tooltip = await screen.findByRole('tooltip');
+  const text = tooltip.textContent ?? '';
+  await userEvent.unhover(wrapper);
+  await waitFor(() => expect(screen.queryByRole('tooltip')).not.toBeInTheDocument());
+  return text;
+}
+
 afterEach(() => {
   // Unmount first: a mounted list would refetch once the session is cleared.
   cleanup();
@@ -114,6 +126,35 @@ describe('companies list', () => {
     expect(getSession().domain?.id).toBe('default');
   });
 
+  it('shows each child company\'s type in a Type column', async () => {
+    mockFetch(provider);
+    open();
+    await screen.findByText('Beta Ltd');
+    expect(screen.getByRole('columnheader', { name: /Type/ })).toBeInTheDocument();
+    const betaRow = screen.getAllByRole('row').find((row) => within(row).queryByText('beta'))!;
+    expect(betaRow).toHaveTextContent('customer');
+  });
+
+  it('says why Switch is not offered until exactly one company is selected', async () => {
+    mockFetch(provider);
+    open();
+    await screen.findByText('Beta Ltd');
+    const switchButton = screen.getByRole('button', { name: 'Switch' });
+    expect(switchButton).toBeDisabled();
+    expect(await reasonOf(switchButton)).toBe('Select exactly one company to switch to');
+    const betaRow = screen.getAllByRole('row').find((row) => within(row).queryByText('beta'))!;
+    await userEvent.click(within(betaRow).getByRole('checkbox'));
+    expect(switchButton).toBeEnabled();
+    // Offered: no tooltip and no extra tab stop around it.
+    expect(switchButton.parentElement).not.toHaveAttribute('tabindex');
+  });
+
+  it('offers New under a reseller', async () => {
+    mockFetch(provider);
+    open();
+    expect(await screen.findByRole('button', { name: 'New' })).toBeEnabled();
+  });
+
   it('opens a row in view mode on the company form', async () => {
     mockFetch(provider);
     const { locations } = open();
@@ -132,17 +173,38 @@ describe('companies list', () => {
 });
 
 describe('companies list at the top', () => {
-  it('disables Parent for the root company', async () => {
-    updateSession({ company: root, rootCompany: root, domain: { id: 'default', name: 'default' }, accessToken: 't' });
+  it('disables Parent for the root company, saying why', async () => {
+    updateSession({ company: root, rootCompany: { ...root, id: 'elsewhere' }, domain: { id: 'default', name: 'default' }, accessToken: 't' });
     mockFetch(provider);
     open();
-    expect(await screen.findByRole('button', { name: 'Parent' })).toBeDisabled();
+    const parent = await screen.findByRole('button', { name: 'Parent' });
+    expect(parent).toBeDisabled();
+    expect(await reasonOf(parent)).toBe('Company root has no parent company');
   });
 
-  it("disables Parent for the administrator's own company even when it has a parent", async () => {
+  it("disables Parent for the administrator's own company even when it has a parent, saying why", async () => {
     updateSession({ company: acme, rootCompany: acme, domain: { id: 'main', name: 'main' }, accessToken: 't' });
     mockFetch(provider);
     open();
-    expect(await screen.findByRole('button', { name: 'Parent' })).toBeDisabled();
+    const parent = await screen.findByRole('button', { name: 'Parent' });
+    expect(parent).toBeDisabled();
+    expect(await reasonOf(parent)).toBe('This is your own company: you cannot manage the company above it');
+  });
+});
+
+describe('companies list of a customer', () => {
+  it('disables New, since a customer cannot have child companies, and says so', async () => {
+    const customer: Company = { id: 'beta', name: 'beta', type: 'customer', parent: 'acme' };
+    updateSession({ company: customer, rootCompany: root, domain: { id: 'b', name: 'b' }, accessToken: 't' });
+    const { requests } = mockFetch((request) =>
+      request.url.includes('/childCompanys') ? { json: [], headers: { 'Content-Range': 'childCompanys */0' } } : provider(request),
+    );
+    const { locations } = open();
+    const newButton = await screen.findByRole('button', { name: 'New' });
+    expect(newButton).toBeDisabled();
+    expect(await reasonOf(newButton)).toBe('A customer company cannot have child companies');
+    await userEvent.click(newButton.parentElement!);
+    expect(locations.at(-1)).toBe(companies.routes.list);
+    expect(requests.every((request) => request.method === 'GET')).toBe(true);
   });
 });

@@ -19,12 +19,29 @@ import { useSession } from '../../session/useSession';
 import { CurrentRecordCard } from '../generic/CurrentRecordCard';
 import { DeclaredList } from '../generic/DeclaredList';
 import { DeleteSelectedButton } from '../generic/DeleteSelectedButton';
+import { DisabledReason } from '../generic/DisabledReason';
 import { useListMeta } from '../generic/useListMeta';
 import { companies } from './index';
 
 /** Parent is disabled at the top: the administrator's own (root) company or a company of type root. */
 export function isTopCompany(company: Company | undefined, rootCompany: Company | undefined): boolean {
   return !company || company.type === 'root' || !company.parent || company.id === rootCompany?.id;
+}
+
+type Translate = (key: string, options?: Record<string, unknown>) => string;
+
+/** Why Parent is not offered, or undefined when it is (docs/CONSOLE.md, "Companies"). */
+export function parentDisabledReason(company: Company | undefined, rootCompany: Company | undefined, translate: Translate) {
+  if (!isTopCompany(company, rootCompany)) return undefined;
+  if (company && company.id === rootCompany?.id) return translate('iam.companies.parentOwnCompany');
+  return translate('iam.companies.parentNone', { name: company?.name ?? '' });
+}
+
+/** Why Switch is not offered for this selection, or undefined when it is. */
+export function switchDisabledReason(selectedIds: readonly unknown[], company: Company | undefined, translate: Translate) {
+  if (selectedIds.length !== 1) return translate('iam.companies.selectOneToSwitch');
+  if (company && selectedIds[0] === company.id) return translate('iam.companies.alreadyCurrent', { name: company.name });
+  return undefined;
 }
 
 export function companyFormState(mode: 'new' | 'view' | 'edit', translate: (key: string) => string, company?: RaRecord) {
@@ -61,29 +78,41 @@ function CompanyActions() {
     }
   };
 
+  // A customer cannot have child companies: the provider refuses them (docs/CONSOLE.md, "Company type").
+  const newReason = company?.type === 'customer' ? translate('iam.companies.customerNoChildren') : undefined;
+  const switchReason = switchDisabledReason(selectedIds, company, translate);
+  const parentReason = parentDisabledReason(company, rootCompany, translate);
+
   return (
     <TopToolbar>
-      <Button
-        startIcon={<AddIcon />}
-        onClick={() => navigate(companies.routes.form, { state: companyFormState('new', translate) })}
-      >
-        {translate('iam.actions.new')}
-      </Button>
+      <DisabledReason reason={newReason}>
+        <Button
+          startIcon={<AddIcon />}
+          disabled={Boolean(newReason)}
+          onClick={() => navigate(companies.routes.form, { state: companyFormState('new', translate) })}
+        >
+          {translate('iam.actions.new')}
+        </Button>
+      </DisabledReason>
       <DeleteSelectedButton meta={meta} successMessage="iam.companies.deleted" />
-      <Button
-        startIcon={<SwapHorizIcon />}
-        disabled={selectedIds.length !== 1 || switching}
-        onClick={() => switchTo(String(selectedIds[0]))}
-      >
-        {translate('iam.companies.switch')}
-      </Button>
-      <Button
-        startIcon={<ArrowUpwardIcon />}
-        disabled={isTopCompany(company, rootCompany) || switching}
-        onClick={() => company?.parent && switchTo(company.parent)}
-      >
-        {translate('iam.companies.parent')}
-      </Button>
+      <DisabledReason reason={switchReason}>
+        <Button
+          startIcon={<SwapHorizIcon />}
+          disabled={Boolean(switchReason) || switching}
+          onClick={() => switchTo(String(selectedIds[0]))}
+        >
+          {translate('iam.companies.switch')}
+        </Button>
+      </DisabledReason>
+      <DisabledReason reason={parentReason}>
+        <Button
+          startIcon={<ArrowUpwardIcon />}
+          disabled={Boolean(parentReason) || switching}
+          onClick={() => company?.parent && switchTo(company.parent)}
+        >
+          {translate('iam.companies.parent')}
+        </Button>
+      </DisabledReason>
     </TopToolbar>
   );
 }

@@ -25,7 +25,8 @@ export const companies: ResourceDeclaration = {
       defaultValue: 'customer',
     },
   ],
-  listColumns: ['id', 'description'],
+  // Type tells resellers (which may have child companies) from customers at a glance.
+  listColumns: ['id', 'description', 'type'],
   formFields: ['name', 'displayName', 'description', 'type'],
   idFromField: 'name',
   defaultSort: { field: 'name', order: 'ASC' },
