@@ -5,6 +5,7 @@
  * nothing from react-admin and can ship in the small sign-in bundle.
  */
 import { getSession } from '../session/session';
+import { fieldErrorsOf } from './fieldErrors';
 
 export interface HttpResponse {
   status: number;
@@ -50,7 +51,9 @@ export async function httpClient(url: string, options: HttpOptions = {}): Promis
   }
   if (response.status < 200 || response.status > 299) {
     const message = (json && typeof json === 'object' && json.message) || response.statusText || `HTTP ${response.status}`;
-    throw new HttpError(String(message), response.status, json);
+    // react-admin's shape for server-side validation errors: body.errors = { field: message }
+    const errors = response.status === 400 && json && typeof json === 'object' ? fieldErrorsOf(String(message)) : undefined;
+    throw new HttpError(String(message), response.status, errors ? { ...json, errors } : json);
   }
   return { status: response.status, headers: response.headers, body, json };
 }

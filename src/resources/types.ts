@@ -28,7 +28,20 @@ export interface FieldDeclaration {
   defaultValue?: unknown;
   /** For uriList fields: full URIs, or bare origins (scheme://host[:port]). */
   uriKind?: 'uri' | 'origin';
+  /**
+   * The provider's limits on this field, checked in the browser before sending (docs/CONSOLE.md,
+   * "Errors and messages"): a named format, a length in characters, a range for numbers, names
+   * the provider keeps for itself.
+   */
+  rule?: FieldRule;
+  maxLength?: number;
+  min?: number;
+  max?: number;
+  reserved?: readonly string[];
 }
+
+/** Formats the provider checks (server/api/schemas.ts and the resource modules). */
+export type FieldRule = 'id' | 'email' | 'clientId' | 'clientSecret' | 'noSpaces' | 'scope' | 'httpUrl';
 
 export interface SoftDelete {
   field: string;

@@ -109,10 +109,10 @@ describe('API view: Permission tab', () => {
 
     await userEvent.click(screen.getByRole('tab', { name: 'Permission' }));
     expect(await screen.findByText('scope:00')).toBeInTheDocument();
-    expect(screen.getAllByRole('button', { name: /^Delete scope:/ })).toHaveLength(15);
+    expect(screen.getAllByRole('button', { name: /^Purge scope:/ })).toHaveLength(15);
     expect(screen.getByRole('button', { name: 'Add' })).toBeDisabled();
     expect(screen.getByRole('textbox', { name: /^Permission/ })).toBeDisabled();
-    expect(screen.getByRole('button', { name: 'Delete scope:00' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Purge scope:00' })).toBeDisabled();
 
     await userEvent.click(screen.getByRole('switch', { name: 'Edit' }));
     const add = screen.getByRole('button', { name: 'Add' });
@@ -129,7 +129,7 @@ describe('API view: Permission tab', () => {
     expect(JSON.parse(writes(requests)[0].body!)).toEqual({ permission: 'orders:read', description: 'Read orders', id: 'orders:read' });
     await waitFor(() => expect(screen.getByRole('textbox', { name: /^Permission/ })).toHaveValue(''));
 
-    await userEvent.click(screen.getByRole('button', { name: 'Delete scope:01' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Purge scope:01' }));
     await waitFor(() => expect(writes(requests)).toHaveLength(2));
     expect(`${writes(requests)[1].method} ${writes(requests)[1].url}`).toBe(
       `DELETE /api/api/${api.id}/PermissionScopes/scope%3A01`,

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { Alert, Box, Button, FormControlLabel, IconButton, Stack, Switch, TextField as MuiTextField, Typography } from '@mui/material';
+import { Box, Button, FormControlLabel, IconButton, Stack, Switch, TextField as MuiTextField, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
-import DeleteIcon from '@mui/icons-material/Delete';
+import DeleteForeverIcon from '@mui/icons-material/DeleteForever';
 import {
   Datagrid,
   ListBase,
@@ -15,7 +15,9 @@ import {
 } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import type { PathContext } from '../../session/session';
-import { saveErrorMessage } from '../generic/saveError';
+import { checkValue } from '../generic/fieldChecks';
+import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
+import { SaveErrorAlert } from '../generic/SaveErrorAlert';
 import { WindowPagination } from '../generic/WindowPagination';
 import { permissionScopes } from './index';
 
@@ -25,7 +27,8 @@ export function scopeMeta(apiId: string): IamMeta {
   return { pathContext };
 }
 
-function DeleteScopeButton({ meta, editing }: { meta: IamMeta; editing: boolean }) {
+/** Removing a scope is permanent (no soft delete): "Purge", as everywhere (docs/CONSOLE.md, "Resources"). */
+function DeleteScopeButton({ meta, editing, onDone }: { meta: IamMeta; editing: boolean; onDone: () => void }) {
   const record = useRecordContext();
   const translate = useTranslate();
   const notify = useNotify();
@@ -45,34 +48,51 @@ function DeleteScopeButton({ meta, editing }: { meta: IamMeta; editing: boolean 
             { mutationMode: 'pessimistic', returnPromise: true },
           );
           notify('iam.apis.scopeDeleted', { type: 'info', messageArgs: { permission: record.permission } });
+          onDone();
           refetch();
         } catch (error) {
           notify((error as Error).message || 'ra.notification.http_error', { type: 'error' });
         }
       }}
     >
-      <DeleteIcon />
+      <DeleteForeverIcon />
     </IconButton>
   );
 }
 
-function AddScopeForm({ meta, editing }: { meta: IamMeta; editing: boolean }) {
+const fieldOf = (source: string) => permissionScopes.fields.find((field) => field.source === source)!;
+
+interface AddScopeFormProps {
+  meta: IamMeta;
+  editing: boolean;
+  /** The alert above the form; PermissionTab holds it so a later purge can clear it. */
+  error?: SaveFailure['alert'];
+  setError: (error: SaveFailure['alert']) => void;
+}
+
+function AddScopeForm({ meta, editing, error, setError }: AddScopeFormProps) {
   const translate = useTranslate();
   const { refetch } = useListContext();
   const [permission, setPermission] = useState('');
   const [description, setDescription] = useState('');
-  const [missing, setMissing] = useState(false);
-  const [error, setError] = useState<string>();
+  // sentences under the two inputs: the browser's checks, then the provider's refusals
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [create, { isPending }] = useCreate();
+
+  const say = (message: ReturnType<typeof checkValue>) =>
+    message === undefined ? undefined : typeof message === 'string' ? translate(message) : translate(message.message, message.args);
 
   const add = async (event: FormEvent) => {
     event.preventDefault();
     setError(undefined);
     const trimmed = permission.trim();
-    if (!trimmed) {
-      setMissing(true);
-      return;
-    }
+    const checked = {
+      permission: trimmed ? say(checkValue(fieldOf('permission'), trimmed)) : translate('iam.errors.required'),
+      description: say(checkValue(fieldOf('description'), description.trim())),
+    };
+    const found = Object.fromEntries(Object.entries(checked).filter(([, message]) => message)) as Record<string, string>;
+    setFieldErrors(found);
+    if (Object.keys(found).length > 0) return;
     try {
       await create(
         permissionScopes.name,
@@ -83,17 +103,19 @@ function AddScopeForm({ meta, editing }: { meta: IamMeta; editing: boolean }) {
       setDescription('');
       refetch();
     } catch (failure) {
-      setError(saveErrorMessage(failure, trimmed, translate));
+      const { fieldErrors: refused = {}, alert } = describeSaveFailure(
+        failure,
+        { sources: ['permission', 'description'], fields: permissionScopes.fields, aliases: { id: 'permission' }, name: trimmed },
+        translate,
+      );
+      setFieldErrors(refused);
+      setError(alert);
     }
   };
 
   return (
     <Box component="form" noValidate onSubmit={add} aria-label={translate('iam.apis.addScope')}>
-      {error && (
-        <Alert severity="error" role="alert" sx={{ mb: 2 }}>
-          {error}
-        </Alert>
-      )}
+      <SaveErrorAlert alert={error} />
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'flex-start' } }}>
         <MuiTextField
           label={translate('resources.permissionScopes.fields.permission')}
@@ -101,23 +123,25 @@ function AddScopeForm({ meta, editing }: { meta: IamMeta; editing: boolean }) {
           value={permission}
           onChange={(event) => {
             setPermission(event.target.value);
-            setMissing(false);
+            setFieldErrors(({ permission: _fixed, ...others }) => others);
           }}
-          error={missing}
-          helperText={missing ? translate('iam.errors.required') : ' '}
+          error={Boolean(fieldErrors.permission)}
+          helperText={fieldErrors.permission ?? ' '}
           disabled={!editing}
           size="small"
-          variant="outlined"
           sx={{ flex: '1 1 0', minWidth: 0 }}
         />
         <MuiTextField
           label={translate('resources.permissionScopes.fields.description')}
           value={description}
-          onChange={(event) => setDescription(event.target.value)}
-          helperText=" "
+          onChange={(event) => {
+            setDescription(event.target.value);
+            setFieldErrors(({ description: _fixed, ...others }) => others);
+          }}
+          error={Boolean(fieldErrors.description)}
+          helperText={fieldErrors.description ?? ' '}
           disabled={!editing}
           size="small"
-          variant="outlined"
           sx={{ flex: '2 1 0', minWidth: 0 }}
         />
         <Button type="submit" variant="contained" startIcon={<AddIcon />} disabled={!editing || isPending}>
@@ -135,6 +159,7 @@ function AddScopeForm({ meta, editing }: { meta: IamMeta; editing: boolean }) {
 export function PermissionTab({ apiId, onClose }: { apiId: string; onClose: () => void }) {
   const translate = useTranslate();
   const [editing, setEditing] = useState(false);
+  const [error, setError] = useState<SaveFailure['alert']>();
   const meta = scopeMeta(apiId);
 
   return (
@@ -155,7 +180,7 @@ export function PermissionTab({ apiId, onClose }: { apiId: string; onClose: () =
           label={translate('iam.actions.edit')}
         />
       </Stack>
-      <AddScopeForm meta={meta} editing={editing} />
+      <AddScopeForm meta={meta} editing={editing} error={error} setError={setError} />
       <Datagrid
         bulkActionButtons={false}
         rowClick={false}
@@ -167,7 +192,7 @@ export function PermissionTab({ apiId, onClose }: { apiId: string; onClose: () =
       >
         <TextField source="permission" sortable={false} />
         <TextField source="description" sortable={false} />
-        <DeleteScopeButton meta={meta} editing={editing} />
+        <DeleteScopeButton meta={meta} editing={editing} onDone={() => setError(undefined)} />
       </Datagrid>
       <WindowPagination window={permissionScopes.pageWindow} rowsPerPageOptions={[permissionScopes.pageSize]} />
       <Button onClick={onClose} sx={{ mt: 1 }}>

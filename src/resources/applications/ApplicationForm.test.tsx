@@ -132,9 +132,42 @@ describe('application wizard (new mode)', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Next' }));
     await userEvent.click(await screen.findByRole('button', { name: 'Finish' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('duplicated error: Shop front already exist!');
+    // a 400 naming a field lands under that field as a sentence, and the earlier alert goes away
     status = 400;
     await userEvent.click(screen.getByRole('button', { name: 'Finish' }));
-    await waitFor(() => expect(screen.getByRole('alert')).toHaveTextContent('redirect_uris: "x" is not allowed'));
+    await waitFor(() =>
+      expect(screen.getByLabelText(/Allowed Callback URIs/)).toHaveAccessibleDescription(
+        'The provider refused this value: "x" is not allowed',
+      ),
+    );
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('goes back to the step of a field the provider refused, with the sentence under it', async () => {
+    provider(() => ({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: 'body/client_name must NOT have more than 200 characters' } }));
+    open({ company, domain, mode: 'new' });
+    fill(await screen.findByLabelText(/^Name/), 'Shop front');
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Next' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Finish' }));
+    await waitFor(() => expect(screen.getByLabelText(/^Name/)).toHaveAccessibleDescription('Use at most 200 characters'));
+    expect(screen.getByRole('group', { name: 'Basic Information' })).toBeVisible();
+  });
+
+  it('checks numbers and web addresses in the browser before Next', async () => {
+    const { requests } = provider();
+    open({ company, domain, mode: 'new' });
+    fill(await screen.findByLabelText(/^Name/), 'Shop front');
+    fill(screen.getByLabelText(/^Logo/), 'logo.png');
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(screen.getByLabelText(/^Logo/)).toHaveAccessibleDescription(/^Enter a full web address/));
+    fill(screen.getByLabelText(/^Logo/), 'https://shop.example/logo.png');
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    const lifetime = await screen.findByLabelText(/ID Token Expiration/);
+    fill(lifetime, '0');
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(lifetime).toHaveAccessibleDescription('Enter 1 or more'));
+    expect(requests.filter((request) => request.method !== 'GET')).toHaveLength(0);
   });
 });
 

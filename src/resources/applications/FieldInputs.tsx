@@ -1,15 +1,14 @@
 import {
   BooleanInput,
   CheckboxGroupInput,
-  minValue,
   NumberInput,
-  required,
   SelectInput,
   TextInput,
   useTranslate,
   type Validator,
 } from 'react-admin';
 import { useDeclaration } from '../generic/DeclarationContext';
+import { fieldValidators } from '../generic/fieldChecks';
 import type { FieldDeclaration } from '../types';
 import { firstUriProblem, splitLines } from './uris';
 
@@ -32,9 +31,10 @@ const joinLines = (value: unknown) => (Array.isArray(value) ? value.join('\n') :
 function FieldInput({ field, readOnly, choices }: { field: FieldDeclaration; readOnly: boolean; choices?: Choice[] }) {
   const translate = useTranslate();
   const label = `resources.${useDeclaration().name}.fields.${field.source}`;
-  const validate: Validator[] = field.required && !readOnly ? [required()] : [];
-  // Outlined: a focused label keeps 4.5:1 contrast on the card (the filled variant's grey does not).
-  const common = { source: field.source, label, readOnly, fullWidth: true, variant: 'outlined' } as const;
+  // the provider's limits, checked before sending (docs/CONSOLE.md, "Errors and messages")
+  const validate: Validator[] = readOnly ? [] : fieldValidators(field);
+  // the variant is the theme's, as in every form (layout/theme.ts)
+  const common = { source: field.source, label, readOnly, fullWidth: true } as const;
   const declaredChoices = (field.choices ?? []).map((value) => ({
     id: value,
     name: field.choiceLabelPrefix ? translate(`${field.choiceLabelPrefix}.${value}`) : value,
@@ -66,7 +66,7 @@ function FieldInput({ field, readOnly, choices }: { field: FieldDeclaration; rea
       return (
         <NumberInput
           {...common}
-          validate={readOnly ? [] : [...validate, minValue(0)]}
+          validate={validate}
           defaultValue={field.defaultValue as number | undefined}
           step={1}
         />
@@ -87,7 +87,7 @@ function FieldInput({ field, readOnly, choices }: { field: FieldDeclaration; rea
           {...common}
           multiline
           minRows={2}
-          validate={readOnly ? [] : [validUris]}
+          validate={readOnly ? [] : [...validate, validUris]}
           format={joinLines}
           parse={splitLines}
           defaultValue={[]}

@@ -1,9 +1,8 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import {
   Accordion,
   AccordionDetails,
   AccordionSummary,
-  Alert,
   Box,
   Button,
   Card,
@@ -20,7 +19,8 @@ import { Form, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } 
 import { useFormContext } from 'react-hook-form';
 import { useDeclaration } from '../generic/DeclarationContext';
 import type { FormMode } from '../generic/DeclaredFormScreen';
-import { saveErrorMessage } from '../generic/saveError';
+import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
+import { SaveErrorAlert } from '../generic/SaveErrorAlert';
 import { FieldInputs, type Choice } from './FieldInputs';
 import { SecretDialog } from './SecretDialog';
 import { FormModeButtons } from '../generic/FormModeButtons';
@@ -69,9 +69,18 @@ function WizardBody({
   onCancel: () => void;
 }) {
   const translate = useTranslate();
-  const { trigger } = useFormContext();
+  const { trigger, formState } = useFormContext();
   const [active, setActive] = useState(0);
   const last = active === sections.length - 1;
+  const failing = Object.keys(formState.errors).join(' ');
+
+  // A field the provider refused on an earlier step (Finish is on the last) would be out of sight:
+  // go to the first step with an error, where the sentence shows under the field.
+  useEffect(() => {
+    const sources = failing.split(' ');
+    const first = sections.findIndex((section) => visible(section, hidden).some((source) => sources.includes(source)));
+    if (first >= 0 && !visible(sections[active], hidden).some((source) => sources.includes(source))) setActive(first);
+  }, [failing]); // only when the set of failing fields changes
 
   // SPEC 4: Next advances only when the current step's fields are valid.
   const next = async () => {
@@ -149,7 +158,7 @@ export function SectionedForm({
   const translate = useTranslate();
   const navigate = useNavigate();
   const [mode, setMode] = useState<FormMode>(initialMode);
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<SaveFailure['alert']>();
   const [secret, setSecret] = useState<string>();
   const [create, { isPending: creating }] = useCreate();
   const [update, { isPending: updating }] = useUpdate();
@@ -176,7 +185,19 @@ export function SectionedForm({
         done();
       }
     } catch (failure) {
-      setError(saveErrorMessage(failure, String(values[nameField] ?? ''), translate));
+      const { fieldErrors, alert } = describeSaveFailure(
+        failure,
+        {
+          sources: sections.flatMap((section) => visible(section, hidden)),
+          fields: declaration.fields,
+          aliases: declaration.idFromField ? { id: declaration.idFromField } : undefined,
+          name: String(values[nameField] ?? ''),
+        },
+        translate,
+      );
+      setError(alert);
+      // react-admin's Form shows these under their inputs (the wizard stays on its last step)
+      return fieldErrors;
     }
   };
 
@@ -186,11 +207,7 @@ export function SectionedForm({
         <Typography variant="h5" component="h1" gutterBottom>
           {title}
         </Typography>
-        {error && (
-          <Alert severity="error" role="alert" sx={{ mb: 2 }}>
-            {error}
-          </Alert>
-        )}
+        <SaveErrorAlert alert={error} />
         <Form
           record={mode === 'new' ? defaults : record}
           onSubmit={submit}

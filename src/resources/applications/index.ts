@@ -37,6 +37,9 @@ export const APPLICATION_SECTIONS = [
   },
 ] as const;
 
+/** The provider's largest lifetime (a 32-bit integer of seconds, server/api/applications.ts). */
+const MAX_SECONDS = 2147483647;
+
 export const applications: ResourceDeclaration = {
   name: 'applications',
   labelKey: 'iam.menu.applications',
@@ -48,29 +51,29 @@ export const applications: ResourceDeclaration = {
     records: () => 'application',
   },
   fields: [
-    { source: 'client_name', kind: 'text', required: true },
+    { source: 'client_name', kind: 'text', required: true, maxLength: 200 },
     { source: 'domain', kind: 'select', required: true },
-    { source: 'description', kind: 'textarea' },
-    { source: 'logo_uri', kind: 'text' },
+    { source: 'description', kind: 'textarea', maxLength: 2000 },
+    { source: 'logo_uri', kind: 'text', rule: 'httpUrl', maxLength: 2000 },
     { source: 'app_type', kind: 'select', choices: APP_TYPES, choiceLabelPrefix: 'iam.applications.appTypes', defaultValue: 'SPA' },
-    { source: 'client_id', kind: 'text' },
-    { source: 'client_secret', kind: 'text', required: true },
-    { source: 'audience', kind: 'text' },
+    { source: 'client_id', kind: 'text', rule: 'clientId' },
+    { source: 'client_secret', kind: 'text', required: true, rule: 'clientSecret' },
+    { source: 'audience', kind: 'text', maxLength: 200 },
     {
       source: 'grant_types',
       kind: 'checkboxes',
       choices: GRANT_TYPES,
       defaultValue: ['authorization_code', 'refresh_token'],
     },
-    { source: 'id_token_expiration', kind: 'number', required: true, defaultValue: 36000 },
+    { source: 'id_token_expiration', kind: 'number', required: true, defaultValue: 36000, min: 1, max: MAX_SECONDS },
     { source: 'refresh_token_rotation', kind: 'boolean', defaultValue: false },
-    { source: 'refresh_reuse_interval', kind: 'number', required: true, defaultValue: 0 },
+    { source: 'refresh_reuse_interval', kind: 'number', required: true, defaultValue: 0, min: 0, max: MAX_SECONDS },
     { source: 'refresh_absolute_expiration', kind: 'boolean', defaultValue: false },
-    { source: 'refresh_absolute_lifetime', kind: 'number', required: true, defaultValue: 31557600 },
-    { source: 'client_uri', kind: 'text' },
-    { source: 'client_logout_uri', kind: 'uriList', uriKind: 'uri' },
-    { source: 'redirect_uris', kind: 'uriList', uriKind: 'uri' },
-    { source: 'allowed_web_orgins', kind: 'uriList', uriKind: 'origin' },
+    { source: 'refresh_absolute_lifetime', kind: 'number', required: true, defaultValue: 31557600, min: 1, max: MAX_SECONDS },
+    { source: 'client_uri', kind: 'text', rule: 'httpUrl', maxLength: 2000 },
+    { source: 'client_logout_uri', kind: 'uriList', uriKind: 'uri', maxLength: 2000 },
+    { source: 'redirect_uris', kind: 'uriList', uriKind: 'uri', maxLength: 2000 },
+    { source: 'allowed_web_orgins', kind: 'uriList', uriKind: 'origin', maxLength: 2000 },
   ],
   listColumns: ['client_name', 'audience'],
   searchable: true,

@@ -73,14 +73,30 @@ describe('company form', () => {
     expect(locations.at(-1)).toBe(companies.routes.form);
   });
 
-  it('shows any other error message above the form', async () => {
+  it("shows a provider 400 naming a field under that field, in the provider's own words when they are not known", async () => {
     mockFetch(() => ({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: 'body/name is too long' } }));
     open({ mode: 'new', parent: acme });
     await userEvent.type(await screen.findByLabelText(/Company Name/), 'x');
     await userEvent.type(screen.getByLabelText(/Display Name/), 'X');
     await userEvent.type(screen.getByLabelText(/Description/), 'X');
     await userEvent.click(screen.getByRole('button', { name: 'Create' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent('body/name is too long');
+    expect(await screen.findByLabelText(/Company Name/)).toHaveAccessibleDescription('The provider refused this value: is too long');
+    expect(screen.queryByText(/body\/name/)).toBeNull();
+  });
+
+  it('checks the name in the browser: the id pattern and the names the provider keeps', async () => {
+    const { requests } = mockFetch();
+    open({ mode: 'new', parent: acme });
+    const name = await screen.findByLabelText(/Company Name/);
+    await userEvent.type(name, 'no spaces allowed');
+    await userEvent.type(screen.getByLabelText(/Display Name/), 'X');
+    await userEvent.type(screen.getByLabelText(/Description/), 'X');
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(name).toHaveAccessibleDescription(/^Use up to 128 letters, digits/));
+    await userEvent.clear(name);
+    await userEvent.type(name, 'Docs');
+    await waitFor(() => expect(name).toHaveAccessibleDescription('"Docs" is kept by the provider: choose another name'));
+    expect(requests.filter((request) => request.method !== 'GET')).toHaveLength(0);
   });
 
   it('opens in view mode read-only with Edit and Close; Edit then Save sends the full body', async () => {

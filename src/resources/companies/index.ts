@@ -14,9 +14,9 @@ export const companies: ResourceDeclaration = {
     records: () => 'companys',
   },
   fields: [
-    { source: 'name', kind: 'text', required: true },
-    { source: 'displayName', kind: 'text', required: true },
-    { source: 'description', kind: 'text', required: true },
+    { source: 'name', kind: 'text', required: true, rule: 'id', maxLength: 128, reserved: ['companys', 'application', 'api', 'docs'] },
+    { source: 'displayName', kind: 'text', required: true, maxLength: 200 },
+    { source: 'description', kind: 'text', required: true, maxLength: 2000 },
     {
       source: 'type',
       kind: 'select',

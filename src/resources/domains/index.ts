@@ -10,8 +10,8 @@ export const domains: ResourceDeclaration = {
     collection: ({ companyId }) => `companys/${encodeURIComponent(companyId)}/domainNames`,
   },
   fields: [
-    { source: 'name', kind: 'text', required: true },
-    { source: 'description', kind: 'text', required: true },
+    { source: 'name', kind: 'text', required: true, rule: 'id', maxLength: 128, reserved: ['primary'] },
+    { source: 'description', kind: 'text', required: true, maxLength: 2000 },
   ],
   listColumns: ['id', 'description'],
   formFields: ['name', 'description'],

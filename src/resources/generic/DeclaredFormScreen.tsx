@@ -1,10 +1,11 @@
 import { useState, type ReactNode } from 'react';
-import { Alert, Card, CardContent, Typography } from '@mui/material';
+import { Card, CardContent, Typography } from '@mui/material';
 import { Form, Title, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import { useDeclaration } from './DeclarationContext';
 import { DeclaredInputs } from './DeclaredInputs';
-import { saveErrorMessage } from './saveError';
+import { describeSaveFailure, type SaveFailure } from './saveError';
+import { SaveErrorAlert } from './SaveErrorAlert';
 import { FormModeButtons } from './FormModeButtons';
 
 export type FormMode = 'new' | 'view' | 'edit';
@@ -48,7 +49,7 @@ export function DeclaredFormScreen({
   const translate = useTranslate();
   const navigate = useNavigate();
   const [mode, setMode] = useState<FormMode>(initialMode);
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<SaveFailure['alert']>();
   const [create, { isPending: creating }] = useCreate();
   const [update, { isPending: updating }] = useUpdate();
   const saving = creating || updating;
@@ -71,7 +72,20 @@ export function DeclaredFormScreen({
       }
       navigate(-1);
     } catch (failure) {
-      setError(saveErrorMessage(failure, String(values[nameSource] ?? ''), translate));
+      const hiddenNow = hidden?.(mode) ?? [];
+      const { fieldErrors, alert } = describeSaveFailure(
+        failure,
+        {
+          sources: declaration.formFields.filter((source) => !hiddenNow.includes(source)),
+          fields: declaration.fields,
+          aliases: declaration.idFromField ? { id: declaration.idFromField } : undefined,
+          name: String(values[nameSource] ?? ''),
+        },
+        translate,
+      );
+      setError(alert);
+      // react-admin's Form shows these under their inputs
+      return fieldErrors;
     }
   };
 
@@ -85,11 +99,7 @@ export function DeclaredFormScreen({
           {titles[mode]}
         </Typography>
         {children}
-        {error && (
-          <Alert severity="error" role="alert" sx={{ mb: 2 }}>
-            {error}
-          </Alert>
-        )}
+        <SaveErrorAlert alert={error} />
         <Form record={record} onSubmit={submit} noValidate key={mode}>
           <DeclaredInputs
             readOnly={mode === 'view'}

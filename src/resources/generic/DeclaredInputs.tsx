@@ -1,6 +1,7 @@
-import { BooleanInput, required, SelectInput, TextInput, useTranslate } from 'react-admin';
+import { BooleanInput, SelectInput, TextInput, useTranslate } from 'react-admin';
 import type { FieldDeclaration } from '../types';
 import { useDeclaration } from './DeclarationContext';
+import { fieldValidators } from './fieldChecks';
 
 interface DeclaredInputsProps {
   readOnly?: boolean;
@@ -11,7 +12,8 @@ interface DeclaredInputsProps {
 
 function DeclaredInput({ field, readOnly }: { field: FieldDeclaration; readOnly: boolean }) {
   const translate = useTranslate();
-  const validate = field.required && !readOnly ? [required()] : undefined;
+  // the provider's limits, checked before sending (docs/CONSOLE.md, "Errors and messages")
+  const validate = readOnly ? undefined : fieldValidators(field);
   const common = { source: field.source, readOnly, validate, fullWidth: true } as const;
   switch (field.kind) {
     case 'select':

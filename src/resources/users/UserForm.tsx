@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Alert, Card, CardContent, Typography } from '@mui/material';
+import { Card, CardContent, Typography } from '@mui/material';
 import {
   Form,
   required,
   TextInput,
+  Title,
   useCreate,
   useLocation,
   useNavigate,
@@ -16,7 +17,8 @@ import type { Company, Domain } from '../../session/session';
 import { useDeclaration } from '../generic/DeclarationContext';
 import { DeclaredInputs } from '../generic/DeclaredInputs';
 import { isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
-import { saveErrorMessage } from '../generic/saveError';
+import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
+import { SaveErrorAlert } from '../generic/SaveErrorAlert';
 import { hashPassword, matchesPassword } from './password';
 import { FormModeButtons } from '../generic/FormModeButtons';
 
@@ -52,7 +54,7 @@ export default function UserForm() {
   const requested: FormMode = isFormMode(state.mode) ? state.mode : 'new';
   const [mode, setMode] = useState<FormMode>(requested !== 'new' && !state.user ? 'new' : requested);
   const user = mode === 'new' ? undefined : state.user;
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<SaveFailure['alert']>();
   const [hashing, setHashing] = useState(false);
   const [create, { isPending: creating }] = useCreate();
   const [update, { isPending: updating }] = useUpdate();
@@ -79,7 +81,20 @@ export default function UserForm() {
       navigate(-1);
     } catch (failure) {
       setHashing(false);
-      setError(saveErrorMessage(failure, String(values.username ?? ''), translate));
+      const { fieldErrors, alert } = describeSaveFailure(
+        failure,
+        {
+          sources: mode === 'new' ? [...declaration.formFields, 'password'] : declaration.formFields,
+          fields: declaration.fields,
+          // the provider checks the hash it is sent in place of the password
+          aliases: { authVerification: 'password' },
+          name: String(values.username ?? ''),
+        },
+        translate,
+      );
+      setError(alert);
+      // react-admin's Form shows these under their inputs
+      return fieldErrors;
     }
   };
 
@@ -87,15 +102,12 @@ export default function UserForm() {
 
   return (
     <Card sx={{ mt: 2, maxWidth: 720 }}>
+      <Title title={translate(TITLES[mode])} />
       <CardContent>
         <Typography variant="h5" component="h1" gutterBottom>
           {translate(TITLES[mode])}
         </Typography>
-        {error && (
-          <Alert severity="error" role="alert" sx={{ mb: 2 }}>
-            {error}
-          </Alert>
-        )}
+        <SaveErrorAlert alert={error} />
         <Form record={user} onSubmit={submit} noValidate key={mode}>
           <DeclaredInputs readOnly={mode === 'view'} />
           {mode === 'new' && (
