@@ -3,6 +3,7 @@ import { Link, Typography } from '@mui/material';
 import { Datagrid, FunctionField, List, SearchInput, TextField, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import { useDeclaration } from './DeclarationContext';
+import { SelectionReset } from './SelectionReset';
 import { WindowPagination } from './WindowPagination';
 
 interface DeclaredListProps {
@@ -49,6 +50,7 @@ export function DeclaredList({ actions, onRowClick, meta, title = false, extraCo
       storeKey={`${declaration.name}.list`}
       pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />}
     >
+      <SelectionReset />
       <Datagrid
         bulkActionButtons={<></>}
         bulkActionsToolbar={<SelectionSummary />}

@@ -4,6 +4,8 @@ import { useGroupCallError } from './usePagedRequest';
 /**
  * A write from the group form's tabs (add, remove): busy while it runs, and its error as a message
  * to show (an authentication error signs out instead, SPEC 8). run() resolves true on success.
+ * clear() drops the message once another action of the tab succeeds (docs/CONSOLE.md, "Errors and
+ * messages").
  */
 export function useGroupCall() {
   const handleError = useGroupCallError();
@@ -23,5 +25,5 @@ export function useGroupCall() {
       setBusy(false);
     }
   };
-  return { busy, error, run };
+  return { busy, error, run, clear: () => setError(undefined) };
 }

@@ -23,7 +23,7 @@ export function PermissionsPanel({ context, group }: PermissionsPanelProps) {
   const notify = useNotify();
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<GroupPermission>();
-  const { busy: removing, error, run } = useGroupCall();
+  const { busy: removing, error, run, clear } = useGroupCall();
   const { controls, rows: permissions } = useGroupRows(
     (request) => permissionsApi.list(context, group.id, request),
     `${context.companyId}/${context.domainId}/${group.id}/permissions`,
@@ -76,6 +76,7 @@ export function PermissionsPanel({ context, group }: PermissionsPanelProps) {
           group={group}
           onClose={() => setAdding(false)}
           onAdded={(count) => {
+            clear();
             notify('iam.groupPermissions.added', { type: 'info', messageArgs: { count } });
             permissions.reload();
           }}

@@ -17,6 +17,7 @@ import type { IamMeta } from '../../../dataProvider';
 import { useDeclaration } from '../../generic/DeclarationContext';
 import type { FormMode } from '../../generic/DeclaredFormScreen';
 import { useListMeta } from '../../generic/useListMeta';
+import { SelectionReset } from '../../generic/SelectionReset';
 import { WindowPagination } from '../../generic/WindowPagination';
 import { ExportCsvButton } from './ExportCsvButton';
 import { statusCondition, useListStatus, type ListStatus } from './listStatus';
@@ -122,6 +123,7 @@ function StatusListView({ status, formState, nameField, texts }: StatusListProps
       storeKey={`${declaration.name}.${status}.list`}
       pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />}
     >
+      <SelectionReset />
       <Datagrid
         bulkActionButtons={<></>}
         rowClick={(_id, _resource, record) => {
