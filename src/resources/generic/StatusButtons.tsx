@@ -5,6 +5,7 @@ import RestoreIcon from '@mui/icons-material/RestoreFromTrash';
 import { Confirm, useDataProvider, useListContext, useNotify, useRefresh, useTranslate } from 'react-admin';
 import type { IamDataProvider, IamMeta } from '../../dataProvider';
 import { useDeclaration } from './DeclarationContext';
+import { DisabledReason } from './DisabledReason';
 
 function useSetStatus(meta: IamMeta | undefined) {
   const declaration = useDeclaration();
@@ -35,16 +36,26 @@ function useSetStatus(meta: IamMeta | undefined) {
   return { setStatus, pending, count: selectedIds.length, soft };
 }
 
-/** Delete on an active list: a soft delete (status deleted) of the selection, after a confirmation. */
-export function SoftDeleteButton({ meta }: { meta?: IamMeta }) {
+/**
+ * Delete on an active list: a soft delete (status deleted) of the selection, after a confirmation.
+ * `disabledReason` says why the selection cannot be deleted (the provider would refuse it).
+ */
+export function SoftDeleteButton({ meta, disabledReason }: { meta?: IamMeta; disabledReason?: string }) {
   const translate = useTranslate();
   const { setStatus, pending, count, soft } = useSetStatus(meta);
   const [open, setOpen] = useState(false);
   return (
     <>
-      <Button startIcon={<DeleteIcon />} color="error" disabled={count === 0 || pending} onClick={() => setOpen(true)}>
-        {translate('iam.actions.delete')}
-      </Button>
+      <DisabledReason reason={disabledReason}>
+        <Button
+          startIcon={<DeleteIcon />}
+          color="error"
+          disabled={count === 0 || pending || Boolean(disabledReason)}
+          onClick={() => setOpen(true)}
+        >
+          {translate('iam.actions.delete')}
+        </Button>
+      </DisabledReason>
       <Confirm
         isOpen={open}
         loading={pending}

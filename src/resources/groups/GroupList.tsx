@@ -1,6 +1,7 @@
-import type { RaRecord } from 'react-admin';
+import { useListContext, useTranslate, type RaRecord } from 'react-admin';
 import { getSession } from '../../session/session';
-import { StatusList } from '../users/statusList/StatusList';
+import { StatusList, type DeleteReasons } from '../users/statusList/StatusList';
+import { ADMINISTRATORS_GROUP } from '../users/administrators';
 import type { FormMode } from '../generic/DeclaredFormScreen';
 
 /** SPEC 2.1: /groups-new receives company, domain, group and mode. */
@@ -9,11 +10,21 @@ export function groupFormState(mode: FormMode, group?: RaRecord) {
   return { company, domain, group, mode };
 }
 
+/** The administrators group can be neither soft-deleted nor purged (docs/CONSOLE.md, "Groups"). */
+function useGroupDeleteReasons(): DeleteReasons {
+  const translate = useTranslate();
+  const { selectedIds } = useListContext();
+  if (!selectedIds.includes(ADMINISTRATORS_GROUP)) return {};
+  const reason = translate('iam.groups.administratorsKept');
+  return { softDelete: reason, purge: reason };
+}
+
 export default function GroupList() {
   return (
     <StatusList
       nameField="name"
       formState={groupFormState}
+      useDeleteReasons={useGroupDeleteReasons}
       texts={{
         activeTitle: 'iam.groups.listTitle',
         deletedTitle: 'iam.groups.deletedTitle',

@@ -1,7 +1,10 @@
-import { useTranslate, type RaRecord } from 'react-admin';
+import { useListContext, useTranslate, type RaRecord } from 'react-admin';
 import { getSession } from '../../session/session';
-import { StatusList } from './statusList/StatusList';
+import { useSession } from '../../session/useSession';
+import { StatusList, type DeleteReasons } from './statusList/StatusList';
 import type { FormMode } from '../generic/DeclaredFormScreen';
+import { lastAdministratorReason, useAdministrators } from './administrators';
+import { useListStatus } from './statusList/listStatus';
 
 /** SPEC 2.1: /users-new receives company, domain, user, mode and header. */
 export function userFormState(mode: FormMode, translate: (key: string) => string, user?: RaRecord) {
@@ -10,12 +13,28 @@ export function userFormState(mode: FormMode, translate: (key: string) => string
   return { company, domain, user, mode, header };
 }
 
+/**
+ * Delete is not offered for a selection the provider would refuse (docs/CONSOLE.md, "Users"): the
+ * signed-in administrator themselves, or every active administrator of the domain.
+ */
+function useUserDeleteReasons(): DeleteReasons {
+  const translate = useTranslate();
+  const { selectedIds } = useListContext();
+  const { user, client, company, domain } = useSession();
+  // Deleted users administer nothing: only a selection on the active list needs the administrators.
+  const { data: administrators } = useAdministrators(undefined, useListStatus() === 'active' && selectedIds.length > 0);
+  const signedInHere = client?.companyId === company?.id && client?.domain === domain?.id;
+  if (signedInHere && user?.id && selectedIds.includes(user.id)) return { softDelete: translate('iam.users.cannotDeleteYourself') };
+  return { softDelete: lastAdministratorReason(selectedIds, administrators, translate) };
+}
+
 export default function UserList() {
   const translate = useTranslate();
   return (
     <StatusList
       nameField="username"
       formState={(mode, record) => userFormState(mode, translate, record)}
+      useDeleteReasons={useUserDeleteReasons}
       texts={{
         activeTitle: 'iam.users.listTitle',
         deletedTitle: 'iam.users.deletedTitle',

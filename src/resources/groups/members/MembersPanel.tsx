@@ -1,10 +1,15 @@
 import { useState } from 'react';
-import { Alert, Button, Stack } from '@mui/material';
+import { Alert, Box, Button, Stack, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
+import ArrowBackIcon from '@mui/icons-material/ArrowBack';
 import DeleteIcon from '@mui/icons-material/Delete';
-import { Confirm, useNotify, useTranslate } from 'react-admin';
+import { useQueryClient } from '@tanstack/react-query';
+import { Confirm, useNavigate, useNotify, useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
+import { DisabledReason } from '../../generic/DisabledReason';
+import { groups } from '../index';
 import { AddMembersDialog } from './AddMembersDialog';
+import { useMembersRemovalReason } from './lastAdministrator';
 import { useGroupRows } from '../panel/pageControls';
 import { useGroupCall } from '../panel/useGroupCall';
 import { MemberTable, toggleSelection } from './MemberTable';
@@ -15,10 +20,15 @@ interface MembersPanelProps {
   group: { id: string; name?: string; displayName?: string };
 }
 
-/** SPEC 2.10's Members tab: the group's members, paged, with Add (the modal) and Delete. */
+/**
+ * SPEC 2.10's Members tab: the group's members, paged, with Add (the modal) and Delete. It names
+ * the group and leads back to the groups list (docs/CONSOLE.md, "Groups").
+ */
 export function MembersPanel({ context, group }: MembersPanelProps) {
   const translate = useTranslate();
   const notify = useNotify();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const [selected, setSelected] = useState<Map<string, Member>>(new Map());
   const [adding, setAdding] = useState(false);
   const [confirming, setConfirming] = useState(false);
@@ -28,29 +38,47 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
     `${context.companyId}/${context.domainId}/${group.id}`,
   );
 
+  const removeReason = useMembersRemovalReason(context, group.id, [...selected.values()], translate);
+
+  // Who administers the domain may have changed: read it again.
+  const changed = () => {
+    members.reload();
+    void queryClient.invalidateQueries({ queryKey: ['administrators'] });
+  };
+
   const remove = async () => {
     if (await run(() => membersApi.remove(context, group.id, [...selected.values()]))) {
       notify('iam.members.removed', { type: 'info', messageArgs: { count: selected.size } });
       setSelected(new Map());
-      members.reload();
+      changed();
     }
     setConfirming(false);
   };
 
   return (
     <>
+      <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mb: 1, flexWrap: 'wrap' }}>
+        <Typography variant="h6" component="h2" sx={{ mr: 'auto', overflowWrap: 'anywhere' }}>
+          {translate('iam.members.heading', { group: group.displayName || group.name || group.id })}
+        </Typography>
+        <Button startIcon={<ArrowBackIcon />} onClick={() => navigate(groups.routes.list)}>
+          {translate('iam.members.back')}
+        </Button>
+      </Box>
       <Stack direction="row" spacing={1} sx={{ mb: 1 }}>
         <Button startIcon={<AddIcon />} variant="contained" onClick={() => setAdding(true)}>
           {translate('iam.members.add')}
         </Button>
-        <Button
-          startIcon={<DeleteIcon />}
-          color="error"
-          disabled={selected.size === 0 || removing}
-          onClick={() => setConfirming(true)}
-        >
-          {translate('iam.members.delete')}
-        </Button>
+        <DisabledReason reason={removeReason}>
+          <Button
+            startIcon={<DeleteIcon />}
+            color="error"
+            disabled={selected.size === 0 || removing || Boolean(removeReason)}
+            onClick={() => setConfirming(true)}
+          >
+            {translate('iam.members.delete')}
+          </Button>
+        </DisabledReason>
       </Stack>
       {error && (
         <Alert severity="error" role="alert" sx={{ mb: 1 }}>
@@ -86,7 +114,7 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
           onClose={() => setAdding(false)}
           onAdded={(count) => {
             notify('iam.members.added', { type: 'info', messageArgs: { count } });
-            members.reload();
+            changed();
           }}
         />
       )}

@@ -11,6 +11,7 @@ import {
 import DeleteForeverIcon from '@mui/icons-material/DeleteForever';
 import { useDeleteMany, useListContext, useNotify, useTranslate } from 'react-admin';
 import type { IamMeta } from '../../../dataProvider';
+import { DisabledReason } from '../../generic/DisabledReason';
 
 /**
  * What the administrator types to confirm a purge: the name of a single selected record shown on
@@ -29,7 +30,7 @@ export function purgeConfirmation(
 }
 
 /** Purge on the deleted list: permanent, so the administrator types the name or the count first. */
-export function PurgeButton({ meta, nameField }: { meta?: IamMeta; nameField: string }) {
+export function PurgeButton({ meta, nameField, disabledReason }: { meta?: IamMeta; nameField: string; disabledReason?: string }) {
   const { resource, selectedIds, data, onUnselectItems } = useListContext();
   const translate = useTranslate();
   const notify = useNotify();
@@ -57,14 +58,16 @@ export function PurgeButton({ meta, nameField }: { meta?: IamMeta; nameField: st
 
   return (
     <>
-      <Button
-        startIcon={<DeleteForeverIcon />}
-        color="error"
-        disabled={selectedIds.length === 0 || isPending}
-        onClick={() => setOpen(true)}
-      >
-        {translate('iam.statusList.purge')}
-      </Button>
+      <DisabledReason reason={disabledReason}>
+        <Button
+          startIcon={<DeleteForeverIcon />}
+          color="error"
+          disabled={selectedIds.length === 0 || isPending || Boolean(disabledReason)}
+          onClick={() => setOpen(true)}
+        >
+          {translate('iam.statusList.purge')}
+        </Button>
+      </DisabledReason>
       <Dialog open={open} onClose={close} aria-labelledby="purge-title">
         <form
           onSubmit={(event) => {

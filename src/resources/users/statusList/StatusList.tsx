@@ -38,7 +38,19 @@ interface StatusListProps {
   /** The field a single purge is confirmed with (username, group name). */
   nameField: string;
   texts: StatusListTexts;
+  /**
+   * A hook, called inside the list, saying why the selection cannot be deleted or purged (the
+   * provider would refuse it); the buttons are then disabled and say why.
+   */
+  useDeleteReasons?: () => DeleteReasons;
 }
+
+export interface DeleteReasons {
+  softDelete?: string;
+  purge?: string;
+}
+
+const noReasons = (): DeleteReasons => ({});
 
 /** Active / deleted: each status is its own route, so the filter moves between them. */
 function StatusFilter({ status }: { status: ListStatus }) {
@@ -62,10 +74,17 @@ function StatusFilter({ status }: { status: ListStatus }) {
   );
 }
 
-function Actions({ status, meta, formState, nameField }: { status: ListStatus; meta: IamMeta } & Omit<StatusListProps, 'texts'>) {
+function Actions({
+  status,
+  meta,
+  formState,
+  nameField,
+  useDeleteReasons = noReasons,
+}: { status: ListStatus; meta: IamMeta } & Omit<StatusListProps, 'texts'>) {
   const declaration = useDeclaration();
   const translate = useTranslate();
   const navigate = useNavigate();
+  const reasons = useDeleteReasons();
   return (
     <TopToolbar sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
       <StatusFilter status={status} />
@@ -74,12 +93,12 @@ function Actions({ status, meta, formState, nameField }: { status: ListStatus; m
           <Button startIcon={<AddIcon />} onClick={() => navigate(declaration.routes.form, { state: formState('new') })}>
             {translate('iam.actions.new')}
           </Button>
-          <SoftDeleteButton meta={meta} />
+          <SoftDeleteButton meta={meta} disabledReason={reasons.softDelete} />
         </>
       ) : (
         <>
           <RecoverButton meta={meta} />
-          <PurgeButton meta={meta} nameField={nameField} />
+          <PurgeButton meta={meta} nameField={nameField} disabledReason={reasons.purge} />
         </>
       )}
       <ExportCsvButton
@@ -103,7 +122,7 @@ function EmptyState({ status, texts }: { status: ListStatus; texts: StatusListTe
   );
 }
 
-function StatusListView({ status, formState, nameField, texts }: StatusListProps & { status: ListStatus }) {
+function StatusListView({ status, formState, nameField, texts, useDeleteReasons }: StatusListProps & { status: ListStatus }) {
   const declaration = useDeclaration();
   const translate = useTranslate();
   const navigate = useNavigate();
@@ -118,7 +137,7 @@ function StatusListView({ status, formState, nameField, texts }: StatusListProps
       sort={declaration.defaultSort}
       queryOptions={{ meta: meta as Record<string, unknown> }}
       filters={[<SearchInput key="q" source="q" alwaysOn />]}
-      actions={<Actions status={status} meta={meta} formState={formState} nameField={nameField} />}
+      actions={<Actions status={status} meta={meta} formState={formState} nameField={nameField} useDeleteReasons={useDeleteReasons} />}
       empty={false}
       storeKey={`${declaration.name}.${status}.list`}
       pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />}
