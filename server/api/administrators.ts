@@ -6,8 +6,15 @@ import { errorResponses, params } from './schemas.js';
 
 /**
  * The domain's administrators walked downwards: the active `administrators` group and every active
- * group inside it, then their active users. The same membership as user_groups (migration 8) walks
- * upwards from one user: every group on the way must be active. UNION ends even on cyclic data.
+ * group inside it, then their active users. The same membership as member_groups (migration 13),
+ * which walks upwards from one member: every group on the way must be active.
+ *
+ * This is the one deliberate second walk. member_groups answers "which groups is this member in",
+ * so listing the administrators through it means one walk per user of the domain (200,000 in a
+ * large one) on every soft delete and member removal (keepingAnAdministrator runs it twice); walking
+ * down from the one group visits only the groups inside it and then reads their user members by the
+ * group_members key. tests/server/membership.test.ts holds both walks to the same answer on a nested
+ * graph. UNION ends even on cyclic data.
  */
 const ADMINISTRATORS = `WITH RECURSIVE admin_groups(id) AS (
     SELECT g.id FROM groups g WHERE g.company_id = $1 AND g.domain_id = $2 AND g.id = '${ADMIN_GROUP}' AND g.status = 'active'

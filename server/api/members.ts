@@ -39,16 +39,11 @@ const memberResource: ListResource = {
 };
 
 /**
- * SQL: ids of the groups that contain group $3 of domain ($1, $2), directly or through nested groups.
- * Adding any of them to $3 would close a cycle. UNION (not UNION ALL) ends even on cyclic data.
+ * SQL: ids of the groups that contain group $3 of domain ($1, $2), directly or through nested
+ * groups, deleted ones too (one may be recovered): adding any of them to $3 would close a cycle. The
+ * database's member_groups (migration 13), the walk the administrator check and RBAC read.
  */
-const CONTAINERS = `WITH RECURSIVE containers(id) AS (
-    SELECT gm.group_id FROM group_members gm
-    WHERE gm.company_id = $1 AND gm.domain_id = $2 AND gm.member_type = 'group' AND gm.member_id = $3
-    UNION
-    SELECT gm.group_id FROM group_members gm JOIN containers c ON gm.member_type = 'group' AND gm.member_id = c.id
-    WHERE gm.company_id = $1 AND gm.domain_id = $2
-  ) SELECT id FROM containers`;
+const CONTAINERS = `SELECT c.id FROM member_groups($1, $2, 'group', $3, false) AS c(id)`;
 
 const candidateSearch = {
   user: `(t.display_name || ' ' || t.username || ' ' || t.email)`,
@@ -130,7 +125,7 @@ export const members = {
     });
 
     if (groupIds.length > 0) {
-      const containers = await db.query<{ id: string }>(`${CONTAINERS} WHERE id = ANY ($4)`, [companyId, domainId, groupId, groupIds]);
+      const containers = await db.query<{ id: string }>(`${CONTAINERS} WHERE c.id = ANY ($4)`, [companyId, domainId, groupId, groupIds]);
       const cyclic = containers.rows[0]?.id;
       if (cyclic) throw badRequest(`group ${cyclic} already contains ${groupId}: adding it would make a cycle`);
     }

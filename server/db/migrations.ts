@@ -528,6 +528,48 @@ BEGIN
 END $$;
 `,
   },
+  {
+    id: 13,
+    name: 'one membership walk for users and groups: the administrator check, RBAC and the cycle check',
+    sql: `
+-- The groups a member (a user or a group) belongs to, directly or through nested groups: the one
+-- definition of membership. With p_active_only, only active groups, each of which passes membership
+-- on (a deleted group passes nothing on): the administrator check (is_administrator, so the guard's
+-- api_access and the sign-in's user:admin) and RBAC (server/oauth/resources.ts). Without it, every
+-- group: the structure that the member cycle check protects (server/api/members.ts), since a
+-- soft-deleted group may be recovered. Each call site passes p_member_type and p_active_only as
+-- literals, so once the function is inlined the planner sees the same walk as user_groups'
+-- (migration 8), which it replaces. UNION (not UNION ALL) ends even on cyclic data.
+CREATE FUNCTION member_groups(p_company text, p_domain text, p_member_type text, p_member text, p_active_only boolean)
+RETURNS SETOF text LANGUAGE sql STABLE AS $$
+  WITH RECURSIVE member_of(group_id) AS (
+    SELECT gm.group_id FROM group_members gm
+    JOIN groups g ON g.company_id = gm.company_id AND g.domain_id = gm.domain_id AND g.id = gm.group_id
+    WHERE gm.company_id = p_company AND gm.domain_id = p_domain AND gm.member_type = p_member_type AND gm.member_id = p_member
+      AND (g.status = 'active' OR NOT p_active_only)
+    UNION
+    SELECT gm.group_id FROM group_members gm
+    JOIN member_of m ON gm.member_type = 'group' AND gm.member_id = m.group_id
+    JOIN groups g ON g.company_id = gm.company_id AND g.domain_id = gm.domain_id AND g.id = gm.group_id
+    WHERE gm.company_id = p_company AND gm.domain_id = p_domain AND (g.status = 'active' OR NOT p_active_only)
+  )
+  SELECT group_id FROM member_of
+$$;
+
+CREATE OR REPLACE FUNCTION is_administrator(p_company text, p_domain text, p_user text) RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN EXISTS (SELECT 1 FROM member_groups(p_company, p_domain, 'user', p_user, true) g WHERE g = 'administrators');
+END $$;
+
+-- This code no longer calls it; it stays, as member_groups, for servers of the previous version
+-- that run against this database until they are replaced (several instances on one PostgreSQL).
+CREATE OR REPLACE FUNCTION user_groups(p_company text, p_domain text, p_user text) RETURNS SETOF text
+LANGUAGE sql STABLE AS $$
+  SELECT g FROM member_groups(p_company, p_domain, 'user', p_user, true) g
+$$;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

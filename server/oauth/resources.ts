@@ -77,11 +77,14 @@ export function scopeForApi(requested: string, api: ResourceApi, apiScopes: stri
     .join(' ');
 }
 
-/** The permissions of an API a user holds through the active groups they belong to, directly or nested. */
+/**
+ * The permissions of an API a user holds through the active groups they belong to, directly or
+ * nested: the database's member_groups walk (migration 13), the one the administrator check reads.
+ */
 export async function userPermissions(db: Queryable, companyId: string, domainId: string, userId: string, apiId: string): Promise<string[]> {
   const { rows } = await db.query<{ scopeId: string }>(
     `SELECT DISTINCT gp.scope_id AS "scopeId" FROM group_permissions gp
-     JOIN user_groups($1, $2, $3) AS m(group_id) ON m.group_id = gp.group_id
+     JOIN member_groups($1, $2, 'user', $3, true) AS m(group_id) ON m.group_id = gp.group_id
      WHERE gp.company_id = $1 AND gp.domain_id = $2 AND gp.api_id = $4
      ORDER BY 1`,
     [companyId, domainId, userId, apiId],

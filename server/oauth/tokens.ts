@@ -26,8 +26,8 @@ export interface TokenClient {
 
 /**
  * Is the user a member of the active `administrators` group of their domain, directly or through
- * nested active groups? The walk is the database's user_groups function (migration 8), the one the
- * API guard and RBAC read too.
+ * nested active groups? The walk is the database's member_groups function (migration 13), the one
+ * the API guard, RBAC and the member cycle check read too.
  */
 export async function isAdministrator(db: Queryable, companyId: string, domainId: string, userId: string): Promise<boolean> {
   const result = await db.query<{ admin: boolean }>(`SELECT is_administrator($1, $2, $3) AS admin`, [companyId, domainId, userId]);
