@@ -14,6 +14,7 @@ import {
   CustomRoutes,
   Error as ErrorPage,
   LoadingPage,
+  Title,
 } from 'react-admin';
 import { BrowserRouter, Route } from 'react-router-dom';
 import { authProvider } from './authProvider/authProvider';
@@ -29,6 +30,16 @@ import { registry } from './resources/registry';
 
 const Dashboard = lazy(() => import('./pages/Dashboard'));
 const store = iamStore();
+
+/** The 404 page inside the layout, with its title in the app bar like every screen. */
+function NotFoundInLayout() {
+  return (
+    <>
+      <Title title="iam.layout.notFoundTitle" />
+      <NotFound />
+    </>
+  );
+}
 
 /**
  * What react-admin's <Admin> renders (AdminContext, then AdminUI's CssBaseline, CoreAdminUI and
@@ -53,7 +64,7 @@ export default function App() {
             accessDenied={AccessDenied}
             authCallbackPage={AuthCallback}
             authenticationError={AuthenticationError}
-            catchAll={NotFound}
+            catchAll={NotFoundInLayout}
             error={ErrorPage}
             layout={Layout}
             loading={LoadingPage}

@@ -198,7 +198,7 @@ describe('APIs', () => {
     await checkA11y(page);
     await screenshot(page, 'apis-permission-light');
 
-    await page.getByRole('button', { name: 'Delete orders:delete' }).click();
+    await page.getByRole('button', { name: 'Purge orders:delete' }).click();
     await poll(() => page.getByRole('cell', { name: 'orders:delete', exact: true }).count()).toBe(0);
 
     const apiId = (await api('GET', `root/default/api?filter=${encodeURIComponent(JSON.stringify({ q: apiName }))}`)).json[0].id;
@@ -209,10 +209,10 @@ describe('APIs', () => {
     await page.getByRole('tab', { name: 'Domain' }).click();
     await page.getByRole('tab', { name: 'Permission' }).click();
     await poll(() => page.getByText('1-15 of 20').count()).toBe(1);
-    await poll(() => page.getByRole('button', { name: /^Delete / }).count()).toBe(15);
+    await poll(() => page.getByRole('button', { name: /^Purge / }).count()).toBe(15);
     await page.getByRole('button', { name: 'Page 2' }).click();
     await poll(() => page.getByText('16-20 of 20').count()).toBe(1);
-    await poll(() => page.getByRole('button', { name: /^Delete / }).count()).toBe(5);
+    await poll(() => page.getByRole('button', { name: /^Purge / }).count()).toBe(5);
     await checkA11y(page);
 
     await page.getByRole('tab', { name: 'Domain' }).click();

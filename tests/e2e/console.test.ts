@@ -173,15 +173,15 @@ describe('companies', () => {
     await eventually(() => button('Parent').isDisabled()).toBe(true);
     await eventually(() => row(COMPANY).count()).toBe(1);
 
-    // Delete asks first, then removes the row.
+    // Purge (a company is removed for good) asks first, then removes the row.
     await row(OTHER_COMPANY).getByRole('checkbox').check();
-    await button('Delete').click();
+    await button('Purge').click();
     const dialog = page.getByRole('dialog');
-    await eventually(() => dialog.textContent()).toContain('Delete 1 item(s)?');
+    await eventually(() => dialog.textContent()).toContain('Purge 1 item(s)?');
     await page.waitForTimeout(600); // the dialog fades in
     await screenshot(page, 'console-companies-delete-confirm');
     await expectNoAxeViolations(page);
-    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await dialog.getByRole('button', { name: 'Purge' }).click();
     await eventually(() => page.getByRole('dialog').count()).toBe(0);
     await eventually(() => row(OTHER_COMPANY).count()).toBe(0);
     expect(await row(COMPANY).count()).toBe(1);

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { useLocation, useTranslate, type RaRecord } from 'react-admin';
+import { Title, useLocation, useTranslate, type RaRecord } from 'react-admin';
 import { getSession, type Company, type Domain } from '../../session/session';
 import { randomAlphanumeric } from '../applications/generate';
 import { SectionedForm } from '../applications/SectionedForm';
@@ -57,6 +57,12 @@ export function ApiFormScreen({ state = {}, onDone, title }: { state?: ApiFormSt
 }
 
 export default function ApiForm() {
+  const translate = useTranslate();
   const state = (useLocation().state ?? {}) as ApiFormState;
-  return <ApiFormScreen state={state} />;
+  return (
+    <>
+      <Title title={translate(state.api && state.mode && state.mode !== 'new' ? 'iam.apis.viewTitle' : 'iam.apis.newTitle')} />
+      <ApiFormScreen state={state} />
+    </>
+  );
 }

@@ -1,5 +1,5 @@
 import { Alert, Button } from '@mui/material';
-import { useLocation, useNavigate, useTranslate } from 'react-admin';
+import { Title, useLocation, useNavigate, useTranslate } from 'react-admin';
 import { getSession } from '../../session/session';
 import { CodeSnippet } from '../applications/CodeSnippet';
 import { apiSnippet } from '../applications/quickStart';
@@ -37,13 +37,16 @@ export default function ApiView() {
 
   if (!api) {
     return (
-      <Alert
-        severity="info"
-        sx={{ mt: 2 }}
-        action={<Button onClick={() => navigate('/apis')}>{translate('iam.errors.backToList')}</Button>}
-      >
-        {translate('iam.errors.noContext')}
-      </Alert>
+      <>
+        <Title title={translate('iam.apis.viewTitle')} />
+        <Alert
+          severity="info"
+          sx={{ mt: 2 }}
+          action={<Button onClick={() => navigate('/apis')}>{translate('iam.errors.backToList')}</Button>}
+        >
+          {translate('iam.errors.noContext')}
+        </Alert>
+      </>
     );
   }
 

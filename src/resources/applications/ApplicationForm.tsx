@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { useLocation, useTranslate, type RaRecord } from 'react-admin';
+import { Title, useLocation, useTranslate, type RaRecord } from 'react-admin';
 import type { Company, Domain } from '../../session/session';
 import { getSession } from '../../session/session';
 import { isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
@@ -74,6 +74,12 @@ export function ApplicationFormScreen({ state = {}, onDone }: ApplicationFormPro
 }
 
 export default function ApplicationForm() {
+  const translate = useTranslate();
   const state = (useLocation().state ?? {}) as ApplicationFormState;
-  return <ApplicationFormScreen state={state} />;
+  return (
+    <>
+      <Title title={translate(state.application && state.mode && state.mode !== 'new' ? 'iam.applications.viewTitle' : 'iam.applications.newTitle')} />
+      <ApplicationFormScreen state={state} />
+    </>
+  );
 }

@@ -1,5 +1,5 @@
 import { Alert, Box, Button } from '@mui/material';
-import { useLocation, useNavigate, useTranslate } from 'react-admin';
+import { Title, useLocation, useNavigate, useTranslate } from 'react-admin';
 import { applicationSnippet } from './quickStart';
 import { ApplicationFormScreen, type ApplicationFormState } from './ApplicationForm';
 import { CodeSnippet } from './CodeSnippet';
@@ -39,13 +39,16 @@ export default function ApplicationView() {
 
   if (!application) {
     return (
-      <Alert
-        severity="info"
-        sx={{ mt: 2 }}
-        action={<Button onClick={() => navigate('/applications')}>{translate('iam.errors.backToList')}</Button>}
-      >
-        {translate('iam.errors.noContext')}
-      </Alert>
+      <>
+        <Title title={translate('iam.applications.viewTitle')} />
+        <Alert
+          severity="info"
+          sx={{ mt: 2 }}
+          action={<Button onClick={() => navigate('/applications')}>{translate('iam.errors.backToList')}</Button>}
+        >
+          {translate('iam.errors.noContext')}
+        </Alert>
+      </>
     );
   }
 

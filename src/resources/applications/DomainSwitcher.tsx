@@ -18,7 +18,6 @@ export function DomainSwitcher() {
     <TextField
       select
       size="small"
-      variant="outlined"
       label={translate('iam.applications.domains')}
       value={known ? domain?.id : ''}
       onChange={(event) => {

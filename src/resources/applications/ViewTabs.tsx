@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { Box, Card, CardContent, Paper, Tab, Tabs, Typography } from '@mui/material';
-import { useTranslate } from 'react-admin';
+import { Title, useTranslate } from 'react-admin';
 
 export interface ViewTab {
   labelKey: string;
@@ -15,6 +15,7 @@ export function ViewTabs({ title, tabs, idPrefix }: { title: string; tabs: reado
   const [active, setActive] = useState(0);
   return (
     <Box sx={{ mt: 2, maxWidth: 960 }}>
+      <Title title={title} />
       <Typography variant="h5" component="h1" gutterBottom>
         {title}
       </Typography>

@@ -101,10 +101,12 @@ describe('companies list', () => {
     await screen.findByText('Beta Ltd');
     const betaRow = screen.getAllByRole('row').find((row) => within(row).queryByText('beta'))!;
     await userEvent.click(within(betaRow).getByRole('checkbox'));
-    await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    // permanent: Purge on the button and in the dialog (docs/CONSOLE.md, "Resources")
+    await userEvent.click(screen.getByRole('button', { name: 'Purge' }));
     const dialog = await screen.findByRole('dialog');
+    expect(dialog).toHaveTextContent('Purge 1 item(s)?');
     expect(requests.some((request) => request.method === 'DELETE')).toBe(false);
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Purge' }));
     await waitFor(() => expect(requests.some((request) => request.method === 'DELETE')).toBe(true));
     const deletion = requests.find((request) => request.method === 'DELETE')!;
     expect(deletion.url).toBe('/api/companys');

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Button } from '@mui/material';
-import DeleteIcon from '@mui/icons-material/Delete';
+import DeleteForeverIcon from '@mui/icons-material/DeleteForever';
 import { Confirm, useDeleteMany, useListContext, useNotify, useTranslate } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import { DisabledReason } from './DisabledReason';
@@ -12,7 +12,10 @@ interface DeleteSelectedButtonProps {
   disabledReason?: string;
 }
 
-/** Deletes the selected rows in one call after a confirmation dialog. */
+/**
+ * Removes the selected rows for good in one call after a confirmation dialog. Permanent, so it is
+ * "Purge" on the button, in the dialog and in the notification (docs/CONSOLE.md, "Resources").
+ */
 export function DeleteSelectedButton({ meta, successMessage, disabledReason }: DeleteSelectedButtonProps) {
   const { resource, selectedIds, onUnselectItems } = useListContext();
   const translate = useTranslate();
@@ -36,12 +39,12 @@ export function DeleteSelectedButton({ meta, successMessage, disabledReason }: D
     <>
       <DisabledReason reason={disabledReason}>
         <Button
-          startIcon={<DeleteIcon />}
+          startIcon={<DeleteForeverIcon />}
           color="error"
           disabled={selectedIds.length === 0 || isPending || Boolean(disabledReason)}
           onClick={() => setOpen(true)}
         >
-          {translate('iam.actions.delete')}
+          {translate('iam.statusList.purge')}
         </Button>
       </DisabledReason>
       <Confirm
@@ -50,7 +53,7 @@ export function DeleteSelectedButton({ meta, successMessage, disabledReason }: D
         title="iam.confirmDelete.title"
         content="iam.confirmDelete.content"
         translateOptions={{ count: selectedIds.length }}
-        confirm="iam.actions.delete"
+        confirm="iam.statusList.purge"
         cancel="iam.actions.cancel"
         onConfirm={confirm}
         onClose={() => setOpen(false)}

@@ -22,7 +22,7 @@ export default function GenericList() {
           <Button startIcon={<AddIcon />} onClick={() => navigate(declaration.routes.form, { state: { mode: 'new' } })}>
             {translate('iam.actions.new')}
           </Button>
-          <DeleteSelectedButton meta={meta} successMessage="ra.notification.deleted" />
+          <DeleteSelectedButton meta={meta} successMessage="iam.statusList.purged" />
         </TopToolbar>
       }
     />
