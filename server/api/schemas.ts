@@ -42,7 +42,7 @@ export function isEmailAddress(text: string): boolean {
   const domain = text.slice(at + 1);
   if (Buffer.byteLength(local) > 64 || !LOCAL_PART.test(local)) return false;
   // domainToASCII applies IDNA (UTS 46) and answers '' for a name it cannot convert
-  return /^[^\p{Cc}\p{Z}%/\\@:[\]]+$/u.test(domain) && ASCII_DOMAIN.test(domainToASCII(domain));
+  return /^[^\p{Cc}\p{Z}%/\\@:?#[\]]+$/u.test(domain) && ASCII_DOMAIN.test(domainToASCII(domain));
 }
 
 /** ajv plugin (Fastify's ajv.plugins): the `idn-email` format, which ajv-formats does not provide. */

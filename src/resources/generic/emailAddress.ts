@@ -30,5 +30,5 @@ export function isEmailAddress(text: string): boolean {
   const local = text.slice(0, at);
   const domain = text.slice(at + 1);
   if (utf8Length(local) > 64 || !LOCAL_PART.test(local)) return false;
-  return /^[^\p{Cc}\p{Z}%/\\@:[\]]+$/u.test(domain) && ASCII_DOMAIN.test(domainToASCII(domain));
+  return /^[^\p{Cc}\p{Z}%/\\@:?#[\]]+$/u.test(domain) && ASCII_DOMAIN.test(domainToASCII(domain));
 }
