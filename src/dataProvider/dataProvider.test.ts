@@ -244,8 +244,8 @@ describe('a new resource type by declaration only', () => {
     expect(JSON.parse(requests[2].body!)).toEqual({ id: 'w1', label: 'w1', notes: 'changed' });
   });
 
-  it('rejects calls for resources nobody declared', () => {
-    expect(() => provider.getOne('gadgets', { id: 1 })).toThrow(/Unknown resource "gadgets"/);
+  it('rejects calls for resources nobody declared', async () => {
+    await expect(provider.getOne('gadgets', { id: 1 })).rejects.toThrow(/Unknown resource "gadgets"/);
   });
 });
 
