@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
@@ -18,6 +18,8 @@ import { oauthRoutes } from './oauth/index.js';
 
 export interface BuildOptions {
   logger?: boolean | object;
+  /** More management API routes under /api, behind the guard like the built-in ones (a resource type a test declares). */
+  apiRoutes?: FastifyPluginAsync[];
 }
 
 /** Builds the provider: security headers, OpenAPI, management API, authorization server, console. No listen() here. */
@@ -89,6 +91,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       registerApiInputChecks(api);
       addListQueryRoutes(api);
       await api.register(apiRoutes);
+      for (const routes of options.apiRoutes ?? []) await api.register(routes);
     },
     { prefix: '/api' },
   );

@@ -1,10 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
-import { badRequest, HttpError, notFound } from '../errors.js';
+import { badRequest, HttpError } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
 import { idNotAvailable, uniqueByConstraint } from './unique.js';
-import { checkAccess, inScope, listAccess } from './guard.js';
-import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
+import { checkAccess, inScope } from './guard.js';
+import {
+  addListRoute,
+  bodyProperties,
+  type CrudRules,
+  crudRoutes,
+  findRecords,
+  listBodySchema,
+  type ResourceDefinition,
+  recordSchema,
+  selectList,
+} from './resource.js';
 import { errorResponses, id, params, requiredText, status } from './schemas.js';
 
 export const SIGNING_ALGORITHMS = ['RS256', 'HS256'] as const;
@@ -46,116 +56,67 @@ export const API_DEFAULTS: Omit<ApiSettings, 'name' | 'identifier'> = {
   status: 'active',
 };
 
-/** API field -> column. */
-const COLUMNS: Record<keyof ApiSettings, string> = {
-  name: 'name',
-  identifier: 'identifier',
-  tokenExpiration: 'token_expiration',
-  tokenExpirationBrowser: 'token_expiration_browser',
-  signingAlgorithm: 'signing_algorithm',
-  RBAC: 'rbac',
-  addPermissionAccessToken: 'add_permission_access_token',
-  allowSkippingUserConsent: 'allow_skipping_user_consent',
-  allowOfflineAccess: 'allow_offline_access',
-  status: 'status',
-};
-const SETTINGS = Object.keys(COLUMNS) as (keyof ApiSettings)[];
+// Auth0's bounds: access tokens live at most 30 days, browser-flow tokens at most a day.
+const integer = (maximum: number) => ({ type: 'integer', minimum: 1, maximum }) as const;
+const flag = { type: 'boolean' } as const;
 
-const SELECT = [
-  't.id',
-  't.domain_id AS domain',
-  't.company_id AS "companyId"',
-  ...SETTINGS.map((field) => `t.${COLUMNS[field]} AS "${field}"`),
-].join(', ');
-
-const integerFields = new Set(['tokenExpiration', 'tokenExpirationBrowser']);
-const booleanFields = new Set(['RBAC', 'addPermissionAccessToken', 'allowSkippingUserConsent', 'allowOfflineAccess']);
-
-const apiResource: ListResource = {
+/**
+ * APIs (resource servers). Their ids are global (one namespace across tenants), so a record is at
+ * `/api/{apiId}` within the caller's subtree; the plain routes on `/api` are produced from this
+ * definition (resource.ts), the domain's list and create at `/{companyId}/{domainId}/api` are added
+ * beside them.
+ */
+export const apiDefinition: ResourceDefinition = {
   name: 'api',
+  label: 'api',
   table: 'apis t',
-  select: SELECT,
   fields: {
-    id: { column: 't.id' },
-    domain: { column: 't.domain_id' },
-    companyId: { column: 't.company_id' },
-    ...Object.fromEntries(
-      SETTINGS.map((field) => [
-        field,
-        { column: `t.${COLUMNS[field]}`, type: integerFields.has(field) ? 'integer' : booleanFields.has(field) ? 'boolean' : 'text' },
-      ]),
-    ),
+    id: { column: 't.id', input: { ...id, description: 'generated (32 letters and digits) when absent; cannot be changed' } },
+    name: { column: 't.name', input: requiredText() },
+    domain: { column: 't.domain_id', input: { ...id, description: 'domain id; cannot be changed' } },
+    companyId: { column: 't.company_id', input: { ...id, description: 'cannot be changed' } },
+    identifier: {
+      column: 't.identifier',
+      input: { type: 'string', minLength: 1, maxLength: 200, pattern: '^\\S+$', description: 'the audience of its tokens; no whitespace; cannot be changed' },
+    },
+    tokenExpiration: { column: 't.token_expiration', type: 'integer', input: integer(2592000) },
+    tokenExpirationBrowser: { column: 't.token_expiration_browser', type: 'integer', input: integer(86400) },
+    signingAlgorithm: { column: 't.signing_algorithm', input: { type: 'string', enum: SIGNING_ALGORITHMS } },
+    RBAC: { column: 't.rbac', type: 'boolean', input: flag },
+    addPermissionAccessToken: { column: 't.add_permission_access_token', type: 'boolean', input: flag },
+    allowSkippingUserConsent: { column: 't.allow_skipping_user_consent', type: 'boolean', input: flag },
+    allowOfflineAccess: { column: 't.allow_offline_access', type: 'boolean', input: flag },
+    status: { column: 't.status', input: status },
   },
   search: `(t.name || ' ' || t.identifier)`,
   key: ['t.id'],
   defaultSort: 'name',
 };
 
+const SELECT = selectList(apiDefinition);
+const SETTINGS = Object.keys(apiDefinition.fields).filter((field) => !['id', 'domain', 'companyId'].includes(field)) as (keyof ApiSettings)[];
+/** A setting's column, without the alias. */
+const column = (field: keyof ApiSettings) => apiDefinition.fields[field].column.slice(2);
+
 // ---- schemas ----
-
-// Auth0's bounds: access tokens live at most 30 days, browser-flow tokens at most a day.
-const settingsSchema = {
-  name: requiredText(),
-  identifier: { type: 'string', minLength: 1, maxLength: 200, pattern: '^\\S+$', description: 'the audience of its tokens; no whitespace; cannot be changed' },
-  tokenExpiration: { type: 'integer', minimum: 1, maximum: 2592000 },
-  tokenExpirationBrowser: { type: 'integer', minimum: 1, maximum: 86400 },
-  signingAlgorithm: { type: 'string', enum: SIGNING_ALGORITHMS },
-  RBAC: { type: 'boolean' },
-  addPermissionAccessToken: { type: 'boolean' },
-  allowSkippingUserConsent: { type: 'boolean' },
-  allowOfflineAccess: { type: 'boolean' },
-  status,
-} as const;
-
-const identityProperties = {
-  id: { ...id, description: 'generated (32 letters and digits) when absent; cannot be changed' },
-  domain: { ...id, description: 'domain id; cannot be changed' },
-  companyId: { ...id, description: 'cannot be changed' },
-} as const;
 
 const createBody = (required: string[]) => ({
   type: 'object',
   required,
   additionalProperties: false,
-  properties: {
-    ...identityProperties,
-    ...Object.fromEntries(
-      Object.entries(settingsSchema).map(([field, schema]) => [field, field in API_DEFAULTS ? { ...schema, default: API_DEFAULTS[field as keyof typeof API_DEFAULTS] } : schema]),
+  properties: Object.fromEntries(
+    Object.entries(bodyProperties(apiDefinition)).map(([field, schema]) =>
+      field in API_DEFAULTS ? [field, { ...schema, default: API_DEFAULTS[field as keyof typeof API_DEFAULTS] }] : [field, schema],
     ),
-  },
+  ),
 });
 
 /** PUT: a full record or only the fields to change; absent fields keep their stored value. */
-const updateBody = { type: 'object', additionalProperties: false, properties: { ...identityProperties, ...settingsSchema } } as const;
-const updateListBody = { type: 'array', minItems: 1, maxItems: 1000, items: { ...updateBody, required: ['id'] } } as const;
-const apiIdList = { type: 'array', items: id, minItems: 1, maxItems: 1000 } as const;
-
-const apiJson = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    domain: { type: 'string' },
-    companyId: { type: 'string' },
-    identifier: { type: 'string' },
-    tokenExpiration: { type: 'integer' },
-    tokenExpirationBrowser: { type: 'integer' },
-    signingAlgorithm: { type: 'string' },
-    RBAC: { type: 'boolean' },
-    addPermissionAccessToken: { type: 'boolean' },
-    allowSkippingUserConsent: { type: 'boolean' },
-    allowOfflineAccess: { type: 'boolean' },
-    status: { type: 'string' },
-  },
-} as const;
-const apiWithSecretJson = {
-  type: 'object',
-  properties: {
-    ...apiJson.properties,
-    signingSecret: { type: 'string', description: 'HS256 only: shown once, on create or on the switch to HS256' },
-  },
-} as const;
-const apiList = { type: 'array', items: apiJson } as const;
+const updateBody = { type: 'object', additionalProperties: false, properties: bodyProperties(apiDefinition) };
+const apiJson = recordSchema(apiDefinition);
+const apiWithSecretJson = recordSchema(apiDefinition, {
+  signingSecret: { type: 'string', description: 'HS256 only: shown once, on create or on the switch to HS256' },
+});
 
 // ---- writes ----
 
@@ -168,16 +129,12 @@ function definedSettings(body: ApiBody): Partial<ApiSettings> {
   return settings;
 }
 
-/** The API, if it exists inside the caller's subtree (optionally locked for an update). */
-export async function findApi(db: Queryable, callerCompanyId: string, apiIds: string[], lock = false): Promise<Api[]> {
-  const { rows } = await db.query<Api>(
-    `SELECT ${SELECT} FROM apis t WHERE t.id = ANY ($1) AND ${inScope('t.company_id', '$2')}${lock ? ' FOR UPDATE' : ''}`,
-    [apiIds, callerCompanyId],
-  );
-  const missing = apiIds.find((apiId) => !rows.some((row) => row.id === apiId));
-  if (missing !== undefined) throw notFound(`api ${missing}`);
-  return apiIds.map((apiId) => rows.find((row) => row.id === apiId)!);
-}
+/** Where the caller reaches APIs: their company's subtree ($1, the caller's company). */
+const inCallersSubtree = [inScope('t.company_id', '$1')];
+
+/** The APIs, if they exist inside the caller's subtree (optionally locked for an update). */
+export const findApi = (db: Queryable, callerCompanyId: string, apiIds: string[], lock = false) =>
+  findRecords<Api>(db, apiDefinition, { where: inCallersSubtree, values: [callerCompanyId] }, apiIds, lock);
 
 /** Every write of an API goes through here; callerCompanyId confines it to the caller's subtree. */
 export const apis = {
@@ -186,7 +143,7 @@ export const apis = {
     const apiId = body.id ?? randomAlphanumeric(32);
     const settings = { ...API_DEFAULTS, ...definedSettings(body) } as ApiSettings;
     const secret = settings.signingAlgorithm === 'HS256' ? newSigningSecret() : null;
-    const columns = SETTINGS.map((field) => COLUMNS[field]);
+    const columns = SETTINGS.map(column);
     const created = await uniqueByConstraint(
       { apis_pkey: idNotAvailable('API', apiId), apis_name: settings.name, apis_identifier: settings.identifier },
       async () => {
@@ -215,7 +172,7 @@ export const apis = {
     const switchedToHs256 = current.signingAlgorithm !== 'HS256' && next.signingAlgorithm === 'HS256';
     const secret = switchedToHs256 ? newSigningSecret() : null;
     // $2: a new secret, or null meaning "keep it while HS256, drop it otherwise"
-    const assignments = SETTINGS.map((field, i) => `${COLUMNS[field]} = $${i + 3}`);
+    const assignments = SETTINGS.map((field, i) => `${column(field)} = $${i + 3}`);
     const updated = await uniqueByConstraint({ apis_name: next.name }, async () => {
       const { rows } = await db.query<Api>(
         `UPDATE apis t SET ${assignments.join(', ')},
@@ -241,82 +198,46 @@ export const apis = {
 
 // ---- routes ----
 
+type ApiCreateBody = ApiBody & { name: string; identifier: string };
+
+/** The plain routes' rules: the caller's company confines every record; a create names its company and domain in the body. */
+const apiRules: CrudRules<ApiWithSecret, ApiBody, unknown> = {
+  async create(db, { caller }, body) {
+    const { companyId, domain } = body as ApiCreateBody & { companyId: string; domain: string };
+    await checkAccess(db, caller, companyId, domain);
+    return apis.create(db, companyId, domain, body as ApiCreateBody);
+  },
+  async update(db, { caller }, changes) {
+    const updated: ApiWithSecret[] = [];
+    for (const { id: apiId, body } of changes) updated.push(await apis.update(db, caller.companyId, apiId, body));
+    return updated;
+  },
+  remove: (db, { caller }, apiIds) => apis.remove(db, caller.companyId, [...new Set(apiIds)]),
+};
+
 export async function apiResourceRoutes(app: FastifyInstance) {
   const { db } = app.ctx;
   const tags = ['apis'];
-  const apiIdParams = params('apiId');
+  const domainScope = { params: ['companyId', 'domainId'], where: ['t.company_id = $1', 't.domain_id = $2'] };
 
-  app.get<{ Params: { companyId: string; domainId: string }; Querystring: ListQuery }>(
-    '/:companyId/:domainId/api',
-    { config: { accessWithList: true }, schema: { tags, params: params('companyId', 'domainId'), querystring: listQuerySchema, response: { 200: apiList, ...errorResponses } } },
-    async (request, reply) => {
-      const { companyId, domainId } = request.params;
-      const parsed = parseListQuery(apiResource, request.query, [companyId, domainId]);
-      return sendList(reply, 'api', await runList(db, apiResource, parsed, ['t.company_id = $1', 't.domain_id = $2'], listAccess(request)));
-    },
-  );
-
-  app.get<{ Querystring: ListQuery }>(
-    '/api',
-    { config: { accessWithList: true }, schema: { tags, querystring: listQuerySchema, response: { 200: apiList, ...errorResponses } } },
-    async (request, reply) => {
-      const parsed = parseListQuery(apiResource, request.query, [request.principal.companyId]);
-      return sendList(reply, 'api', await runList(db, apiResource, parsed, [inScope('t.company_id', '$1')], listAccess(request)));
-    },
-  );
-
-  app.get<{ Params: { apiId: string } }>(
-    '/api/:apiId',
-    { schema: { tags, params: apiIdParams, response: { 200: apiJson, ...errorResponses } } },
-    async (request) => (await findApi(db, request.principal.companyId, [request.params.apiId]))[0],
-  );
-
-  app.post<{ Body: ApiBody & { name: string; identifier: string; domain: string; companyId: string } }>(
-    '/api',
-    { schema: { tags, body: createBody(['name', 'identifier', 'domain', 'companyId']), response: { 201: apiWithSecretJson, ...errorResponses } } },
-    async (request, reply) => {
-      const { companyId, domain } = request.body;
-      await checkAccess(db, request.principal, companyId, domain);
-      return reply.status(201).send(await db.transaction((tx) => apis.create(tx, companyId, domain, request.body)));
-    },
-  );
+  addListRoute(app, apiDefinition, { path: '/:companyId/:domainId/api', tags, scope: domainScope });
+  await crudRoutes(apiDefinition, {
+    tags,
+    path: '/api',
+    idParam: 'apiId',
+    scope: { params: [], where: inCallersSubtree, values: (request) => [request.principal.companyId] },
+    rules: apiRules,
+    bodies: { create: createBody(['name', 'identifier', 'domain', 'companyId']), update: updateBody, updateList: listBodySchema(updateBody) },
+    responses: { created: apiWithSecretJson, updated: apiWithSecretJson },
+  })(app);
 
   // the path names the company and domain (checked by the guard); they win over any in the body
-  app.post<{ Params: { companyId: string; domainId: string }; Body: ApiBody & { name: string; identifier: string } }>(
+  app.post<{ Params: { companyId: string; domainId: string }; Body: ApiCreateBody }>(
     '/:companyId/:domainId/api',
     { schema: { tags, params: params('companyId', 'domainId'), body: createBody(['name', 'identifier']), response: { 201: apiWithSecretJson, ...errorResponses } } },
     async (request, reply) => {
       const { companyId, domainId } = request.params;
       return reply.status(201).send(await db.transaction((tx) => apis.create(tx, companyId, domainId, request.body)));
     },
-  );
-
-  app.put<{ Params: { apiId: string }; Body: ApiBody }>(
-    '/api/:apiId',
-    { schema: { tags, params: apiIdParams, body: updateBody, response: { 200: apiWithSecretJson, ...errorResponses } } },
-    async (request) => db.transaction((tx) => apis.update(tx, request.principal.companyId, request.params.apiId, request.body)),
-  );
-
-  app.put<{ Body: (ApiBody & { id: string })[] }>(
-    '/api',
-    { schema: { tags, body: updateListBody, response: { 200: { type: 'array', items: apiWithSecretJson }, ...errorResponses } } },
-    async (request) =>
-      db.transaction(async (tx) => {
-        const updated: ApiWithSecret[] = [];
-        for (const item of request.body) updated.push(await apis.update(tx, request.principal.companyId, item.id, item));
-        return updated;
-      }),
-  );
-
-  app.delete<{ Params: { apiId: string } }>(
-    '/api/:apiId',
-    { schema: { tags, params: apiIdParams, response: { 200: apiJson, ...errorResponses } } },
-    async (request) => (await db.transaction((tx) => apis.remove(tx, request.principal.companyId, [request.params.apiId])))[0],
-  );
-
-  app.delete<{ Body: string[] }>(
-    '/api',
-    { schema: { tags, body: apiIdList, response: { 200: apiList, ...errorResponses } } },
-    async (request) => db.transaction((tx) => apis.remove(tx, request.principal.companyId, [...new Set(request.body)])),
   );
 }

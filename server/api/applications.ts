@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { badRequest, duplicated, HttpError, notFound } from '../errors.js';
+import { badRequest, duplicated, HttpError } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
 import { idNotAvailable, uniqueByConstraint } from './unique.js';
-import { checkAccess, inScope, listAccess } from './guard.js';
-import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
+import { checkAccess, inScope } from './guard.js';
+import { addListRoute, bodyProperties, type CrudRules, crudRoutes, findRecords, listBodySchema, type ResourceDefinition, recordSchema, selectList } from './resource.js';
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';
 
 export const APP_TYPES = ['SPA', 'web', 'native', 'machine'] as const;
@@ -72,31 +72,6 @@ const SETTINGS = Object.keys(APPLICATION_DEFAULTS) as (keyof ApplicationSettings
 const JSONB_COLUMNS = new Set<string>(['client_logout_uri', 'redirect_uris', 'allowed_web_orgins', 'grant_types']);
 const URI_LISTS = ['redirect_uris', 'client_logout_uri', 'allowed_web_orgins'] as const;
 
-const SELECT = `t.id, t.id AS client_id, t.client_name, t.domain_id AS domain, t.company_id AS "companyId", t.description, t.logo_uri,
-  t.app_type, t.client_uri, t.client_logout_uri, t.redirect_uris, t.allowed_web_orgins, t.id_token_expiration,
-  t.refresh_token_rotation, t.refresh_reuse_interval, t.refresh_absolute_expiration, t.refresh_absolute_lifetime,
-  t.grant_types, t.audience, t.status`;
-
-const applicationResource: ListResource = {
-  name: 'application',
-  table: 'applications t',
-  select: SELECT,
-  fields: {
-    id: { column: 't.id' },
-    client_id: { column: 't.id' },
-    client_name: { column: 't.client_name' },
-    domain: { column: 't.domain_id' },
-    companyId: { column: 't.company_id' },
-    description: { column: 't.description' },
-    app_type: { column: 't.app_type' },
-    audience: { column: 't.audience' },
-    status: { column: 't.status' },
-  },
-  search: `(t.client_name || ' ' || t.id || ' ' || t.audience || ' ' || t.description)`,
-  key: ['t.id'],
-  defaultSort: 'client_name',
-};
-
 // ---- schemas ----
 
 /** Client ids travel in paths and Basic headers: letters, digits, dash and underscore. */
@@ -105,91 +80,72 @@ const clientId = { type: 'string', pattern: '^([A-Za-z0-9_-]{8,64})?$', descript
 const clientIdParam = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } as const;
 const uriList = { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 2000 } } as const;
 const seconds = (minimum: number) => ({ type: 'integer', minimum, maximum: 2147483647 }) as const;
+const flag = { type: 'boolean' } as const;
 
-const settingsSchema = {
-  client_name: requiredText(),
-  description: optionalText(),
-  logo_uri: optionalText(),
-  app_type: { type: 'string', enum: APP_TYPES },
-  client_uri: optionalText(),
-  client_logout_uri: uriList,
-  redirect_uris: uriList,
-  allowed_web_orgins: uriList,
-  id_token_expiration: seconds(1),
-  refresh_token_rotation: { type: 'boolean' },
-  refresh_reuse_interval: seconds(0),
-  refresh_absolute_expiration: { type: 'boolean' },
-  refresh_absolute_lifetime: seconds(1),
-  grant_types: { type: 'array', maxItems: GRANT_TYPES.length, items: { type: 'string', enum: GRANT_TYPES } },
-  audience: optionalText(200),
-  status,
-} as const;
-
-const identityProperties = {
-  id: { ...clientId, description: 'same as client_id' },
-  client_id: { ...clientId, description: 'generated (32 letters and digits) when absent; cannot be changed' },
-  client_secret: {
-    type: 'string',
-    pattern: '^([\\x21-\\x7E]{16,128})?$',
-    description: 'create only: generated (32 letters and digits) when absent, shown once, stored hashed; ignored by PUT',
+/**
+ * Applications (OAuth clients). Their client ids are global (one namespace across tenants), so a
+ * record is at `/application/{id}` within the caller's subtree; the plain routes on `/application`
+ * are produced from this definition (resource.ts), the company's and the domain's lists and the
+ * domain's create are added beside them; secret rotation is applicationSecrets.ts. The settings'
+ * API names are their column names.
+ */
+export const applicationDefinition: ResourceDefinition = {
+  name: 'application',
+  label: 'application',
+  table: 'applications t',
+  fields: {
+    id: { column: 't.id', input: { ...clientId, description: 'same as client_id' } },
+    client_id: { column: 't.id', input: { ...clientId, description: 'generated (32 letters and digits) when absent; cannot be changed' } },
+    client_name: { column: 't.client_name', input: requiredText() },
+    domain: { column: 't.domain_id', input: { ...id, description: 'domain id; cannot be changed' } },
+    companyId: { column: 't.company_id', input: { ...id, description: 'cannot be changed' } },
+    description: { column: 't.description', input: optionalText() },
+    logo_uri: { column: 't.logo_uri', input: optionalText(), listed: false },
+    app_type: { column: 't.app_type', input: { type: 'string', enum: APP_TYPES } },
+    client_uri: { column: 't.client_uri', input: optionalText(), listed: false },
+    client_logout_uri: { column: 't.client_logout_uri', type: 'texts', input: uriList, listed: false },
+    redirect_uris: { column: 't.redirect_uris', type: 'texts', input: uriList, listed: false },
+    allowed_web_orgins: { column: 't.allowed_web_orgins', type: 'texts', input: uriList, listed: false },
+    id_token_expiration: { column: 't.id_token_expiration', type: 'integer', input: seconds(1), listed: false },
+    refresh_token_rotation: { column: 't.refresh_token_rotation', type: 'boolean', input: flag, listed: false },
+    refresh_reuse_interval: { column: 't.refresh_reuse_interval', type: 'integer', input: seconds(0), listed: false },
+    refresh_absolute_expiration: { column: 't.refresh_absolute_expiration', type: 'boolean', input: flag, listed: false },
+    refresh_absolute_lifetime: { column: 't.refresh_absolute_lifetime', type: 'integer', input: seconds(1), listed: false },
+    grant_types: { column: 't.grant_types', type: 'texts', input: { type: 'array', maxItems: GRANT_TYPES.length, items: { type: 'string', enum: GRANT_TYPES } }, listed: false },
+    audience: { column: 't.audience', input: optionalText(200) },
+    status: { column: 't.status', input: status },
   },
-  domain: { ...id, description: 'domain id; cannot be changed' },
-  companyId: { ...id, description: 'cannot be changed' },
-} as const;
+  writeOnly: {
+    client_secret: {
+      type: 'string',
+      pattern: '^([\\x21-\\x7E]{16,128})?$',
+      description: 'create only: generated (32 letters and digits) when absent, shown once, stored hashed; ignored by PUT',
+    },
+  },
+  search: `(t.client_name || ' ' || t.id || ' ' || t.audience || ' ' || t.description)`,
+  key: ['t.id'],
+  defaultSort: 'client_name',
+};
+
+const SELECT = selectList(applicationDefinition);
 
 const createProperties = Object.fromEntries(
-  Object.entries(settingsSchema).map(([name, schema]) =>
+  Object.entries(bodyProperties(applicationDefinition)).map(([name, schema]) =>
     // grant_types has no schema default: it depends on app_type (see defaultGrantTypes)
-    name === 'client_name' || name === 'grant_types' ? [name, schema] : [name, { ...schema, default: APPLICATION_DEFAULTS[name as keyof ApplicationSettings] }],
+    name in APPLICATION_DEFAULTS && name !== 'client_name' && name !== 'grant_types'
+      ? [name, { ...schema, default: APPLICATION_DEFAULTS[name as keyof ApplicationSettings] }]
+      : [name, schema],
   ),
 );
 
-const createBody = (required: string[]) => ({
-  type: 'object',
-  required,
-  additionalProperties: false,
-  properties: { ...identityProperties, ...createProperties },
-});
+const createBody = (required: string[]) => ({ type: 'object', required, additionalProperties: false, properties: createProperties });
 
 /** PUT: a full record or only the fields to change; absent fields keep their stored value. */
-const updateBody = { type: 'object', additionalProperties: false, properties: { ...identityProperties, ...settingsSchema } } as const;
-const updateListBody = { type: 'array', minItems: 1, maxItems: 1000, items: { ...updateBody, required: ['id'] } } as const;
+const updateBody = { type: 'object', additionalProperties: false, properties: bodyProperties(applicationDefinition) };
 const clientIdList = { type: 'array', items: clientIdParam, minItems: 1, maxItems: 1000 } as const;
 
-const text = { type: 'string' } as const;
-const integer = { type: 'integer' } as const;
-const boolean = { type: 'boolean' } as const;
-const strings = { type: 'array', items: text } as const;
-const applicationJson = {
-  type: 'object',
-  properties: {
-    id: text,
-    client_id: text,
-    client_name: text,
-    domain: text,
-    companyId: text,
-    description: text,
-    logo_uri: text,
-    app_type: text,
-    client_uri: text,
-    client_logout_uri: strings,
-    redirect_uris: strings,
-    allowed_web_orgins: strings,
-    id_token_expiration: integer,
-    refresh_token_rotation: boolean,
-    refresh_reuse_interval: integer,
-    refresh_absolute_expiration: boolean,
-    refresh_absolute_lifetime: integer,
-    grant_types: strings,
-    audience: text,
-    status: text,
-  },
-} as const;
-const createdApplicationJson = {
-  type: 'object',
-  properties: { ...applicationJson.properties, client_secret: { type: 'string', description: 'shown once, never again' } },
-} as const;
-const applicationList = { type: 'array', items: applicationJson } as const;
+const applicationJson = recordSchema(applicationDefinition);
+const createdApplicationJson = recordSchema(applicationDefinition, { client_secret: { type: 'string', description: 'shown once, never again' } });
 
 // ---- URI rules ----
 
@@ -275,16 +231,11 @@ function definedSettings(body: ApplicationBody): Partial<ApplicationSettings> {
 const settingValues = (app: ApplicationSettings) =>
   SETTINGS.map((name) => (JSONB_COLUMNS.has(name) ? JSON.stringify(app[name]) : app[name]));
 
-async function findInScope(db: Queryable, callerCompanyId: string, clientIds: string[], lock = false): Promise<Application[]> {
-  const { rows } = await db.query<Application>(
-    `SELECT ${SELECT} FROM applications t WHERE t.id = ANY ($1) AND ${inScope('t.company_id', '$2')}${lock ? ' FOR UPDATE' : ''}`,
-    [clientIds, callerCompanyId],
-  );
-  const missing = clientIds.find((clientId) => !rows.some((row) => row.id === clientId));
-  // an empty id is missing too, and '' is falsy: compare with undefined
-  if (missing !== undefined) throw notFound(`application ${missing}`);
-  return clientIds.map((clientId) => rows.find((row) => row.id === clientId)!);
-}
+/** Where the caller reaches applications: their company's subtree ($1, the caller's company). */
+const inCallersSubtree = [inScope('t.company_id', '$1')];
+
+const findInScope = (db: Queryable, callerCompanyId: string, clientIds: string[], lock = false) =>
+  findRecords<Application>(db, applicationDefinition, { where: inCallersSubtree, values: [callerCompanyId] }, clientIds, lock);
 
 /** Tokens already handed out through an application die with it (the guard checks grants on every call). */
 async function revokeGrants(db: Queryable, clientIds: string[]) {
@@ -358,57 +309,41 @@ export const applications = {
 
 // ---- routes ----
 
+/** The plain routes' rules: the caller's company confines every record; a create names its company and domain in the body. */
+const applicationRules = (consoleClientId: string): CrudRules<Application, ApplicationBody, unknown> => ({
+  async create(db, { caller }, body) {
+    const { companyId, domain } = body as ApplicationBody & { companyId: string; domain: string };
+    await checkAccess(db, caller, companyId, domain);
+    return applications.create(db, companyId, domain, body);
+  },
+  async update(db, { caller }, changes) {
+    const updated: Application[] = [];
+    for (const { id: clientId, body } of changes) updated.push(await applications.update(db, { principal: caller, consoleClientId }, clientId, body));
+    return updated;
+  },
+  remove: (db, { caller }, clientIds) => applications.remove(db, { principal: caller, consoleClientId }, [...new Set(clientIds)]),
+});
+
 export async function applicationRoutes(app: FastifyInstance) {
   const { db, config } = app.ctx;
   const tags = ['applications'];
-  const writer = (principal: Principal): ApplicationWriter => ({ principal, consoleClientId: config.consoleClientId });
-  const listSchema = (names: string[]) => ({
+
+  addListRoute(app, applicationDefinition, {
+    path: '/:companyId/:domainId/application',
     tags,
-    ...(names.length ? { params: params(...names) } : {}),
-    querystring: listQuerySchema,
-    response: { 200: applicationList, ...errorResponses },
+    scope: { params: ['companyId', 'domainId'], where: ['t.company_id = $1', 't.domain_id = $2'] },
   });
-
-  app.get<{ Params: { companyId: string; domainId: string }; Querystring: ListQuery }>(
-    '/:companyId/:domainId/application',
-    { config: { accessWithList: true }, schema: listSchema(['companyId', 'domainId']) },
-    async (request, reply) => {
-      const { companyId, domainId } = request.params;
-      const parsed = parseListQuery(applicationResource, request.query, [companyId, domainId]);
-      return sendList(reply, 'application', await runList(db, applicationResource, parsed, ['t.company_id = $1', 't.domain_id = $2'], listAccess(request)));
-    },
-  );
-
-  app.get<{ Params: { companyId: string }; Querystring: ListQuery }>(
-    '/:companyId/application',
-    { config: { accessWithList: true }, schema: listSchema(['companyId']) },
-    async (request, reply) => {
-      const parsed = parseListQuery(applicationResource, request.query, [request.params.companyId]);
-      return sendList(reply, 'application', await runList(db, applicationResource, parsed, ['t.company_id = $1'], listAccess(request)));
-    },
-  );
-
-  app.get<{ Querystring: ListQuery }>('/application', { config: { accessWithList: true }, schema: listSchema([]) }, async (request, reply) => {
-    const parsed = parseListQuery(applicationResource, request.query, [request.principal.companyId]);
-    return sendList(reply, 'application', await runList(db, applicationResource, parsed, [inScope('t.company_id', '$1')], listAccess(request)));
-  });
-
-  app.get<{ Params: { id: string } }>(
-    '/application/:id',
-    { schema: { tags, params: { type: 'object', required: ['id'], properties: { id: clientIdParam } }, response: { 200: applicationJson, ...errorResponses } } },
-    async (request) => (await findInScope(db, request.principal.companyId, [request.params.id]))[0],
-  );
-
-  app.post<{ Body: ApplicationBody & { companyId: string; domain: string } }>(
-    '/application',
-    { schema: { tags, body: createBody(['client_name', 'domain', 'companyId']), response: { 201: createdApplicationJson, ...errorResponses } } },
-    async (request, reply) => {
-      const { companyId, domain } = request.body;
-      await checkAccess(db, request.principal, companyId, domain);
-      const created = await db.transaction((tx) => applications.create(tx, companyId, domain, request.body));
-      return reply.status(201).send(created);
-    },
-  );
+  addListRoute(app, applicationDefinition, { path: '/:companyId/application', tags, scope: { params: ['companyId'], where: ['t.company_id = $1'] } });
+  await crudRoutes(applicationDefinition, {
+    tags,
+    path: '/application',
+    idParam: 'id',
+    idSchema: clientIdParam,
+    scope: { params: [], where: inCallersSubtree, values: (request) => [request.principal.companyId] },
+    rules: applicationRules(config.consoleClientId),
+    bodies: { create: createBody(['client_name', 'domain', 'companyId']), update: updateBody, updateList: listBodySchema(updateBody), removeList: clientIdList },
+    responses: { created: createdApplicationJson },
+  })(app);
 
   // the path names the company and domain (checked by the guard); they win over any in the body
   app.post<{ Params: { companyId: string; domainId: string }; Body: ApplicationBody }>(
@@ -419,34 +354,5 @@ export async function applicationRoutes(app: FastifyInstance) {
       const created = await db.transaction((tx) => applications.create(tx, companyId, domainId, request.body));
       return reply.status(201).send(created);
     },
-  );
-
-  app.put<{ Params: { id: string }; Body: ApplicationBody }>(
-    '/application/:id',
-    { schema: { tags, params: { type: 'object', required: ['id'], properties: { id: clientIdParam } }, body: updateBody, response: { 200: applicationJson, ...errorResponses } } },
-    async (request) => db.transaction((tx) => applications.update(tx, writer(request.principal), request.params.id, request.body)),
-  );
-
-  app.put<{ Body: (ApplicationBody & { id: string })[] }>(
-    '/application',
-    { schema: { tags, body: updateListBody, response: { 200: applicationList, ...errorResponses } } },
-    async (request) =>
-      db.transaction(async (tx) => {
-        const updated: Application[] = [];
-        for (const item of request.body) updated.push(await applications.update(tx, writer(request.principal), item.id, item));
-        return updated;
-      }),
-  );
-
-  app.delete<{ Params: { id: string } }>(
-    '/application/:id',
-    { schema: { tags, params: { type: 'object', required: ['id'], properties: { id: clientIdParam } }, response: { 200: applicationJson, ...errorResponses } } },
-    async (request) => (await db.transaction((tx) => applications.remove(tx, writer(request.principal), [request.params.id])))[0],
-  );
-
-  app.delete<{ Body: string[] }>(
-    '/application',
-    { schema: { tags, body: clientIdList, response: { 200: applicationList, ...errorResponses } } },
-    async (request) => db.transaction((tx) => applications.remove(tx, writer(request.principal), [...new Set(request.body)])),
   );
 }

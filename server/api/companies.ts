@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { idNotAvailable, uniqueByConstraint } from './unique.js';
-import { checkAccess, listAccess } from './guard.js';
-import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
-import { errorResponses, id, idList, params, requiredText } from './schemas.js';
+import { checkAccess } from './guard.js';
+import { addListRoute, bodySchema, type Change, crudRoutes, type ResourceDefinition, selectList, type WriteContext } from './resource.js';
+import { id, requiredText } from './schemas.js';
 
 /** Path words of the API that a company id must not shadow (/api/{companyId}/application). */
 const RESERVED = new Set(['companys', 'application', 'api', 'docs']);
@@ -18,50 +18,29 @@ export interface Company {
   parent: string | null;
 }
 
-const SELECT = `t.id, t.name, t.display_name AS "displayName", t.description, t.type, t.parent`;
-
-const companyResource: ListResource = {
+/**
+ * Companies, a tree: created under a parent, listed as a parent's children
+ * (`/companys/{id}/childCompanys`), never moved; so the collection has no list and no bulk update
+ * of its own. The other plain routes are produced from this definition (resource.ts).
+ */
+export const companyDefinition: ResourceDefinition = {
   name: 'companys',
+  label: 'company',
   table: 'companies t',
-  select: SELECT,
   fields: {
-    id: { column: 't.id' },
-    name: { column: 't.name' },
-    displayName: { column: 't.display_name' },
-    description: { column: 't.description' },
-    type: { column: 't.type' },
-    parent: { column: 't.parent' },
+    id: { column: 't.id', input: id },
+    name: { column: 't.name', input: { ...id, description: 'Company Name; the id on create' } },
+    displayName: { column: 't.display_name', input: requiredText() },
+    description: { column: 't.description', input: requiredText(2000) },
+    type: { column: 't.type', input: { type: 'string', enum: ['customer', 'reseller', 'root'], default: 'customer' } },
+    parent: { column: 't.parent', type: 'nullableText', input: { anyOf: [id, { type: 'null' }] } },
   },
   search: `(t.name || ' ' || t.display_name || ' ' || t.description)`,
   key: ['t.id'],
   defaultSort: 'name',
 };
 
-const companyJson = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    displayName: { type: 'string' },
-    description: { type: 'string' },
-    type: { type: 'string' },
-    parent: { type: ['string', 'null'] },
-  },
-} as const;
-
-const companyBody = {
-  type: 'object',
-  required: ['name', 'displayName', 'description'],
-  additionalProperties: false,
-  properties: {
-    id,
-    name: { ...id, description: 'Company Name; the id on create' },
-    displayName: requiredText(),
-    description: requiredText(2000),
-    type: { type: 'string', enum: ['customer', 'reseller', 'root'], default: 'customer' },
-    parent: { anyOf: [id, { type: 'null' }] },
-  },
-} as const;
+const SELECT = selectList(companyDefinition);
 
 type CompanyBody = { id?: string; name: string; displayName: string; description: string; type: Company['type']; parent?: string | null };
 
@@ -73,7 +52,10 @@ async function getCompany(db: Queryable, companyId: string, lock: '' | 'FOR SHAR
 
 /** Every write of a company goes through here. */
 export const companies = {
-  async create(db: Queryable, body: CompanyBody): Promise<Company> {
+  /** A child of `parent`, which must be inside the caller's subtree. */
+  async create(db: Queryable, { caller }: WriteContext, body: CompanyBody): Promise<Company> {
+    if (!body.parent) throw badRequest('parent: the parent company is required');
+    await checkAccess(db, caller, body.parent);
     const companyId = body.id ?? body.name;
     if (body.id !== undefined && body.id !== body.name) throw badRequest('id must equal name when creating a company');
     if (RESERVED.has(companyId.toLowerCase())) throw badRequest(`name: "${companyId}" is reserved`);
@@ -83,16 +65,32 @@ export const companies = {
     if (parent.type === 'customer') throw badRequest('parent: a customer company cannot have child companies');
     return uniqueByConstraint({ companies_pkey: idNotAvailable('company', companyId) }, async () => {
       const { rows } = await db.query<Company>(
-        `INSERT INTO companies (id, name, display_name, description, type, parent, ancestors)
+        `INSERT INTO companies AS t (id, name, display_name, description, type, parent, ancestors)
          SELECT $1, $2, $3, $4, $5, p.id, p.ancestors || $1::text FROM companies p WHERE p.id = $6
-         RETURNING ${SELECT.replaceAll('t.', '')}`,
+         RETURNING ${SELECT}`,
         [companyId, body.name, body.displayName, body.description, body.type ?? 'customer', parent.id],
       );
       return rows[0];
     });
   },
 
-  async update(db: Queryable, companyId: string, body: CompanyBody, callerCompanyId: string): Promise<Company> {
+  async update(db: Queryable, { caller }: WriteContext, changes: Change<CompanyBody>[]): Promise<Company[]> {
+    const updated: Company[] = [];
+    for (const { id: companyId, body } of changes) updated.push(await updateCompany(db, companyId, body, caller.companyId));
+    return updated;
+  },
+
+  /** Deletes companies inside the caller's subtree with their domains and everything in them; refuses the root, the caller's own and parents of others. */
+  async remove(db: Queryable, { caller }: WriteContext, companyIds: string[]): Promise<Company[]> {
+    const ids = [...new Set(companyIds)];
+    const { rows } = await db.query<{ id: string }>(`SELECT id FROM companies WHERE id = ANY ($1) AND $2 = ANY (ancestors)`, [ids, caller.companyId]);
+    const missing = ids.find((companyId) => !rows.some((row) => row.id === companyId));
+    if (missing !== undefined) throw notFound(`company ${missing}`);
+    return removeCompanies(db, ids, caller.companyId);
+  },
+};
+
+async function updateCompany(db: Queryable, companyId: string, body: CompanyBody, callerCompanyId: string): Promise<Company> {
     const current = await getCompany(db, companyId, 'FOR UPDATE');
     if (!current) throw notFound(`company ${companyId}`);
     if (body.id !== undefined && body.id !== companyId) throw badRequest('id cannot be changed');
@@ -123,10 +121,9 @@ export const companies = {
       [companyId, body.displayName, body.description, type],
     );
     return rows[0];
-  },
+}
 
-  /** Deletes companies with their domains and everything in them; refuses the root, the caller's own and parents of others. */
-  async remove(db: Queryable, companyIds: string[], callerCompanyId: string): Promise<Company[]> {
+async function removeCompanies(db: Queryable, companyIds: string[], callerCompanyId: string): Promise<Company[]> {
     const removed: Company[] = [];
     for (const companyId of companyIds) {
       const company = await getCompany(db, companyId);
@@ -145,64 +142,18 @@ export const companies = {
       for (let c: Company | undefined = company; c?.parent; c = removed.find((r) => r.id === c!.parent)) d++;
       return d;
     }
-  },
-};
+}
 
 export async function companyRoutes(app: FastifyInstance) {
-  const { db } = app.ctx;
   const tags = ['companies'];
-
-  app.get<{ Params: { companyId: string } }>(
-    '/companys/:companyId',
-    { schema: { tags, params: params('companyId'), response: { 200: companyJson, ...errorResponses } } },
-    async (request) => (await getCompany(db, request.params.companyId))!,
-  );
-
-  app.get<{ Params: { companyId: string }; Querystring: ListQuery }>(
-    '/companys/:companyId/childCompanys',
-    { config: { accessWithList: true }, schema: { tags, params: params('companyId'), querystring: listQuerySchema, response: { 200: { type: 'array', items: companyJson }, ...errorResponses } } },
-    async (request, reply) => {
-      const parsed = parseListQuery(companyResource, request.query, [request.params.companyId]);
-      return sendList(reply, 'companys', await runList(db, companyResource, parsed, ['t.parent = $1'], listAccess(request)));
-    },
-  );
-
-  app.post<{ Body: CompanyBody }>(
-    '/companys',
-    { schema: { tags, body: companyBody, response: { 201: companyJson, ...errorResponses } } },
-    async (request, reply) => {
-      const parent = request.body.parent;
-      if (!parent) throw badRequest('parent: the parent company is required');
-      await checkAccess(db, request.principal, parent);
-      const company = await db.transaction((tx) => companies.create(tx, request.body));
-      return reply.status(201).send(company);
-    },
-  );
-
-  app.put<{ Params: { companyId: string }; Body: CompanyBody }>(
-    '/companys/:companyId',
-    { schema: { tags, params: params('companyId'), body: companyBody, response: { 200: companyJson, ...errorResponses } } },
-    async (request) => db.transaction((tx) => companies.update(tx, request.params.companyId, request.body, request.principal.companyId)),
-  );
-
-  app.delete<{ Params: { companyId: string } }>(
-    '/companys/:companyId',
-    { schema: { tags, params: params('companyId'), response: { 200: companyJson, ...errorResponses } } },
-    async (request) => (await db.transaction((tx) => companies.remove(tx, [request.params.companyId], request.principal.companyId)))[0],
-  );
-
-  app.delete<{ Body: string[] }>(
-    '/companys',
-    { schema: { tags, body: idList, response: { 200: { type: 'array', items: companyJson }, ...errorResponses } } },
-    async (request) => {
-      const ids = [...new Set(request.body)];
-      const { rows } = await db.query<{ id: string }>(
-        `SELECT id FROM companies WHERE id = ANY ($1) AND $2 = ANY (ancestors)`,
-        [ids, request.principal.companyId],
-      );
-      const missing = ids.find((companyId) => !rows.some((row) => row.id === companyId));
-      if (missing !== undefined) throw notFound(`company ${missing}`);
-      return db.transaction((tx) => companies.remove(tx, ids, request.principal.companyId));
-    },
-  );
+  addListRoute(app, companyDefinition, { path: '/companys/:companyId/childCompanys', tags, scope: { params: ['companyId'], where: ['t.parent = $1'] } });
+  await crudRoutes(companyDefinition, {
+    tags,
+    path: '/companys',
+    idParam: 'companyId',
+    scope: { params: [], where: [] },
+    rules: companies,
+    bodies: { create: bodySchema(companyDefinition, ['name', 'displayName', 'description']), update: bodySchema(companyDefinition, ['name', 'displayName', 'description']) },
+    routes: ['get', 'create', 'update', 'remove', 'removeList'],
+  })(app);
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
 import { getGroups } from './groups.js';
-import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
+import { addListRoute, recordSchema, type ResourceDefinition, selectList } from './resource.js';
 import { errorResponses, id, params } from './schemas.js';
 
 /**
@@ -23,12 +23,12 @@ type GroupParams = { companyId: string; domainId: string; groupId: string };
 const FROM = `group_permissions t
   JOIN apis a ON a.id = t.api_id
   JOIN permission_scopes s ON s.api_id = t.api_id AND s.id = t.scope_id`;
-const SELECT = `t.api_id AS "apiId", a.name AS "apiName", t.scope_id AS permission, s.description`;
 
-const permissionResource: ListResource = {
+/** Not plain CRUD (grants are added and taken back): the list and the JSON are derived from this definition. */
+const permissionDefinition: ResourceDefinition = {
   name: 'permissions',
+  label: 'permission',
   table: FROM,
-  select: SELECT,
   fields: {
     apiId: { column: 't.api_id' },
     apiName: { column: 'a.name' },
@@ -39,11 +39,8 @@ const permissionResource: ListResource = {
   key: ['t.api_id', 't.scope_id'],
   defaultSort: 'apiName',
 };
-
-const permissionJson = {
-  type: 'object',
-  properties: { apiId: { type: 'string' }, apiName: { type: 'string' }, permission: { type: 'string' }, description: { type: 'string' } },
-} as const;
+const SELECT = selectList(permissionDefinition);
+const permissionJson = recordSchema(permissionDefinition);
 const permissionList = { type: 'array', items: permissionJson } as const;
 const refList = {
   type: 'array',
@@ -111,18 +108,18 @@ export async function groupPermissionRoutes(app: FastifyInstance) {
   const path = '/companys/:companyId/domainNames/:domainId/groups/:groupId/permissions';
   const groupParams = params('companyId', 'domainId', 'groupId');
 
-  app.get<{ Params: GroupParams; Querystring: ListQuery }>(
+  addListRoute(app, permissionDefinition, {
     path,
-    { schema: { tags, summary: 'Permissions (API scopes) granted to the group', params: groupParams, querystring: listQuerySchema, response: { 200: permissionList, ...errorResponses } } },
-    async (request, reply) => {
-      const { companyId, domainId, groupId } = request.params;
-      const parsed = parseListQuery(permissionResource, request.query, [companyId, domainId, groupId]);
-      const result = await runList<GroupPermission>(db, permissionResource, parsed, ['t.company_id = $1', 't.domain_id = $2', 't.group_id = $3']);
-      // an empty list may mean "no such group": only then is the extra lookup paid
-      if (result.rows.length === 0) await getGroups(db, companyId, domainId, [groupId]);
-      return sendList(reply, 'permissions', result);
+    tags,
+    summary: 'Permissions (API scopes) granted to the group',
+    scope: { params: ['companyId', 'domainId', 'groupId'], where: ['t.company_id = $1', 't.domain_id = $2', 't.group_id = $3'] },
+    // the guard has checked company and domain; an empty list may mean "no such group"
+    guarded: false,
+    whenEmpty: async (request) => {
+      const { companyId, domainId, groupId } = request.params as GroupParams;
+      await getGroups(db, companyId, domainId, [groupId]);
     },
-  );
+  });
 
   app.post<{ Params: GroupParams; Body: PermissionRef[] }>(
     path,

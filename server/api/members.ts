@@ -5,6 +5,7 @@ import { keepingAnAdministrator } from './administrators.js';
 import { getGroups } from './groups.js';
 import { listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
+import { addListRoute, recordSchema, type ResourceDefinition, selectList } from './resource.js';
 import { errorResponses, id, params } from './schemas.js';
 
 export type MemberType = 'user' | 'group';
@@ -22,12 +23,15 @@ const MEMBERS_FROM = `group_members t
   LEFT JOIN users mu ON t.member_type = 'user' AND mu.company_id = t.company_id AND mu.domain_id = t.domain_id AND mu.id = t.member_id
   LEFT JOIN groups mg ON t.member_type = 'group' AND mg.company_id = t.company_id AND mg.domain_id = t.domain_id AND mg.id = t.member_id`;
 const MEMBER_DISPLAY_NAME = `COALESCE(mu.display_name, mg.display_name, t.member_id)`;
-const MEMBER_SELECT = `t.member_id AS id, ${MEMBER_DISPLAY_NAME} AS "displayName", t.member_type AS type`;
 
-const memberResource: ListResource = {
+/**
+ * A group's members, users and groups of its domain. Not plain CRUD (members are added and taken
+ * out, never edited): the list and the JSON are derived from this definition, the routes are below.
+ */
+const memberDefinition: ResourceDefinition = {
   name: 'members',
+  label: 'member',
   table: MEMBERS_FROM,
-  select: MEMBER_SELECT,
   fields: {
     id: { column: 't.member_id' },
     displayName: { column: MEMBER_DISPLAY_NAME },
@@ -37,6 +41,7 @@ const memberResource: ListResource = {
   key: ['t.company_id', 't.domain_id', 't.group_id', 't.member_type', 't.member_id'],
   defaultSort: 'displayName',
 };
+const MEMBER_SELECT = selectList(memberDefinition);
 
 /**
  * SQL: ids of the groups that contain group $3 of domain ($1, $2), directly or through nested
@@ -162,10 +167,7 @@ export async function memberRoutes(app: FastifyInstance) {
   type GroupParams = { companyId: string; domainId: string; groupId: string };
   const groupParams = params('companyId', 'domainId', 'groupId');
   const memberType = { type: 'string', enum: ['user', 'group'] } as const;
-  const memberJson = {
-    type: 'object',
-    properties: { id: { type: 'string' }, displayName: { type: 'string' }, type: { type: 'string' } },
-  } as const;
+  const memberJson = recordSchema(memberDefinition);
   const memberList = { type: 'array', items: memberJson } as const;
   const candidateList = {
     type: 'array',
@@ -197,17 +199,12 @@ export async function memberRoutes(app: FastifyInstance) {
     if (rows.length === 0) await getGroups(db, companyId, domainId, [groupId]);
   };
 
-  app.get<{ Params: GroupParams; Querystring: ListQuery }>(
-    `${base}/members`,
-    { config: { accessWithList: true }, schema: { tags, params: groupParams, querystring: listQuerySchema, response: { 200: memberList, ...errorResponses } } },
-    async (request, reply) => {
-      const { companyId, domainId, groupId } = request.params;
-      const parsed = parseListQuery(memberResource, request.query, [companyId, domainId, groupId]);
-      const result = await runList<Member>(db, memberResource, parsed, ['t.company_id = $1', 't.domain_id = $2', 't.group_id = $3'], listAccess(request));
-      await requireGroupWhenEmpty(result.rows, request.params);
-      return sendList(reply, 'members', result);
-    },
-  );
+  addListRoute(app, memberDefinition, {
+    path: `${base}/members`,
+    tags,
+    scope: { params: ['companyId', 'domainId', 'groupId'], where: ['t.company_id = $1', 't.domain_id = $2', 't.group_id = $3'] },
+    whenEmpty: (request) => requireGroupWhenEmpty([], request.params as GroupParams),
+  });
 
   app.post<{ Params: GroupParams; Body: { id: string; type: MemberType }[] }>(
     `${base}/members`,

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, notFound } from '../errors.js';
 import { inScope } from './guard.js';
-import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
-import { errorResponses, id, optionalText } from './schemas.js';
+import { addListRoute, type CrudRules, crudRoutes, type ResourceDefinition, selectList } from './resource.js';
+import { optionalText } from './schemas.js';
 
 export interface PermissionScope {
   id: string;
@@ -11,32 +11,29 @@ export interface PermissionScope {
   description: string;
 }
 
-const SELECT = `t.id, t.permission, t.description`;
-
-/** Tenancy of every scope statement: the API exists inside the caller's subtree ($1 api id, $2 caller's company). */
-const API_IN_SCOPE = `EXISTS (SELECT 1 FROM apis a WHERE a.id = $1 AND ${inScope('a.company_id', '$2')})`;
-
-const scopeResource: ListResource = {
+/**
+ * Permission scopes of an API, at `/api/{apiId}/PermissionScopes`. Each write is one statement that
+ * also checks the API's tenancy, so the API's id and the caller's company are the scope of every
+ * route. The plain routes are produced from this definition (resource.ts); there is no GET of one
+ * scope and no bulk write.
+ */
+export const permissionScopeDefinition: ResourceDefinition = {
   name: 'PermissionScopes',
+  label: 'permission scope',
   table: 'permission_scopes t',
-  select: SELECT,
-  fields: {
-    id: { column: 't.id' },
-    permission: { column: 't.permission' },
-    description: { column: 't.description' },
-  },
+  fields: { id: { column: 't.id' }, permission: { column: 't.permission' }, description: { column: 't.description' } },
   search: `(t.permission || ' ' || t.description)`,
   key: ['t.api_id', 't.id'],
   defaultSort: 'permission',
 };
 
+const SELECT = selectList(permissionScopeDefinition);
+
+/** Tenancy of every scope statement: the API exists inside the caller's subtree ($1 api id, $2 caller's company). */
+const API_IN_SCOPE = `EXISTS (SELECT 1 FROM apis a WHERE a.id = $1 AND ${inScope('a.company_id', '$2')})`;
+
 /** An OAuth scope token (RFC 6749 3.3) without quotes: printable ASCII except space, " , ' and \. */
 const permission = { type: 'string', pattern: '^[\\x21\\x23-\\x26\\x28-\\x5B\\x5D-\\x7E]{1,100}$', description: 'an OAuth scope token, e.g. read:users' } as const;
-
-const scopeJson = {
-  type: 'object',
-  properties: { id: { type: 'string' }, permission: { type: 'string' }, description: { type: 'string' } },
-} as const;
 
 const createBody = {
   type: 'object',
@@ -52,13 +49,6 @@ const updateBody = {
   additionalProperties: false,
   properties: { description: optionalText(500), permission, id: permission },
 } as const;
-
-const scopeParams = {
-  type: 'object',
-  required: ['apiId', 'scopeId'],
-  properties: { apiId: id, scopeId: permission },
-} as const;
-const apiParams = { type: 'object', required: ['apiId'], properties: { apiId: id } } as const;
 
 type ScopeBody = { permission?: string; description?: string; id?: string };
 
@@ -109,38 +99,47 @@ export const permissionScopes = {
   },
 };
 
+type ApiParams = { apiId: string };
+
+const scopeRules: CrudRules<PermissionScope, ScopeBody, ApiParams> = {
+  create: (db, { params, caller }, body) => permissionScopes.create(db, caller.companyId, params.apiId, body as ScopeBody & { permission: string }),
+  async update(db, { params, caller }, changes) {
+    const updated: PermissionScope[] = [];
+    for (const { id: scopeId, body } of changes) updated.push(await permissionScopes.update(db, caller.companyId, params.apiId, scopeId, body));
+    return updated;
+  },
+  async remove(db, { params, caller }, scopeIds) {
+    const removed: PermissionScope[] = [];
+    for (const scopeId of scopeIds) removed.push(await permissionScopes.remove(db, caller.companyId, params.apiId, scopeId));
+    return removed;
+  },
+};
+
 export async function permissionScopeRoutes(app: FastifyInstance) {
   const { db } = app.ctx;
   const tags = ['apis'];
+  const path = '/api/:apiId/PermissionScopes';
+  const scope = { params: ['apiId'], where: ['t.api_id = $1', API_IN_SCOPE], values: (request: FastifyRequest) => [(request.params as ApiParams).apiId, request.principal.companyId] };
 
-  app.get<{ Params: { apiId: string }; Querystring: ListQuery }>(
-    '/api/:apiId/PermissionScopes',
-    { schema: { tags, params: apiParams, querystring: listQuerySchema, response: { 200: { type: 'array', items: scopeJson }, ...errorResponses } } },
-    async (request, reply) => {
-      const { apiId } = request.params;
-      const parsed = parseListQuery(scopeResource, request.query, [apiId, request.principal.companyId]);
-      const result = await runList<PermissionScope>(db, scopeResource, parsed, ['t.api_id = $1', API_IN_SCOPE]);
-      // an empty list may mean "no such API here": only then is one more statement worth it
-      if (result.total === 0 && !(await apiExists(db, apiId, request.principal.companyId))) throw notFound(`api ${apiId}`);
-      return sendList(reply, 'PermissionScopes', result);
+  addListRoute(app, permissionScopeDefinition, {
+    path,
+    tags,
+    scope,
+    // the scope confines the rows to the caller's subtree; an empty list may mean "no such API here"
+    guarded: false,
+    async whenEmpty(request) {
+      const { apiId } = request.params as ApiParams;
+      if (!(await apiExists(db, apiId, request.principal.companyId))) throw notFound(`api ${apiId}`);
     },
-  );
-
-  app.post<{ Params: { apiId: string }; Body: ScopeBody & { permission: string } }>(
-    '/api/:apiId/PermissionScopes',
-    { schema: { tags, params: apiParams, body: createBody, response: { 201: scopeJson, ...errorResponses } } },
-    async (request, reply) => reply.status(201).send(await permissionScopes.create(db, request.principal.companyId, request.params.apiId, request.body)),
-  );
-
-  app.put<{ Params: { apiId: string; scopeId: string }; Body: ScopeBody }>(
-    '/api/:apiId/PermissionScopes/:scopeId',
-    { schema: { tags, params: scopeParams, body: updateBody, response: { 200: scopeJson, ...errorResponses } } },
-    async (request) => permissionScopes.update(db, request.principal.companyId, request.params.apiId, request.params.scopeId, request.body),
-  );
-
-  app.delete<{ Params: { apiId: string; scopeId: string } }>(
-    '/api/:apiId/PermissionScopes/:scopeId',
-    { schema: { tags, params: scopeParams, response: { 200: scopeJson, ...errorResponses } } },
-    async (request) => permissionScopes.remove(db, request.principal.companyId, request.params.apiId, request.params.scopeId),
-  );
+  });
+  await crudRoutes(permissionScopeDefinition, {
+    tags,
+    path,
+    idParam: 'scopeId',
+    idSchema: permission,
+    scope,
+    rules: scopeRules,
+    bodies: { create: createBody, update: updateBody },
+    routes: ['create', 'update', 'remove'],
+  })(app);
 }

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { badRequest, duplicated, HttpError, notFound } from '../errors.js';
+import { badRequest, duplicated, HttpError } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
-import { listAccess } from './guard.js';
-import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
-import { scheduleSliceRebuild, slicesNeedRebuild } from './userSlices.js';
 import { keepingAnAdministrator } from './administrators.js';
-import { email, errorResponses, id, idList, optionalText, params, requiredText, status } from './schemas.js';
+import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
+import { email, id, optionalText, requiredText, status } from './schemas.js';
+import { scheduleSliceRebuild, slicesNeedRebuild } from './userSlices.js';
 
 export interface User {
   id: string;
@@ -18,19 +17,21 @@ export interface User {
   status: 'active' | 'deleted';
 }
 
-const SELECT = `t.id, t.username, t.display_name AS "displayName", t.notes, t.email, t.status`;
-
-const userResource: ListResource = {
+/** Users of a domain. Plain CRUD: the routes are produced from this definition (resource.ts). */
+export const userDefinition: ResourceDefinition = {
   name: 'users',
+  label: 'user',
   table: 'users t',
-  select: SELECT,
   fields: {
-    id: { column: 't.id' },
-    username: { column: 't.username' },
-    displayName: { column: 't.display_name' },
-    notes: { column: 't.notes' },
-    email: { column: 't.email' },
-    status: { column: 't.status' },
+    id: { column: 't.id', input: id },
+    username: { column: 't.username', input: requiredText(200) },
+    displayName: { column: 't.display_name', input: requiredText() },
+    notes: { column: 't.notes', input: { anyOf: [optionalText(), { type: 'null' }], description: 'null (an emptied field) is stored as empty text' } },
+    email: { column: 't.email', input: email },
+    status: { column: 't.status', input: status },
+  },
+  writeOnly: {
+    authVerification: { type: 'string', maxLength: 100, description: 'bcrypt hash of the password (cost 10 or more), never returned' },
   },
   // the very expression of the users_search trigram index
   search: `(t.display_name || ' ' || t.username || ' ' || t.email)`,
@@ -45,40 +46,11 @@ const userResource: ListResource = {
   },
 };
 
-export const userJson = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    username: { type: 'string' },
-    displayName: { type: 'string' },
-    notes: { type: 'string' },
-    email: { type: 'string' },
-    status: { type: 'string' },
-  },
-} as const;
-
-const userFields = {
-  id,
-  username: requiredText(200),
-  displayName: requiredText(),
-  notes: { anyOf: [optionalText(), { type: 'null' }], description: 'null (an emptied field) is stored as empty text' },
-  email,
-  authVerification: { type: 'string', maxLength: 100, description: 'bcrypt hash of the password (cost 10 or more), never returned' },
-  status,
-} as const;
-
-const createBody = { type: 'object', required: ['username', 'displayName', 'email', 'authVerification'], additionalProperties: false, properties: userFields } as const;
-const updateBody = { type: 'object', required: ['username', 'displayName', 'email'], additionalProperties: false, properties: userFields } as const;
-const updateListBody = {
-  type: 'array',
-  minItems: 1,
-  maxItems: 1000,
-  items: { type: 'object', required: ['id'], additionalProperties: false, properties: userFields },
-  description: 'Users to change, each with its id; fields left out keep their value (bulk soft delete and recover send {id, status})',
-} as const;
+const SELECT = selectList(userDefinition);
 
 type UserBody = Partial<User> & { authVerification?: string };
 type UserPatch = UserBody & { id: string };
+type DomainParams = { companyId: string; domainId: string };
 
 /** What the console sends: bcrypt, cost 10 to 31. Plain text never reaches the database. */
 const BCRYPT = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/;
@@ -99,22 +71,12 @@ async function uniqueUser<T>(user: { id: string; username: string; email: string
   }
 }
 
-const isCaller = (caller: Principal, companyId: string, domainId: string, userId: string) =>
+const isCaller = (caller: Principal, { companyId, domainId }: DomainParams, userId: string) =>
   caller.companyId === companyId && caller.domainId === domainId && caller.userId === userId;
 
 /** The users of one domain with these ids, in the order asked; 404 naming the first unknown id. */
-async function getUsers(db: Queryable, companyId: string, domainId: string, userIds: string[]): Promise<User[]> {
-  const { rows } = await db.query<User>(`SELECT ${SELECT} FROM users t WHERE t.company_id = $1 AND t.domain_id = $2 AND t.id = ANY ($3)`, [
-    companyId,
-    domainId,
-    userIds,
-  ]);
-  return userIds.map((userId) => {
-    const user = rows.find((row) => row.id === userId);
-    if (!user) throw notFound(`user ${userId}`);
-    return user;
-  });
-}
+const getUsers = (db: Queryable, { companyId, domainId }: DomainParams, userIds: string[]) =>
+  findRecords<User>(db, userDefinition, { where: ['t.company_id = $1', 't.domain_id = $2'], values: [companyId, domainId] }, userIds);
 
 function distinct(ids: string[]): string[] {
   const unique = [...new Set(ids)];
@@ -122,12 +84,13 @@ function distinct(ids: string[]): string[] {
   return unique;
 }
 
-async function updateUsers(db: Queryable, caller: Principal, companyId: string, domainId: string, patches: UserPatch[]): Promise<User[]> {
-  const current = await getUsers(db, companyId, domainId, distinct(patches.map((patch) => patch.id)));
+async function updateUsers(db: Queryable, { params, caller }: WriteContext<DomainParams>, patches: UserPatch[]): Promise<User[]> {
+  const { companyId, domainId } = params;
+  const current = await getUsers(db, params, distinct(patches.map((patch) => patch.id)));
   const updated: User[] = [];
   for (const [i, patch] of patches.entries()) {
     const next = { ...current[i], ...patch };
-    if (next.status === 'deleted' && current[i].status !== 'deleted' && isCaller(caller, companyId, domainId, patch.id)) {
+    if (next.status === 'deleted' && current[i].status !== 'deleted' && isCaller(caller, params, patch.id)) {
       throw badRequest(`${patch.id}: you cannot delete yourself`);
     }
     if (patch.authVerification !== undefined) checkPassword(patch.authVerification);
@@ -143,7 +106,7 @@ async function updateUsers(db: Queryable, caller: Principal, companyId: string, 
     if (patch.authVerification !== undefined) {
       // A new password ends every sign-in made with the old one (someone else may have known it);
       // a person changing their own password keeps only the session they are doing it from.
-      const keep = isCaller(caller, companyId, domainId, patch.id) ? caller.grantId : null;
+      const keep = isCaller(caller, params, patch.id) ? caller.grantId : null;
       await db.query(
         `UPDATE oauth_grants SET revoked_at = now()
          WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL AND id IS DISTINCT FROM $4`,
@@ -157,15 +120,15 @@ async function updateUsers(db: Queryable, caller: Principal, companyId: string, 
 
 /** Every write of a user goes through here. */
 export const users = {
-  async create(db: Queryable, companyId: string, domainId: string, body: UserBody): Promise<User> {
+  async create(db: Queryable, { params }: WriteContext<DomainParams>, body: UserBody): Promise<User> {
     checkPassword(body.authVerification ?? '');
     const user = { id: body.id ?? randomAlphanumeric(20), username: body.username!, email: body.email! };
     return uniqueUser(user, async () => {
       const { rows } = await db.query<User>(
-        `INSERT INTO users (company_id, domain_id, id, username, display_name, notes, email, password_hash, status)
+        `INSERT INTO users AS t (company_id, domain_id, id, username, display_name, notes, email, password_hash, status)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         RETURNING ${SELECT.replaceAll('t.', '')}`,
-        [companyId, domainId, user.id, user.username, body.displayName, body.notes ?? '', user.email, body.authVerification, body.status ?? 'active'],
+         RETURNING ${SELECT}`,
+        [params.companyId, params.domainId, user.id, user.username, body.displayName, body.notes ?? '', user.email, body.authVerification, body.status ?? 'active'],
       );
       return rows[0];
     });
@@ -176,12 +139,13 @@ export const users = {
    * status deleted is the soft delete, active the recovery. Any refusal leaves every user unchanged
    * when run inside one transaction.
    */
-  async update(db: Queryable, caller: Principal, companyId: string, domainId: string, patches: UserPatch[]): Promise<User[]> {
+  async update(db: Queryable, at: WriteContext<DomainParams>, changes: Change<UserBody>[]): Promise<User[]> {
+    const patches = changes.map(samePathId);
     // a soft delete may take the domain's last administrator away
     if (patches.some((patch) => patch.status === 'deleted')) {
-      return keepingAnAdministrator(db, companyId, domainId, () => updateUsers(db, caller, companyId, domainId, patches));
+      return keepingAnAdministrator(db, at.params.companyId, at.params.domainId, () => updateUsers(db, at, patches));
     }
-    return updateUsers(db, caller, companyId, domainId, patches);
+    return updateUsers(db, at, patches);
   },
 
   /**
@@ -189,10 +153,11 @@ export const users = {
    * sign-ins are revoked by the database (migration 8), so a user created later with the same id
    * inherits none of them.
    */
-  async remove(db: Queryable, caller: Principal, companyId: string, domainId: string, userIds: string[]): Promise<User[]> {
+  async remove(db: Queryable, { params, caller }: WriteContext<DomainParams>, userIds: string[]): Promise<User[]> {
+    const { companyId, domainId } = params;
     const ids = [...new Set(userIds)];
-    const found = await getUsers(db, companyId, domainId, ids);
-    const self = found.find((user) => isCaller(caller, companyId, domainId, user.id));
+    const found = await getUsers(db, params, ids);
+    const self = found.find((user) => isCaller(caller, params, user.id));
     if (self) throw badRequest(`${self.id}: you cannot purge yourself`);
     const active = found.find((user) => user.status !== 'deleted');
     if (active) throw new HttpError(409, `user ${active.id} is active: delete the user first, then purge it`);
@@ -206,80 +171,20 @@ export const users = {
   },
 };
 
-export async function userRoutes(app: FastifyInstance) {
-  const { db } = app.ctx;
-  const tags = ['users'];
-  const base = '/companys/:companyId/domainNames/:domainId/users';
-  type DomainParams = { companyId: string; domainId: string };
-  type UserParams = DomainParams & { userId: string };
-  const domainParams = params('companyId', 'domainId');
-  const userParams = params('companyId', 'domainId', 'userId');
-  const userList = { type: 'array', items: userJson } as const;
+const fields = bodyProperties(userDefinition);
 
-  app.get<{ Params: DomainParams; Querystring: ListQuery }>(
-    base,
-    { config: { accessWithList: true }, schema: { tags, params: domainParams, querystring: listQuerySchema, response: { 200: userList, ...errorResponses } } },
-    async (request, reply) => {
-      const { companyId, domainId } = request.params;
-      const parsed = parseListQuery(userResource, request.query, [companyId, domainId]);
-      return sendList(reply, 'users', await runList(db, userResource, parsed, ['t.company_id = $1', 't.domain_id = $2'], listAccess(request)));
-    },
-  );
-
-  app.get<{ Params: UserParams }>(
-    `${base}/:userId`,
-    { schema: { tags, params: userParams, response: { 200: userJson, ...errorResponses } } },
-    async (request) => {
-      const { companyId, domainId, userId } = request.params;
-      return (await getUsers(db, companyId, domainId, [userId]))[0];
-    },
-  );
-
-  app.post<{ Params: DomainParams; Body: UserBody }>(
-    base,
-    { schema: { tags, params: domainParams, body: createBody, response: { 201: userJson, ...errorResponses } } },
-    async (request, reply) => {
-      const { companyId, domainId } = request.params;
-      const user = await db.transaction((tx) => users.create(tx, companyId, domainId, request.body));
-      return reply.status(201).send(user);
-    },
-  );
-
-  app.put<{ Params: UserParams; Body: UserBody }>(
-    `${base}/:userId`,
-    { schema: { tags, params: userParams, body: updateBody, response: { 200: userJson, ...errorResponses } } },
-    async (request) => {
-      const { companyId, domainId, userId } = request.params;
-      if (request.body.id !== undefined && request.body.id !== userId) throw badRequest('id cannot be changed');
-      const patch = { ...request.body, id: userId };
-      return (await db.transaction((tx) => users.update(tx, request.principal, companyId, domainId, [patch])))[0];
-    },
-  );
-
-  app.put<{ Params: DomainParams; Body: UserPatch[] }>(
-    base,
-    { schema: { tags, params: domainParams, body: updateListBody, response: { 200: userList, ...errorResponses } } },
-    async (request) => {
-      const { companyId, domainId } = request.params;
-      return db.transaction((tx) => users.update(tx, request.principal, companyId, domainId, request.body));
-    },
-  );
-
-  app.delete<{ Params: UserParams }>(
-    `${base}/:userId`,
-    { schema: { tags, params: userParams, response: { 200: userJson, ...errorResponses } } },
-    async (request) => {
-      const { companyId, domainId, userId } = request.params;
-      return (await db.transaction((tx) => users.remove(tx, request.principal, companyId, domainId, [userId])))[0];
-    },
-  );
-
-  app.delete<{ Params: DomainParams; Body: string[] }>(
-    base,
-    { schema: { tags, params: domainParams, body: idList, response: { 200: userList, ...errorResponses } } },
-    async (request) => {
-      const { companyId, domainId } = request.params;
-      return db.transaction((tx) => users.remove(tx, request.principal, companyId, domainId, request.body));
-    },
-  );
-}
+export const userRoutes = crudRoutes(userDefinition, {
+  tags: ['users'],
+  path: '/companys/:companyId/domainNames/:domainId/users',
+  idParam: 'userId',
+  scope: { params: ['companyId', 'domainId'], where: ['t.company_id = $1', 't.domain_id = $2'] },
+  rules: users,
+  bodies: {
+    create: bodySchema(userDefinition, ['username', 'displayName', 'email', 'authVerification']),
+    update: bodySchema(userDefinition, ['username', 'displayName', 'email']),
+    updateList: listBodySchema(
+      { type: 'object', additionalProperties: false, properties: fields },
+      'Users to change, each with its id; fields left out keep their value (bulk soft delete and recover send {id, status})',
+    ),
+  },
+});

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { inject } from 'vitest';
-import { buildApp } from '../../server/app.js';
+import { type BuildOptions, buildApp } from '../../server/app.js';
 import type { ServerConfig } from '../../server/config.js';
 import type { AppContext } from '../../server/context.js';
 import { openDatabase, type Database } from '../../server/db/index.js';
@@ -29,12 +29,12 @@ export interface TestServer {
  * A real server on a real database: in-memory PGlite, or a fresh throw-away database on the
  * PostgreSQL server at DATABASE_URL (created here, dropped on close).
  */
-export async function startServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+export async function startServer(overrides: Partial<ServerConfig> = {}, build: BuildOptions = {}): Promise<TestServer> {
   let databaseUrl: string | undefined;
   let dropDatabase = async () => {};
   if (process.env.DATABASE_URL) ({ url: databaseUrl, drop: dropDatabase } = await throwAwayDatabase());
   const db = await openDatabase({ databaseUrl, loadDataDir: pgliteDump() });
-  const server = await serverOn(db, { databaseUrl, ...overrides });
+  const server = await serverOn(db, { databaseUrl, ...overrides }, build);
   return {
     ...server,
     async close() {
@@ -56,7 +56,7 @@ export function pgliteDump(): Blob | undefined {
  * this connection, not the database. Every server of a test file signs with one key, as instances
  * sharing SIGNING_KEY do.
  */
-export async function serverOn(db: Database, overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+export async function serverOn(db: Database, overrides: Partial<ServerConfig> = {}, build: BuildOptions = {}): Promise<TestServer> {
   const config: ServerConfig = {
     host: '127.0.0.1',
     port: 0,
@@ -74,7 +74,7 @@ export async function serverOn(db: Database, overrides: Partial<ServerConfig> = 
   const keys = await sharedKeys;
   await seedFirstRun(db, config);
   const ctx: AppContext = { db, config, keys };
-  const app = await buildApp(ctx);
+  const app = await buildApp(ctx, build);
   await app.ready();
   const adminToken = await tokenFor(ctx, { companyId: 'root', domainId: 'default', userId: 'admin' });
   return {

@@ -1,0 +1,287 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Principal } from '../context.js';
+import type { Queryable } from '../db/index.js';
+import { badRequest, notFound } from '../errors.js';
+import { listAccess } from './guard.js';
+import { type ListQuery, type ListResource, type ListResult, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
+import { errorResponses, id, idList } from './schemas.js';
+
+/**
+ * A resource type of the management API as one definition: its column map. The SELECT list, the
+ * list's filterable and sortable fields, the response and body JSON schemas (validation,
+ * serialization and the OpenAPI document) are derived from it, and `crudRoutes` produces its plain
+ * routes. Business rules stay plain functions in the resource's module (docs/ADDING-A-RESOURCE.md).
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+/** One API field. */
+export interface Field {
+  /** SQL on the table's alias t: a column (`t.display_name`) or an expression. */
+  column: string;
+  /** How it reads in JSON: text (the default), integer, boolean, texts (an array of text) or nullableText. */
+  type?: 'text' | 'integer' | 'boolean' | 'texts' | 'nullableText';
+  /** Its schema in request bodies; without one the field is read-only (bodies may not carry it). */
+  input?: JsonSchema;
+  /** false: lists may not filter, search or sort by it. */
+  listed?: false;
+}
+
+export interface ResourceDefinition {
+  /** Its name in Content-Range (ra-data-simple-rest reads it). */
+  name: string;
+  /** What one record is called in messages: `user x not found`. */
+  label: string;
+  /** The table with alias t (joins allowed: the list and lookups read it as it is). */
+  table: string;
+  /** API field -> column, in the order the JSON shows them. */
+  fields: Record<string, Field>;
+  /** Body fields that are written but never returned (a password hash). */
+  writeOnly?: Record<string, JsonSchema>;
+  /** What filter.q searches (see ListResource.search). */
+  search?: string;
+  /** Key columns in order; the last one is the record's id. */
+  key: string[];
+  defaultSort: string;
+  counts?: ListResource['counts'];
+  slices?: ListResource['slices'];
+}
+
+const JSON_TYPES = {
+  text: { type: 'string' },
+  integer: { type: 'integer' },
+  boolean: { type: 'boolean' },
+  texts: { type: 'array', items: { type: 'string' } },
+  nullableText: { type: ['string', 'null'] },
+} as const;
+
+/** An output name as SQL: bare when PostgreSQL keeps it as written, quoted otherwise. */
+const sqlName = (name: string) => (/^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name}"`);
+
+/** The SELECT list that produces the API shape: `t.id, t.display_name AS "displayName", ...` (AS only where the names differ). */
+export function selectList(definition: ResourceDefinition): string {
+  return Object.entries(definition.fields)
+    .map(([name, field]) => (field.column.endsWith(`.${name}`) ? field.column : `${field.column} AS ${sqlName(name)}`))
+    .join(', ');
+}
+
+/** What lists need (server/api/list.ts): the fields they may name, the search, the key. */
+export function listResource(definition: ResourceDefinition): ListResource {
+  const fields: ListResource['fields'] = {};
+  for (const [name, field] of Object.entries(definition.fields)) {
+    if (field.listed === false) continue;
+    fields[name] = field.type === 'integer' || field.type === 'boolean' ? { column: field.column, type: field.type } : { column: field.column };
+  }
+  const { name, table, search, key, defaultSort, counts, slices } = definition;
+  return { name, table, select: selectList(definition), fields, search, key, defaultSort, counts, slices };
+}
+
+/** The response schema of one record (serialization writes its properties in this order). */
+export function recordSchema(definition: ResourceDefinition, extra: Record<string, JsonSchema> = {}) {
+  const properties = Object.fromEntries(Object.entries(definition.fields).map(([name, field]) => [name, JSON_TYPES[field.type ?? 'text']]));
+  return { type: 'object', properties: { ...properties, ...extra } };
+}
+
+/** The body fields: every field with an input schema, then the write-only ones. */
+export function bodyProperties(definition: ResourceDefinition): Record<string, JsonSchema> {
+  const inputs = Object.entries(definition.fields).filter(([, field]) => field.input).map(([name, field]) => [name, field.input!]);
+  return { ...Object.fromEntries(inputs), ...definition.writeOnly };
+}
+
+/** A record body: these fields required, no others accepted. */
+export function bodySchema(definition: ResourceDefinition, required: string[], properties = bodyProperties(definition)) {
+  return { type: 'object', ...(required.length ? { required } : {}), additionalProperties: false, properties };
+}
+
+/** A list body of records that each name their id (bulk updates: soft delete, recover). */
+export function listBodySchema(item: JsonSchema, description?: string) {
+  return { type: 'array', minItems: 1, maxItems: 1000, items: { ...item, required: ['id'] }, ...(description ? { description } : {}) };
+}
+
+/**
+ * The records of a scope with these ids, in the order asked; 404 naming the first unknown one.
+ * `scope` holds SQL conditions over $1..$n, `values` their values.
+ */
+export async function findRecords<T>(
+  db: Queryable,
+  definition: ResourceDefinition,
+  scope: { where: string[]; values: unknown[] },
+  ids: string[],
+  lock = false,
+): Promise<T[]> {
+  const idColumn = definition.key[definition.key.length - 1];
+  const where = [...scope.where, `${idColumn} = ANY ($${scope.values.length + 1})`].join(' AND ');
+  const { rows } = await db.query<T & { id: string }>(`SELECT ${selectList(definition)} FROM ${definition.table} WHERE ${where}${lock ? ' FOR UPDATE' : ''}`, [
+    ...scope.values,
+    ids,
+  ]);
+  return ids.map((recordId) => {
+    const row = rows.find((candidate) => candidate.id === recordId);
+    // an empty id is missing too
+    if (!row) throw notFound(`${definition.label} ${recordId}`);
+    return row;
+  });
+}
+
+/** Which records a route reaches: the path's parameters (in this order) or the caller, as $1..$n of `where`. */
+export interface Scope {
+  /** Path parameters that name the collection; the guard checks companyId and domainId among them. */
+  params: string[];
+  /** SQL conditions on t. */
+  where: string[];
+  /** The values of $1..$n; by default the params' values. */
+  values?: (request: FastifyRequest) => unknown[];
+}
+
+export const scopeValues = (scope: Scope, request: FastifyRequest) =>
+  scope.values ? scope.values(request) : scope.params.map((name) => (request.params as Record<string, string>)[name]);
+
+const paramsSchema = (names: string[], schemas: Record<string, JsonSchema> = {}) =>
+  names.length ? { params: { type: 'object', required: names, properties: Object.fromEntries(names.map((name) => [name, schemas[name] ?? id])) } } : {};
+
+/**
+ * A list route: GET `path` with range, sort, filter and condition (and its QUERY twin, list.ts). The
+ * access check rides in the count statement unless `guarded` is false (the scope itself confines
+ * the rows, e.g. to the caller's subtree). `whenEmpty` runs when the page has no rows: the moment to
+ * tell "no such parent" (404) from an empty list.
+ */
+export function addListRoute(
+  app: FastifyInstance,
+  definition: ResourceDefinition,
+  options: {
+    path: string;
+    tags: string[];
+    scope: Scope;
+    summary?: string;
+    guarded?: false;
+    paramSchemas?: Record<string, JsonSchema>;
+    whenEmpty?: (request: FastifyRequest) => Promise<void>;
+  },
+) {
+  const resource = listResource(definition);
+  const { scope, whenEmpty } = options;
+  const schema = {
+    tags: options.tags,
+    ...(options.summary ? { summary: options.summary } : {}),
+    ...paramsSchema(scope.params, options.paramSchemas),
+    querystring: listQuerySchema,
+    response: { 200: { type: 'array', items: recordSchema(definition) }, ...errorResponses },
+  };
+  app.get<{ Querystring: ListQuery }>(
+    options.path,
+    { ...(options.guarded === false ? {} : { config: { accessWithList: true } }), schema },
+    async (request, reply) => {
+      const parsed = parseListQuery(resource, request.query, scopeValues(scope, request));
+      const result: ListResult<unknown> = await runList(app.ctx.db, resource, parsed, scope.where, options.guarded === false ? undefined : listAccess(request));
+      if (whenEmpty && result.rows.length === 0) await whenEmpty(request);
+      return sendList(reply, definition.name, result);
+    },
+  );
+}
+
+/** Where a write happens: the path's parameters and the caller. */
+export interface WriteContext<P = Record<string, string>> {
+  params: P;
+  caller: Principal;
+}
+
+/** One record's change: its id (from the path or the list item) and the body as sent. */
+export interface Change<B> {
+  id: string;
+  body: B;
+}
+
+/** The business rules of the plain routes; each runs inside one transaction (all or nothing). */
+export interface CrudRules<R, B, P> {
+  create?(db: Queryable, at: WriteContext<P>, body: B): Promise<R>;
+  update?(db: Queryable, at: WriteContext<P>, changes: Change<B>[]): Promise<R[]>;
+  remove?(db: Queryable, at: WriteContext<P>, ids: string[]): Promise<R[]>;
+}
+
+/** The usual change of records whose id is fixed: a body may repeat the id, never change it. */
+export function samePathId<B extends { id?: string }>({ id: recordId, body }: Change<B>): B & { id: string } {
+  if (body.id !== undefined && body.id !== recordId) throw badRequest('id cannot be changed');
+  return { ...body, id: recordId };
+}
+
+type Route = 'list' | 'get' | 'create' | 'update' | 'updateList' | 'remove' | 'removeList';
+
+export interface CrudOptions<R, B, P> {
+  tags: string[];
+  /** The collection: GET (list), POST, PUT and DELETE with list bodies; each record at `${path}/:${idParam}`. */
+  path: string;
+  idParam: string;
+  /** The id's schema in the path (default: the shared id pattern). */
+  idSchema?: JsonSchema;
+  scope: Scope;
+  rules: CrudRules<R, B, P>;
+  /** Body schemas of POST, PUT of one record and PUT of a list. */
+  bodies: { create?: JsonSchema; update?: JsonSchema; updateList?: JsonSchema; removeList?: JsonSchema };
+  /** Response schemas where they are not the plain record's (a secret shown once). */
+  responses?: { created?: JsonSchema; updated?: JsonSchema };
+  /** The routes to produce (default: all seven). */
+  routes?: Route[];
+  summaries?: Partial<Record<Route, string>>;
+}
+
+/**
+ * The plain routes of a resource, as a Fastify plugin: list, get, create (201), update of one record
+ * and of a list, delete of one record and of a list. Writes run their rule in one transaction and
+ * answer with the records written (DESIGN.md 4). The guard checks the path's company and domain.
+ */
+export function crudRoutes<R, B extends object, P>(definition: ResourceDefinition, options: CrudOptions<R, B, P>) {
+  return async function plainRoutes(app: FastifyInstance) {
+    const { db } = app.ctx;
+    const { tags, scope, rules, bodies, idParam } = options;
+    const routes = new Set<Route>(options.routes ?? ['list', 'get', 'create', 'update', 'updateList', 'remove', 'removeList']);
+    const record = recordSchema(definition);
+    const records = { type: 'array', items: record };
+    const updated = options.responses?.updated ?? record;
+    const item = `${options.path}/:${idParam}`;
+    const collectionParams = paramsSchema(scope.params);
+    const itemParams = paramsSchema([...scope.params, idParam], { [idParam]: options.idSchema ?? id });
+    const schema = (route: Route, parts: object) => ({ tags, ...(options.summaries?.[route] ? { summary: options.summaries[route] } : {}), ...parts });
+    const context = (request: FastifyRequest): WriteContext<P> => ({ params: request.params as P, caller: request.principal });
+    const recordId = (request: FastifyRequest) => (request.params as Record<string, string>)[idParam];
+
+    if (routes.has('list')) addListRoute(app, definition, { path: options.path, tags, scope, summary: options.summaries?.list });
+
+    if (routes.has('get')) {
+      app.get(item, { schema: schema('get', { ...itemParams, response: { 200: record, ...errorResponses } }) }, async (request) => {
+        const [found] = await findRecords<R>(db, definition, { where: scope.where, values: scopeValues(scope, request) }, [recordId(request)]);
+        return found;
+      });
+    }
+    if (routes.has('create')) {
+      const created = options.responses?.created ?? record;
+      app.post(options.path, { schema: schema('create', { ...collectionParams, body: bodies.create, response: { 201: created, ...errorResponses } }) }, async (request, reply) => {
+        const result = await db.transaction((tx) => rules.create!(tx, context(request), request.body as B));
+        return reply.status(201).send(result);
+      });
+    }
+    if (routes.has('update')) {
+      app.put(item, { schema: schema('update', { ...itemParams, body: bodies.update, response: { 200: updated, ...errorResponses } }) }, async (request) => {
+        const change = { id: recordId(request), body: request.body as B };
+        return (await db.transaction((tx) => rules.update!(tx, context(request), [change])))[0];
+      });
+    }
+    if (routes.has('updateList')) {
+      const body = bodies.updateList;
+      app.put(options.path, { schema: schema('updateList', { ...collectionParams, body, response: { 200: { type: 'array', items: updated }, ...errorResponses } }) }, async (request) => {
+        const changes = (request.body as (B & { id: string })[]).map((patch) => ({ id: patch.id, body: patch }));
+        return db.transaction((tx) => rules.update!(tx, context(request), changes));
+      });
+    }
+    if (routes.has('remove')) {
+      app.delete(item, { schema: schema('remove', { ...itemParams, response: { 200: record, ...errorResponses } }) }, async (request) => {
+        return (await db.transaction((tx) => rules.remove!(tx, context(request), [recordId(request)])))[0];
+      });
+    }
+    if (routes.has('removeList')) {
+      const body = bodies.removeList ?? idList;
+      app.delete(options.path, { schema: schema('removeList', { ...collectionParams, body, response: { 200: records, ...errorResponses } }) }, async (request) => {
+        return db.transaction((tx) => rules.remove!(tx, context(request), request.body as string[]));
+      });
+    }
+  };
+}
