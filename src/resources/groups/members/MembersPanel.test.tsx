@@ -81,4 +81,30 @@ describe('group Members tab', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(screen.getByRole('button', { name: 'Delete' })).toBeEnabled();
   });
+
+  it("a refused removal's message goes once a later Add succeeds", async () => {
+    mockFetch((request) => {
+      const url = new URL(request.url, 'http://x');
+      if (request.method === 'DELETE') return { status: 409, json: { statusCode: 409, error: 'Conflict', message: 'domain main would have no active administrator left' } };
+      if (url.pathname.endsWith('/candidates')) return { json: [{ id: 'u3', displayName: 'Grace', type: 'user' }], headers: { 'Content-Range': 'candidates 0-0/1' } };
+      if (request.method === 'POST') return { json: [{ id: 'u3', displayName: 'Grace', type: 'user' }] };
+      return provider([
+        { id: 'u1', displayName: 'Ada', type: 'user' },
+        { id: 'ops', displayName: 'Operations', type: 'group' },
+      ])(request);
+    });
+    await openMembers(administratorsGroup);
+    await screen.findByText('Operations');
+    await userEvent.click(within(rowOf('Ada')).getByRole('checkbox'));
+    await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Delete' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('would have no active administrator left');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Add' }));
+    const dialog = await screen.findByRole('dialog');
+    await userEvent.click(await within(dialog).findByRole('checkbox', { name: 'Select Grace' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    await waitFor(() => expect(screen.queryByText(/would have no active administrator left/)).not.toBeInTheDocument());
+  });
 });

@@ -32,7 +32,7 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
   const [selected, setSelected] = useState<Map<string, Member>>(new Map());
   const [adding, setAdding] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const { busy: removing, error, run } = useGroupCall();
+  const { busy: removing, error, run, clear } = useGroupCall();
   const { controls, rows: members } = useGroupRows(
     (request) => membersApi.list(context, group.id, request),
     `${context.companyId}/${context.domainId}/${group.id}`,
@@ -114,6 +114,8 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
           onClose={() => setAdding(false)}
           onAdded={(count) => {
             notify('iam.members.added', { type: 'info', messageArgs: { count } });
+            // an earlier refusal is about a state this success has moved on from
+            clear();
             changed();
           }}
         />
