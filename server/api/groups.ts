@@ -104,21 +104,29 @@ export const groups = {
 
   /** Purges soft-deleted groups for good: their own member lists and their places in other groups go with them. */
   async remove(db: Queryable, { params }: WriteContext<DomainParams>, groupIds: string[]): Promise<Group[]> {
-    const { companyId, domainId } = params;
     const ids = [...new Set(groupIds)];
-    const found = await getGroups(db, companyId, domainId, ids);
+    const found = await getGroups(db, params.companyId, params.domainId, ids);
     if (ids.includes(ADMIN_GROUP)) throw keepsAdministrators();
     const active = found.find((group) => group.status !== 'deleted');
     if (active) throw new HttpError(409, `group ${active.id} is active: delete the group first, then purge it`);
-    await db.query(`DELETE FROM group_members WHERE company_id = $1 AND domain_id = $2 AND member_type = 'group' AND member_id = ANY ($3)`, [
-      companyId,
-      domainId,
-      ids,
-    ]);
-    await db.query(`DELETE FROM groups WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($3)`, [companyId, domainId, ids]);
+    await purgeMembers(db, params, 'group', ids);
     return found;
   },
 };
+
+/**
+ * Deletes users or groups of a domain for good, and their places in groups with them (a group's own
+ * member list goes by the schema's cascade). Only their modules' purge rules call it.
+ */
+export async function purgeMembers(db: Queryable, { companyId, domainId }: DomainParams, type: 'user' | 'group', ids: string[]) {
+  await db.query(`DELETE FROM group_members WHERE company_id = $1 AND domain_id = $2 AND member_type = $3 AND member_id = ANY ($4)`, [
+    companyId,
+    domainId,
+    type,
+    ids,
+  ]);
+  await db.query(`DELETE FROM ${type === 'user' ? 'users' : 'groups'} WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($3)`, [companyId, domainId, ids]);
+}
 
 export const groupRoutes = crudRoutes(groupDefinition, {
   tags: ['groups'],

@@ -4,6 +4,7 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
 import { keepingAnAdministrator } from './administrators.js';
+import { purgeMembers } from './groups.js';
 import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
 import { email, id, optionalText, requiredText, status } from './schemas.js';
 import { scheduleSliceRebuild, slicesNeedRebuild } from './userSlices.js';
@@ -154,19 +155,13 @@ export const users = {
    * inherits none of them.
    */
   async remove(db: Queryable, { params, caller }: WriteContext<DomainParams>, userIds: string[]): Promise<User[]> {
-    const { companyId, domainId } = params;
     const ids = [...new Set(userIds)];
     const found = await getUsers(db, params, ids);
     const self = found.find((user) => isCaller(caller, params, user.id));
     if (self) throw badRequest(`${self.id}: you cannot purge yourself`);
     const active = found.find((user) => user.status !== 'deleted');
     if (active) throw new HttpError(409, `user ${active.id} is active: delete the user first, then purge it`);
-    await db.query(`DELETE FROM group_members WHERE company_id = $1 AND domain_id = $2 AND member_type = 'user' AND member_id = ANY ($3)`, [
-      companyId,
-      domainId,
-      ids,
-    ]);
-    await db.query(`DELETE FROM users WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($3)`, [companyId, domainId, ids]);
+    await purgeMembers(db, params, 'user', ids);
     return found;
   },
 };
