@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { Badge, Box, Collapse, ListItemIcon, ListItemText, MenuItem, MenuList, Tooltip, Typography } from '@mui/material';
 import ExpandLessIcon from '@mui/icons-material/ExpandLess';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
-import { DRAWER_WIDTH, MenuItemLink, useLocation, useSidebarState, useTranslate } from 'react-admin';
+import { DRAWER_WIDTH, useLocation, useSidebarState, useTranslate } from 'react-admin';
+import { MenuLink as MenuItemLink } from './MenuLink';
 import { useSession } from '../session/useSession';
 import { menuTree, type MenuEntry, type MenuLeaf } from './menuTree';
 

@@ -1,4 +1,4 @@
-import { Box, Card, CardContent, Chip, Link, List, ListItem, ListItemText, Typography } from '@mui/material';
+import { Box, Card, CardContent, Link, List, ListItem, ListItemText, Typography } from '@mui/material';
 import { keyframes } from '@mui/material/styles';
 import { Title, useGetList, useTranslate } from 'react-admin';
 import { NoDomainGuidance } from '../resources/domains/NoDomainGuidance';
@@ -87,7 +87,13 @@ function RowList({ rows, isPending, current, primaryId }: RowListProps) {
               <>
                 {`${(row.name ?? String(row.id)).toUpperCase()}${index === 0 && current ? ` · ${translate('iam.dashboard.current')}` : ''}`}
                 {primaryId !== undefined && row.id === primaryId && (
-                  <Chip component="span" size="small" label={translate('iam.dashboard.primary')} sx={{ ml: 1 }} />
+                  // drawn like a small outlined Chip: MUI's Chip would add about 4 kB to the first screen's budget
+                  <Box
+                    component="span"
+                    sx={{ ml: 1, px: 1, py: 0.25, border: 1, borderColor: 'primary.main', color: 'primary.main', borderRadius: 4, typography: 'caption' }}
+                  >
+                    {translate('iam.dashboard.primary')}
+                  </Box>
                 )}
               </>
             }
