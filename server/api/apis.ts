@@ -11,6 +11,7 @@ import {
   crudRoutes,
   findRecords,
   listBodySchema,
+  type RecordOf,
   type ResourceDefinition,
   recordSchema,
   selectList,
@@ -19,25 +20,9 @@ import { errorResponses, id, params, requiredText, status } from './schemas.js';
 
 export const SIGNING_ALGORITHMS = ['RS256', 'HS256'] as const;
 
+export type Api = RecordOf<typeof apiDefinition>;
 /** The settings an administrator edits. */
-export interface ApiSettings {
-  name: string;
-  identifier: string;
-  tokenExpiration: number;
-  tokenExpirationBrowser: number;
-  signingAlgorithm: (typeof SIGNING_ALGORITHMS)[number];
-  RBAC: boolean;
-  addPermissionAccessToken: boolean;
-  allowSkippingUserConsent: boolean;
-  allowOfflineAccess: boolean;
-  status: 'active' | 'deleted';
-}
-
-export interface Api extends ApiSettings {
-  id: string;
-  domain: string;
-  companyId: string;
-}
+export type ApiSettings = Omit<Api, 'id' | 'domain' | 'companyId'>;
 
 /** Returned once: when an API is created as HS256 or switched to HS256. */
 export type ApiWithSecret = Api & { signingSecret?: string };
@@ -66,7 +51,7 @@ const flag = { type: 'boolean' } as const;
  * definition (resource.ts), the domain's list and create at `/{companyId}/{domainId}/api` are added
  * beside them.
  */
-export const apiDefinition: ResourceDefinition = {
+export const apiDefinition = {
   name: 'api',
   label: 'api',
   table: 'apis t',
@@ -91,7 +76,7 @@ export const apiDefinition: ResourceDefinition = {
   search: `(t.name || ' ' || t.identifier)`,
   key: ['t.id'],
   defaultSort: 'name',
-};
+} satisfies ResourceDefinition;
 
 const SELECT = selectList(apiDefinition);
 const SETTINGS = Object.keys(apiDefinition.fields).filter((field) => !['id', 'domain', 'companyId'].includes(field)) as (keyof ApiSettings)[];
@@ -113,7 +98,6 @@ const createBody = (required: string[]) => ({
 
 /** PUT: a full record or only the fields to change; absent fields keep their stored value. */
 const updateBody = { type: 'object', additionalProperties: false, properties: bodyProperties(apiDefinition) };
-const apiJson = recordSchema(apiDefinition);
 const apiWithSecretJson = recordSchema(apiDefinition, {
   signingSecret: { type: 'string', description: 'HS256 only: shown once, on create or on the switch to HS256' },
 });

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { badRequest, duplicated, HttpError } from '../errors.js';
+import { badRequest, HttpError } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
 import { idNotAvailable, uniqueByConstraint } from './unique.js';
 import { checkAccess, inScope } from './guard.js';
-import { addListRoute, bodyProperties, type CrudRules, crudRoutes, findRecords, listBodySchema, type ResourceDefinition, recordSchema, selectList } from './resource.js';
+import { addListRoute, bodyProperties, type CrudRules, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, recordSchema, selectList } from './resource.js';
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';
 
 export const APP_TYPES = ['SPA', 'web', 'native', 'machine'] as const;
@@ -13,31 +13,8 @@ export const GRANT_TYPES = ['implicit', 'authorization_code', 'refresh_token', '
 type AppType = (typeof APP_TYPES)[number];
 
 /** The settings an administrator edits; API field names are the column names. */
-export interface ApplicationSettings {
-  client_name: string;
-  description: string;
-  logo_uri: string;
-  app_type: AppType;
-  client_uri: string;
-  client_logout_uri: string[];
-  redirect_uris: string[];
-  allowed_web_orgins: string[];
-  id_token_expiration: number;
-  refresh_token_rotation: boolean;
-  refresh_reuse_interval: number;
-  refresh_absolute_expiration: boolean;
-  refresh_absolute_lifetime: number;
-  grant_types: string[];
-  audience: string;
-  status: 'active' | 'deleted';
-}
-
-export interface Application extends ApplicationSettings {
-  id: string;
-  client_id: string;
-  domain: string;
-  companyId: string;
-}
+export type ApplicationSettings = Omit<Application, 'id' | 'client_id' | 'domain' | 'companyId'>;
+export type Application = RecordOf<typeof applicationDefinition>;
 
 /** A request body: any settings, plus identity fields that are only honoured on create. */
 export type ApplicationBody = Partial<ApplicationSettings> & {
@@ -89,7 +66,7 @@ const flag = { type: 'boolean' } as const;
  * domain's create are added beside them; secret rotation is applicationSecrets.ts. The settings'
  * API names are their column names.
  */
-export const applicationDefinition: ResourceDefinition = {
+export const applicationDefinition = {
   name: 'application',
   label: 'application',
   table: 'applications t',
@@ -125,7 +102,7 @@ export const applicationDefinition: ResourceDefinition = {
   search: `(t.client_name || ' ' || t.id || ' ' || t.audience || ' ' || t.description)`,
   key: ['t.id'],
   defaultSort: 'client_name',
-};
+} satisfies ResourceDefinition;
 
 const SELECT = selectList(applicationDefinition);
 
@@ -144,7 +121,6 @@ const createBody = (required: string[]) => ({ type: 'object', required, addition
 const updateBody = { type: 'object', additionalProperties: false, properties: bodyProperties(applicationDefinition) };
 const clientIdList = { type: 'array', items: clientIdParam, minItems: 1, maxItems: 1000 } as const;
 
-const applicationJson = recordSchema(applicationDefinition);
 const createdApplicationJson = recordSchema(applicationDefinition, { client_secret: { type: 'string', description: 'shown once, never again' } });
 
 // ---- URI rules ----

@@ -3,27 +3,18 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { idNotAvailable, uniqueByConstraint } from './unique.js';
 import { checkAccess } from './guard.js';
-import { addListRoute, bodySchema, type Change, crudRoutes, type ResourceDefinition, selectList, type WriteContext } from './resource.js';
+import { addListRoute, bodySchema, type Change, crudRoutes, type RecordOf, type ResourceDefinition, selectList, type WriteContext } from './resource.js';
 import { id, requiredText } from './schemas.js';
 
 /** Path words of the API that a company id must not shadow (/api/{companyId}/application). */
 const RESERVED = new Set(['companys', 'application', 'api', 'docs']);
-
-export interface Company {
-  id: string;
-  name: string;
-  displayName: string;
-  description: string;
-  type: 'root' | 'reseller' | 'customer';
-  parent: string | null;
-}
 
 /**
  * Companies, a tree: created under a parent, listed as a parent's children
  * (`/companys/{id}/childCompanys`), never moved; so the collection has no list and no bulk update
  * of its own. The other plain routes are produced from this definition (resource.ts).
  */
-export const companyDefinition: ResourceDefinition = {
+export const companyDefinition = {
   name: 'companys',
   label: 'company',
   table: 'companies t',
@@ -32,13 +23,15 @@ export const companyDefinition: ResourceDefinition = {
     name: { column: 't.name', input: { ...id, description: 'Company Name; the id on create' } },
     displayName: { column: 't.display_name', input: requiredText() },
     description: { column: 't.description', input: requiredText(2000) },
-    type: { column: 't.type', input: { type: 'string', enum: ['customer', 'reseller', 'root'], default: 'customer' } },
+    type: { column: 't.type', input: { type: 'string', enum: ['customer', 'reseller', 'root'] as const, default: 'customer' } },
     parent: { column: 't.parent', type: 'nullableText', input: { anyOf: [id, { type: 'null' }] } },
   },
   search: `(t.name || ' ' || t.display_name || ' ' || t.description)`,
   key: ['t.id'],
   defaultSort: 'name',
-};
+} satisfies ResourceDefinition;
+
+export type Company = RecordOf<typeof companyDefinition>;
 
 const SELECT = selectList(companyDefinition);
 

@@ -1,24 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound, uniqueAs } from '../errors.js';
-import { bodySchema, type Change, crudRoutes, findRecords, recordSchema, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
+import { bodySchema, type Change, crudRoutes, findRecords, recordSchema, type RecordOf, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
 import { errorResponses, id, params, requiredText } from './schemas.js';
 
 /** `/domainNames/primary` is a route of its own, so no domain may be called that. */
 const RESERVED = new Set(['primary']);
 
-export interface Domain {
-  id: string;
-  name: string;
-  description: string;
-  primary: boolean;
-}
-
 /**
  * Domains of a company. The plain routes are produced from this definition (resource.ts); the one
  * primary domain is a rule of the writes below and `GET …/domainNames/primary` a route of its own.
  */
-export const domainDefinition: ResourceDefinition = {
+export const domainDefinition = {
   name: 'domainNames',
   label: 'domain',
   table: 'domains t',
@@ -35,7 +28,9 @@ export const domainDefinition: ResourceDefinition = {
   search: `(t.name || ' ' || t.description)`,
   key: ['t.company_id', 't.id'],
   defaultSort: 'name',
-};
+} satisfies ResourceDefinition;
+
+export type Domain = RecordOf<typeof domainDefinition>;
 
 const SELECT = selectList(domainDefinition);
 const domainJson = recordSchema(domainDefinition);

@@ -2,20 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
 import { getGroups } from './groups.js';
-import { addListRoute, recordSchema, type ResourceDefinition, selectList } from './resource.js';
+import { addListRoute, recordSchema, type RecordOf, type ResourceDefinition, selectList } from './resource.js';
 import { errorResponses, id, params } from './schemas.js';
-
-/**
- * RBAC grants: permission scopes of an API given to a group. Members of the group (directly or
- * through nested groups) hold them; an API with RBAC on puts only held permissions in its tokens.
- * Only APIs of the group's own company and domain can be granted.
- */
-export interface GroupPermission {
-  apiId: string;
-  apiName: string;
-  permission: string;
-  description: string;
-}
 
 type PermissionRef = { apiId: string; permission: string };
 type GroupParams = { companyId: string; domainId: string; groupId: string };
@@ -24,8 +12,13 @@ const FROM = `group_permissions t
   JOIN apis a ON a.id = t.api_id
   JOIN permission_scopes s ON s.api_id = t.api_id AND s.id = t.scope_id`;
 
-/** Not plain CRUD (grants are added and taken back): the list and the JSON are derived from this definition. */
-const permissionDefinition: ResourceDefinition = {
+/**
+ * RBAC grants: permission scopes of an API given to a group. Members of the group (directly or
+ * through nested groups) hold them; an API with RBAC on puts only held permissions in its tokens.
+ * Only APIs of the group's own company and domain can be granted. Not plain CRUD (grants are added
+ * and taken back): the list and the JSON are derived from this definition, the routes are below.
+ */
+const permissionDefinition = {
   name: 'permissions',
   label: 'permission',
   table: FROM,
@@ -38,7 +31,9 @@ const permissionDefinition: ResourceDefinition = {
   search: `(a.name || ' ' || t.scope_id || ' ' || s.description)`,
   key: ['t.api_id', 't.scope_id'],
   defaultSort: 'apiName',
-};
+} satisfies ResourceDefinition;
+
+export type GroupPermission = RecordOf<typeof permissionDefinition>;
 const SELECT = selectList(permissionDefinition);
 const permissionJson = recordSchema(permissionDefinition);
 const permissionList = { type: 'array', items: permissionJson } as const;

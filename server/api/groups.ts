@@ -2,23 +2,14 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, uniqueAs } from '../errors.js';
 import { ADMIN_GROUP } from '../oauth/tokens.js';
 import { keepingAnAdministrator } from './administrators.js';
-import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
+import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
 import { email, id, optionalText, requiredText, status } from './schemas.js';
-
-export interface Group {
-  id: string;
-  name: string;
-  displayName: string;
-  notes: string;
-  email: string;
-  status: 'active' | 'deleted';
-}
 
 /**
  * Groups of a domain. Plain CRUD: the routes are produced from this definition (resource.ts);
  * members and permissions are routes of their own (members.ts, groupPermissions.ts).
  */
-export const groupDefinition: ResourceDefinition = {
+export const groupDefinition = {
   name: 'groups',
   label: 'group',
   table: 'groups t',
@@ -33,7 +24,9 @@ export const groupDefinition: ResourceDefinition = {
   search: `(t.display_name || ' ' || t.name || ' ' || t.email)`,
   key: ['t.company_id', 't.domain_id', 't.id'],
   defaultSort: 'displayName',
-};
+} satisfies ResourceDefinition;
+
+export type Group = RecordOf<typeof groupDefinition>;
 
 const SELECT = selectList(groupDefinition);
 

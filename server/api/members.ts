@@ -5,16 +5,10 @@ import { keepingAnAdministrator } from './administrators.js';
 import { getGroups } from './groups.js';
 import { listAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
-import { addListRoute, recordSchema, type ResourceDefinition, selectList } from './resource.js';
+import { addListRoute, recordSchema, type RecordOf, type ResourceDefinition, selectList } from './resource.js';
 import { errorResponses, id, params } from './schemas.js';
 
 export type MemberType = 'user' | 'group';
-
-export interface Member {
-  id: string;
-  displayName: string;
-  type: MemberType;
-}
 
 /** A member named by id alone, or by id and type (a user and a group may share an id). */
 type MemberRef = string | { id: string; type?: MemberType; displayName?: string };
@@ -28,7 +22,7 @@ const MEMBER_DISPLAY_NAME = `COALESCE(mu.display_name, mg.display_name, t.member
  * A group's members, users and groups of its domain. Not plain CRUD (members are added and taken
  * out, never edited): the list and the JSON are derived from this definition, the routes are below.
  */
-const memberDefinition: ResourceDefinition = {
+const memberDefinition = {
   name: 'members',
   label: 'member',
   table: MEMBERS_FROM,
@@ -40,7 +34,9 @@ const memberDefinition: ResourceDefinition = {
   search: `(${MEMBER_DISPLAY_NAME} || ' ' || COALESCE(mu.username, mg.name) || ' ' || COALESCE(mu.email, mg.email))`,
   key: ['t.company_id', 't.domain_id', 't.group_id', 't.member_type', 't.member_id'],
   defaultSort: 'displayName',
-};
+} satisfies ResourceDefinition;
+
+export type Member = Omit<RecordOf<typeof memberDefinition>, 'type'> & { type: MemberType };
 const MEMBER_SELECT = selectList(memberDefinition);
 
 /**

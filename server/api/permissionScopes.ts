@@ -2,14 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, notFound } from '../errors.js';
 import { inScope } from './guard.js';
-import { addListRoute, type CrudRules, crudRoutes, type ResourceDefinition, selectList } from './resource.js';
+import { addListRoute, type CrudRules, crudRoutes, type RecordOf, type ResourceDefinition, selectList } from './resource.js';
 import { optionalText } from './schemas.js';
-
-export interface PermissionScope {
-  id: string;
-  permission: string;
-  description: string;
-}
 
 /**
  * Permission scopes of an API, at `/api/{apiId}/PermissionScopes`. Each write is one statement that
@@ -17,7 +11,7 @@ export interface PermissionScope {
  * route. The plain routes are produced from this definition (resource.ts); there is no GET of one
  * scope and no bulk write.
  */
-export const permissionScopeDefinition: ResourceDefinition = {
+export const permissionScopeDefinition = {
   name: 'PermissionScopes',
   label: 'permission scope',
   table: 'permission_scopes t',
@@ -25,7 +19,9 @@ export const permissionScopeDefinition: ResourceDefinition = {
   search: `(t.permission || ' ' || t.description)`,
   key: ['t.api_id', 't.id'],
   defaultSort: 'permission',
-};
+} satisfies ResourceDefinition;
+
+export type PermissionScope = RecordOf<typeof permissionScopeDefinition>;
 
 const SELECT = selectList(permissionScopeDefinition);
 

@@ -47,6 +47,22 @@ export interface ResourceDefinition {
   slices?: ListResource['slices'];
 }
 
+/** A field's TypeScript type: from its JSON type, or the union of its input's enum (status: 'active' | 'deleted'). */
+type FieldValue<F> = F extends { type: 'integer' }
+  ? number
+  : F extends { type: 'boolean' }
+    ? boolean
+    : F extends { type: 'texts' }
+      ? string[]
+      : F extends { type: 'nullableText' }
+        ? string | null
+        : F extends { input: { enum: readonly (infer E)[] } }
+          ? E
+          : string;
+
+/** The record type of a definition (`type User = RecordOf<typeof userDefinition>`): the column map is the one list of fields. */
+export type RecordOf<D extends { fields: Record<string, Field> }> = { -readonly [K in keyof D['fields']]: FieldValue<D['fields'][K]> };
+
 const JSON_TYPES = {
   text: { type: 'string' },
   integer: { type: 'integer' },

@@ -1,25 +1,15 @@
-import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
 import { keepingAnAdministrator } from './administrators.js';
 import { purgeMembers } from './groups.js';
-import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
+import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
 import { email, id, optionalText, requiredText, status } from './schemas.js';
 import { scheduleSliceRebuild, slicesNeedRebuild } from './userSlices.js';
 
-export interface User {
-  id: string;
-  username: string;
-  displayName: string;
-  notes: string;
-  email: string;
-  status: 'active' | 'deleted';
-}
-
 /** Users of a domain. Plain CRUD: the routes are produced from this definition (resource.ts). */
-export const userDefinition: ResourceDefinition = {
+export const userDefinition = {
   name: 'users',
   label: 'user',
   table: 'users t',
@@ -45,7 +35,9 @@ export const userDefinition: ResourceDefinition = {
     stale: (db, [companyId, domainId], status) => scheduleSliceRebuild(db, String(companyId), String(domainId), status),
     needRebuild: slicesNeedRebuild,
   },
-};
+} satisfies ResourceDefinition;
+
+export type User = RecordOf<typeof userDefinition>;
 
 const SELECT = selectList(userDefinition);
 
