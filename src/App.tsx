@@ -1,7 +1,7 @@
 /**
  * The admin app: loaded lazily by main.tsx for every path that is not a sign-in page.
- * Screens are CustomRoutes so the paths are exactly SPEC 2.1's; each resource's screens come from
- * its declaration and load on first use.
+ * Screens are CustomRoutes so the paths are exactly those of docs/CONSOLE.md, "Routes"; each
+ * resource's screens come from its declaration (its own or the generic ones) and load on first use.
  */
 import { lazy } from 'react';
 import { CssBaseline } from '@mui/material';
@@ -27,8 +27,21 @@ import { darkTheme, lightTheme } from './layout/theme';
 import NotFound from './pages/NotFound';
 import { DeclaredRoute } from './resources/DeclaredRoute';
 import { registry } from './resources/registry';
+import type { ScreenKind } from './resources/generic/screens';
+import type { ResourceDeclaration } from './resources/types';
 
 const Dashboard = lazy(() => import('./pages/Dashboard'));
+
+/** A declaration's routes and the screen kind each shows (the deleted list is the list screen). */
+function routesOf({ routes }: ResourceDeclaration): [string, ScreenKind][] {
+  const all: [string | undefined, ScreenKind][] = [
+    [routes.list, 'list'],
+    [routes.form, 'form'],
+    [routes.deleted, 'list'],
+    [routes.view, 'view'],
+  ];
+  return all.filter((route): route is [string, ScreenKind] => Boolean(route[0]));
+}
 const store = iamStore();
 
 /** The 404 page inside the layout, with its title in the app bar like every screen. */
@@ -75,36 +88,13 @@ export default function App() {
           >
             <CustomRoutes>
               <Route path="/dashboard" element={<Dashboard />} />
-              {registry.filter((declaration) => !declaration.embeddedIn).flatMap((declaration) => [
-                <Route
-                  key={declaration.routes.list}
-                  path={declaration.routes.list}
-                  element={<DeclaredRoute declaration={declaration} screen={declaration.screens.list} />}
-                />,
-                <Route
-                  key={declaration.routes.form}
-                  path={declaration.routes.form}
-                  element={<DeclaredRoute declaration={declaration} screen={declaration.screens.form} />}
-                />,
-                ...(declaration.routes.deleted
-                  ? [
-                      <Route
-                        key={declaration.routes.deleted}
-                        path={declaration.routes.deleted}
-                        element={<DeclaredRoute declaration={declaration} screen={declaration.screens.list} />}
-                      />,
-                    ]
-                  : []),
-                ...(declaration.routes.view && declaration.screens.view
-                  ? [
-                      <Route
-                        key={declaration.routes.view}
-                        path={declaration.routes.view}
-                        element={<DeclaredRoute declaration={declaration} screen={declaration.screens.view} />}
-                      />,
-                    ]
-                  : []),
-              ])}
+              {registry
+                .filter((declaration) => !declaration.embeddedIn)
+                .flatMap((declaration) =>
+                  routesOf(declaration).map(([path, kind]) => (
+                    <Route key={path} path={path} element={<DeclaredRoute declaration={declaration} kind={kind} />} />
+                  )),
+                )}
             </CustomRoutes>
           </CoreAdminUI>
           <Notifications />

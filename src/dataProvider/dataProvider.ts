@@ -83,6 +83,14 @@ const longListsAsQuery =
     return client(url.slice(0, cut), { ...options, method: 'QUERY', body: JSON.stringify(body) });
   };
 
+/** The day after a YYYY-MM-DD date, as YYYY-MM-DD (UTC, so no time zone shifts it). */
+function dayAfter(date: string): string {
+  const day = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(day.getTime())) return date;
+  day.setUTCDate(day.getUTCDate() + 1);
+  return day.toISOString().slice(0, 10);
+}
+
 function splitPath(apiBase: string, path: string): { apiUrl: string; segment: string } {
   const cut = path.lastIndexOf('/');
   return cut < 0
@@ -136,24 +144,39 @@ export function createDataProvider({
     return { provider: simpleRestProvider(apiUrl, httpClient as never), segment, url: `${apiBase}/${path}`, declaration };
   };
 
-  const withoutCondition = (filter: Record<string, unknown> = {}) => {
-    const { condition: _condition, ...rest } = filter;
-    return rest;
+  /**
+   * A declared date range's `<source>_gte` / `<source>_lte` filter values (YYYY-MM-DD) become
+   * conditions: from the first day's start to the last day's end.
+   */
+  const dateRanges = (declaration: ResourceDeclaration, filter: Record<string, unknown> = {}) => {
+    const conditions: string[] = [];
+    const rest = { ...filter };
+    delete rest.condition;
+    for (const { source, kind } of declaration.filters ?? []) {
+      if (kind !== 'dateRange') continue;
+      const from = rest[`${source}_gte`];
+      const until = rest[`${source}_lte`];
+      delete rest[`${source}_gte`];
+      delete rest[`${source}_lte`];
+      if (from) conditions.push(`${source},>=,${String(from)}`);
+      if (until) conditions.push(`${source},<,${dayAfter(String(until))}`);
+    }
+    return { conditions, filter: rest };
   };
 
   return {
     getList: async (resource, params) => {
       const declaration = declarationOf(resource);
-      const conditions = conditionsOf(declaration, params.meta, params.filter);
-      const { provider, segment } = collection(resource, params.meta, conditions);
-      return provider.getList(segment, { ...params, filter: withoutCondition(params.filter) });
+      const { conditions, filter } = dateRanges(declaration, params.filter);
+      const { provider, segment } = collection(resource, params.meta, [...conditionsOf(declaration, params.meta, params.filter), ...conditions]);
+      return provider.getList(segment, { ...params, filter });
     },
 
     getManyReference: async (resource, params) => {
       const declaration = declarationOf(resource);
-      const conditions = conditionsOf(declaration, params.meta, params.filter);
-      const { provider, segment } = collection(resource, params.meta, conditions);
-      return provider.getManyReference(segment, { ...params, filter: withoutCondition(params.filter) });
+      const { conditions, filter } = dateRanges(declaration, params.filter);
+      const { provider, segment } = collection(resource, params.meta, [...conditionsOf(declaration, params.meta, params.filter), ...conditions]);
+      return provider.getManyReference(segment, { ...params, filter });
     },
 
     // simple-rest's getMany sends no range, so the provider's default page (25) cut longer lists

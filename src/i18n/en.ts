@@ -107,6 +107,9 @@ export const en = {
       range: '%{from}-%{to} of %{total}',
       selectRow: 'Select %{name}',
       selectAll: 'Select all rows',
+      any: 'Any',
+      from: '%{field} from',
+      until: '%{field} until',
     },
     actions: {
       new: 'New',
@@ -199,8 +202,6 @@ export const en = {
     },
     statusList: {
       status: 'Status',
-      displayNameColumn: 'displayName',
-      emailColumn: 'Email',
       active: 'Active',
       deleted: 'Deleted',
       recover: 'Recover',
@@ -412,6 +413,8 @@ export const en = {
     },
     users: {
       name: 'User |||| Users',
+      // the list's column keeps the field's name (docs/CONSOLE.md, "Users")
+      columns: { displayName: 'displayName' },
       fields: {
         username: 'User Name',
         displayName: 'Display Name',
@@ -424,6 +427,8 @@ export const en = {
     },
     groups: {
       name: 'Group |||| Groups',
+      // the list's column keeps the field's name (docs/CONSOLE.md, "Users")
+      columns: { displayName: 'displayName' },
       fields: {
         name: 'Group Name',
         displayName: 'Display Name',

@@ -9,7 +9,7 @@ import { menuTree, type MenuEntry, type MenuLeaf } from './menuTree';
 
 function Leaf({ leaf, nested }: { leaf: MenuLeaf; nested: boolean }) {
   const translate = useTranslate();
-  const label = translate(leaf.labelKey);
+  const label = translate(leaf.labelKey, { _: leaf.fallback, smart_count: 2 });
   const sx = nested ? { pl: 4 } : undefined;
   if (leaf.fullPage) {
     return (
@@ -28,7 +28,7 @@ function Group({ entry }: { entry: MenuEntry }) {
   const containsCurrent = entry.children?.some((leaf) => leaf.to === pathname) ?? false;
   const [expanded, setExpanded] = useState(containsCurrent);
   const Icon = entry.icon;
-  const label = translate(entry.labelKey);
+  const label = translate(entry.labelKey, { _: entry.fallback, smart_count: 2 });
   const listId = `menu-${entry.id}`;
   // The entries of a group have no icons: in the collapsed (icons only) side bar they would show
   // as clipped words, so a group opens only in the expanded side bar; clicking it there expands both.
@@ -69,10 +69,10 @@ function Single({ entry }: { entry: MenuEntry }) {
   ) : (
     <Icon />
   );
-  return <MenuItemLink to={entry.to ?? '/'} primaryText={translate(entry.labelKey)} leftIcon={icon} />;
+  return <MenuItemLink to={entry.to ?? '/'} primaryText={translate(entry.labelKey, { _: entry.fallback, smart_count: 2 })} leftIcon={icon} />;
 }
 
-/** The side bar: 'Company [domain]' heading, then the menu tree of SPEC 2.6. */
+/** The side bar: 'Company [domain]' heading, then the menu tree (docs/CONSOLE.md, "Layout"). */
 export function Menu() {
   const translate = useTranslate();
   const { company, domain, accessToken } = useSession();

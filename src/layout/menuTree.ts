@@ -1,6 +1,7 @@
 /**
- * The side bar's menu (SPEC 2.6). Most entries come from the dashboard template and have no screen:
- * their targets fall through to the 404 page. `fullPage` targets leave the admin app (sign-in pages).
+ * The side bar's menu (docs/CONSOLE.md, "Layout"): the dashboard template's tree, with the declared
+ * resources' entries drawn from the registry. The template's own entries have no screen: their
+ * targets fall through to the 404 page. `fullPage` targets leave the admin app (sign-in pages).
  */
 import type { ComponentType } from 'react';
 import DashboardIcon from '@mui/icons-material/Dashboard';
@@ -15,9 +16,14 @@ import BuildIcon from '@mui/icons-material/Build';
 import LockIcon from '@mui/icons-material/Lock';
 import BusinessIcon from '@mui/icons-material/Business';
 import WidgetsIcon from '@mui/icons-material/Widgets';
+import { readableName } from '../i18n/readableName';
+import { registry } from '../resources/registry';
+import type { ResourceDeclaration } from '../resources/types';
 
 export interface MenuLeaf {
   labelKey: string;
+  /** What shows when labelKey has no translation (a declared type's readable name). */
+  fallback?: string;
   to: string;
   fullPage?: boolean;
 }
@@ -25,13 +31,55 @@ export interface MenuLeaf {
 export interface MenuEntry {
   id: string;
   labelKey: string;
+  fallback?: string;
   icon: ComponentType;
   to?: string;
   badgeKey?: string;
   children?: readonly MenuLeaf[];
 }
 
-export function menuTree(signedIn: boolean): readonly MenuEntry[] {
+/** The list's entry and, for a soft-deletable type, the deleted list's. */
+function leavesOf(declaration: ResourceDeclaration): MenuLeaf[] {
+  const fallback = readableName(declaration.name);
+  const { list, deleted } = declaration.routes;
+  const leaves: MenuLeaf[] = [{ labelKey: declaration.labelKey, fallback, to: list }];
+  if (deleted) {
+    leaves.push({ labelKey: declaration.menu?.deletedLabelKey ?? 'iam.statusList.deleted', to: deleted });
+  }
+  return leaves;
+}
+
+/**
+ * Declared resources join the template group their `menu.group` names, before its own entries;
+ * the others get top-level entries after the template's resource groups (before Job Board).
+ */
+export function menuTree(signedIn: boolean, declarations: readonly ResourceDeclaration[] = registry): readonly MenuEntry[] {
+  const declared = declarations
+    .filter((declaration) => !declaration.embeddedIn)
+    .map((declaration, index) => ({ declaration, order: declaration.menu?.order ?? 1000 + index }))
+    .sort((a, b) => a.order - b.order)
+    .map(({ declaration }) => declaration);
+  const template = templateTree(signedIn);
+  const groupIds = new Set(template.map((entry) => entry.id));
+  const joined = template.map((entry) => {
+    const mine = declared.filter((declaration) => declaration.menu?.group === entry.id);
+    return mine.length ? { ...entry, children: [...mine.flatMap(leavesOf), ...(entry.children ?? [])] } : entry;
+  });
+  const ownEntries = declared
+    .filter((declaration) => !declaration.menu?.group || !groupIds.has(declaration.menu.group))
+    .map((declaration): MenuEntry => {
+      const leaves = leavesOf(declaration);
+      const { labelKey, fallback } = leaves[0];
+      return leaves.length === 1
+        ? { id: declaration.name, labelKey, fallback, icon: declaration.icon, to: leaves[0].to }
+        : { id: declaration.name, labelKey, fallback, icon: declaration.icon, children: leaves };
+    });
+  const at = joined.findIndex((entry) => entry.id === 'jobs');
+  return [...joined.slice(0, at), ...ownEntries, ...joined.slice(at)];
+}
+
+/** The template's tree; the resource groups' declared entries are added by menuTree. */
+function templateTree(signedIn: boolean): MenuEntry[] {
   return [
     {
       id: 'dashboard',
@@ -48,8 +96,6 @@ export function menuTree(signedIn: boolean): readonly MenuEntry[] {
       labelKey: 'iam.menu.users',
       icon: PeopleIcon,
       children: [
-        { labelKey: 'iam.menu.allUsers', to: '/users' },
-        { labelKey: 'iam.menu.deletedUsers', to: '/users-deleted' },
         { labelKey: 'iam.menu.signInLogs', to: '/sign-in-logs' },
         { labelKey: 'iam.menu.passwordReset', to: '/password-reset' },
         { labelKey: 'iam.menu.userSettings', to: '/user-settings' },
@@ -61,8 +107,6 @@ export function menuTree(signedIn: boolean): readonly MenuEntry[] {
       labelKey: 'iam.menu.groups',
       icon: GroupsIcon,
       children: [
-        { labelKey: 'iam.menu.allGroups', to: '/groups' },
-        { labelKey: 'iam.menu.deletedGroups', to: '/groups-deleted' },
         { labelKey: 'iam.menu.general', to: '/groups-general' },
         { labelKey: 'iam.menu.groupSettings', to: '/group-settings' },
       ],
@@ -71,10 +115,7 @@ export function menuTree(signedIn: boolean): readonly MenuEntry[] {
       id: 'enterprise',
       labelKey: 'iam.menu.enterpriseApplications',
       icon: AppsIcon,
-      children: [
-        { labelKey: 'iam.menu.applications', to: '/applications' },
-        { labelKey: 'iam.menu.apis', to: '/apis' },
-      ],
+      children: [],
     },
     { id: 'jobs', labelKey: 'iam.menu.jobBoard', icon: WorkIcon, to: '/job-board' },
     { id: 'tasks', labelKey: 'iam.menu.tasks', icon: TaskIcon, to: '/tasks' },
@@ -111,10 +152,7 @@ export function menuTree(signedIn: boolean): readonly MenuEntry[] {
       id: 'onboarding',
       labelKey: 'iam.menu.onboarding',
       icon: BusinessIcon,
-      children: [
-        { labelKey: 'iam.menu.companies', to: '/onboarding-companies' },
-        { labelKey: 'iam.menu.domains', to: '/onboarding-domains' },
-      ],
+      children: [],
     },
     { id: 'components', labelKey: 'iam.menu.components', icon: WidgetsIcon, to: '/components' },
   ];

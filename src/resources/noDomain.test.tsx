@@ -9,6 +9,7 @@ import { clearSession, updateSession } from '../session/session';
 import { companies } from './companies';
 import { domains } from './domains';
 import { registry } from './registry';
+import { screenOf } from './generic/screens';
 
 /** A path with an empty segment, or ending in '/': a call made without a domain id. */
 const emptySegment = (url: string) => /\/\/|\/$/.test(new URL(url, 'http://x').pathname);
@@ -35,7 +36,7 @@ describe('a company with no domain yet', () => {
       it(`${declaration.name} ${kind} (${path}) says so, leads to the first domain and calls nothing`, async () => {
         const { requests } = mockFetch(() => ({ json: [] }));
         const screenKind = kind === 'deleted' ? 'list' : kind;
-        const { locations } = renderScreen(declaration, declaration.screens[screenKind]!, path);
+        const { locations } = renderScreen(declaration, screenOf(declaration, screenKind), path);
         expect(await screen.findByRole('heading', { name: 'Company Fresh Ltd has no domain yet', level: 1 })).toBeInTheDocument();
         await userEvent.click(screen.getByRole('button', { name: 'Create the first domain' }));
         await waitFor(() => expect(locations.at(-1)).toBe(domains.routes.form));

@@ -1,6 +1,7 @@
 /**
- * A resource is declared, not coded: the data provider, the generic list and the generic form
- * read this object. Custom screens (company switch, set primary) extend a declaration.
+ * A resource is declared, not coded: the data provider, the menu, the generic list and the generic
+ * form read this object. Custom screens (company switch, set primary) are overrides of the generic
+ * ones, never required (docs/ADDING-A-RESOURCE.md, "Console declaration").
  */
 import type { ComponentType, LazyExoticComponent } from 'react';
 import type { PathContext } from '../session/session';
@@ -13,7 +14,7 @@ export type FieldKind =
   | 'boolean'
   /** An integer input. */
   | 'number'
-  /** A list of URIs edited as one text area, one per line (SPEC 5). */
+  /** A list of URIs edited as one text area, one per line (docs/CONSOLE.md, "Applications"). */
   | 'uriList'
   /** Several of `choices`, stored as a list. */
   | 'checkboxes';
@@ -49,12 +50,41 @@ export interface SoftDelete {
   deleted: string;
 }
 
+/**
+ * A list filter beside the search box. Select and boolean filters send `filter.<source>`; a date
+ * range sends `<source>_gte` / `<source>_lte`, which the data provider turns into conditions; a
+ * reference offers the records of another declared resource and sends the chosen id.
+ */
+export type FilterDeclaration =
+  | { source: string; kind: 'select'; choices: readonly string[]; choiceLabelPrefix?: string }
+  | { source: string; kind: 'boolean' }
+  | { source: string; kind: 'dateRange' }
+  | { source: string; kind: 'reference'; reference: string; optionText: string };
+
+/**
+ * Where the resource sits in the side bar's menu (docs/CONSOLE.md, "Layout"). `group` names a menu
+ * group of the template (users, groups, enterprise, onboarding): the entries join it, before the
+ * template's own. Any other group, or none, gives the resource a top-level entry of its own.
+ */
+export interface MenuPlacement {
+  group?: string;
+  /** Order among the declared entries of the group (and of the top-level declared entries). */
+  order?: number;
+  /** The deleted list's entry, for a soft-deletable resource with a deleted route. */
+  deletedLabelKey?: string;
+}
+
 export interface ResourceDeclaration {
   /** react-admin resource name (cache keys, translations under resources.<name>). */
   name: string;
-  /** Translation key of the plural label. */
+  /**
+   * Translation key of the plural label (menu, list title). Without a translation the readable form
+   * of the name shows ("devices" as "Devices").
+   */
   labelKey: string;
   icon: ComponentType;
+  /** Omitted: a top-level menu entry of its own, after the template's resource groups. */
+  menu?: MenuPlacement;
   /**
    * Provider paths below the API base, computed from the session's current company and domain.
    * collection: lists and getMany; records: create, getOne, update, delete (defaults to collection).
@@ -72,31 +102,39 @@ export interface ResourceDeclaration {
   listColumns: readonly string[];
   /** Sources searched by the list's search box (sent as filter.q). */
   searchable?: boolean;
+  filters?: readonly FilterDeclaration[];
+  /** No create, edit or delete: the list and the view form only. */
+  readOnly?: boolean;
   formFields: readonly string[];
-  /** On create, this field's value becomes the id (SPEC 3: id equal to name). */
+  /** On create, this field's value becomes the id (a group's or domain's id is its name). */
   idFromField?: string;
   softDelete?: SoftDelete;
   defaultSort: { field: string; order: 'ASC' | 'DESC' };
   pageSize: number;
-  /** How many page numbers the pagination shows at once (SPEC 9). */
+  /** How many page numbers the pagination shows at once (docs/CONSOLE.md, "Constants"). */
   pageWindow: number;
-  /** Console routes (SPEC 2.1) and the lazily loaded screens that render them. */
+  /** Console routes (docs/CONSOLE.md, "Routes"). */
   routes: {
     list: string;
     form: string;
     /** The deleted (soft-deleted) records' list; App renders the list screen there too. */
     deleted?: string;
-    /** A detail screen of its own (SPEC 2.1: /applications-view, /apis-view); App renders screens.view there. */
+    /** A detail screen of its own (/applications-view, /apis-view); App renders screens.view there. */
     view?: string;
   };
-  screens: {
-    list: LazyExoticComponent<ComponentType>;
-    form: LazyExoticComponent<ComponentType>;
+  /**
+   * Lazily loaded screens that replace the generic ones (generic/GenericList, generic/GenericForm);
+   * a plain type declares none.
+   */
+  screens?: {
+    list?: LazyExoticComponent<ComponentType>;
+    form?: LazyExoticComponent<ComponentType>;
     view?: LazyExoticComponent<ComponentType>;
   };
   /**
-   * Set on a resource reached only inside another resource's screens (an API's permission scopes):
-   * the data provider knows it, App gives it no routes.
+   * Set on a resource reached only inside another resource's screens (an API's permission scopes, a
+   * group's members): the data provider knows it, App and the menu give it no routes or entries.
+   * Its paths read the parent's id from the path context (`parentId`).
    */
   embeddedIn?: string;
 }

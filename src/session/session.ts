@@ -96,6 +96,8 @@ export function subscribeSession(listener: () => void): () => void {
 export interface PathContext {
   companyId: string;
   domainId: string;
+  /** The parent record's id, for an embedded resource (an API's scopes, a group's members). */
+  parentId?: string;
 }
 
 export function currentPathContext(): PathContext {

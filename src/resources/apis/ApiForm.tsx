@@ -2,9 +2,9 @@ import { useMemo } from 'react';
 import { Title, useLocation, useTranslate, type RaRecord } from 'react-admin';
 import { getSession, type Company, type Domain } from '../../session/session';
 import { randomAlphanumeric } from '../applications/generate';
-import { SectionedForm } from '../applications/SectionedForm';
+import { SectionedForm } from '../generic/SectionedForm';
 import { useCompanyDomains } from '../applications/useCompanyDomains';
-import { isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
+import { isFormMode, type FormMode } from '../generic/formMode';
 import { API_SECTIONS } from './index';
 
 export interface ApiFormState {

@@ -23,7 +23,7 @@ import { permissionScopes } from './index';
 
 /** The scopes' provider path is the API's: /api/{apiId}/PermissionScopes. */
 export function scopeMeta(apiId: string): IamMeta {
-  const pathContext: Partial<PathContext> & { apiId: string } = { apiId };
+  const pathContext: Partial<PathContext> = { parentId: apiId };
   return { pathContext };
 }
 

@@ -16,6 +16,7 @@ export const apis: ResourceDeclaration = {
   name: 'apis',
   labelKey: 'iam.menu.apis',
   icon: ApiIcon,
+  menu: { group: 'enterprise', order: 20 },
   needsDomain: true,
   paths: {
     collection: ({ companyId, domainId }) => `${encodeURIComponent(companyId)}/${encodeURIComponent(domainId)}/api`,
@@ -56,7 +57,7 @@ export const permissionScopes: ResourceDeclaration = {
   icon: ApiIcon,
   embeddedIn: 'apis',
   paths: {
-    collection: (context) => `api/${encodeURIComponent((context as { apiId?: string }).apiId ?? '')}/PermissionScopes`,
+    collection: ({ parentId }) => `api/${encodeURIComponent(parentId ?? '')}/PermissionScopes`,
   },
   fields: [
     { source: 'permission', kind: 'text', required: true, rule: 'scope' },

@@ -2,12 +2,12 @@ import { useMemo } from 'react';
 import { Title, useLocation, useTranslate, type RaRecord } from 'react-admin';
 import type { Company, Domain } from '../../session/session';
 import { getSession } from '../../session/session';
-import { isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
+import { isFormMode, type FormMode } from '../generic/formMode';
 import { randomAlphanumeric } from './generate';
 import { APPLICATION_SECTIONS } from './index';
-import { SectionedForm } from './SectionedForm';
+import { SectionedForm } from '../generic/SectionedForm';
 import { useCompanyDomains } from './useCompanyDomains';
-import { cleanUriList } from './uris';
+import { cleanUriList } from '../generic/uris';
 
 export interface ApplicationFormState {
   company?: Company;

@@ -1,28 +1,23 @@
-import { useNavigate, useTranslate, type RaRecord } from 'react-admin';
+import { useTranslate, type RaRecord } from 'react-admin';
 import { getSession } from '../../session/session';
-import { applications } from './index';
-import { StatusList } from './StatusList';
+import type { FormMode } from '../generic/formMode';
+import { StatusList } from '../generic/StatusList';
+import { DomainSwitcher } from './DomainSwitcher';
 
-export type ApplicationMode = 'new' | 'view' | 'edit';
-
-/** SPEC 2.1: /applications-new and /applications-view receive company, domain, application, mode, header. */
-export function applicationState(mode: ApplicationMode, header: string, application?: RaRecord) {
+/** /applications-new and /applications-view receive company, domain, application, mode, header (docs/CONSOLE.md, "Routes"). */
+export function applicationState(mode: FormMode, header: string, application?: RaRecord) {
   const { company, domain } = getSession();
   return { company, domain, application, mode, header };
 }
 
 export default function ApplicationList() {
-  const navigate = useNavigate();
   const translate = useTranslate();
   return (
     <StatusList
-      onNew={() =>
-        navigate(applications.routes.form, { state: applicationState('new', translate('iam.applications.newTitle')) })
-      }
-      onRowClick={(record) =>
-        navigate(applications.routes.view!, {
-          state: applicationState('view', translate('iam.applications.viewTitle'), record),
-        })
+      toolbarStart={<DomainSwitcher />}
+      recoverConfirm={{ title: 'iam.applications.recoverTitle', content: 'iam.applications.recoverContent' }}
+      formState={(mode, record) =>
+        applicationState(mode, translate(mode === 'new' ? 'iam.applications.newTitle' : 'iam.applications.viewTitle'), record)
       }
     />
   );

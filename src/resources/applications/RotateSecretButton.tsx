@@ -18,7 +18,7 @@ import { useLocaleState, useLogoutIfAccessDenied, useTranslate } from 'react-adm
 import { config } from '../../config';
 import { httpClient } from '../../http/httpClient';
 import { DisabledReason } from '../generic/DisabledReason';
-import { CopyableSecret, CopySecretButton, useSecretCopy } from './CopyableSecret';
+import { CopyableSecret, CopySecretButton, useSecretCopy } from '../generic/CopyableSecret';
 
 /** How long the old secret keeps working after a rotation (the provider allows 0 to 30 days). */
 export const GRACE_PERIODS = { none: 0, hour: 3600, day: 86400, week: 7 * 86400 } as const;

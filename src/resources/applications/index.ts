@@ -44,6 +44,7 @@ export const applications: ResourceDeclaration = {
   name: 'applications',
   labelKey: 'iam.menu.applications',
   icon: AppsIcon,
+  menu: { group: 'enterprise', order: 10 },
   needsDomain: true,
   paths: {
     collection: ({ companyId, domainId }) => `${encodeURIComponent(companyId)}/${encodeURIComponent(domainId)}/application`,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomAlphanumeric } from './generate';
 import { applicationSnippet, apiSnippet, type Discovery } from './quickStart';
-import { cleanUriList, firstUriProblem, splitLines } from './uris';
+import { cleanUriList, firstUriProblem, splitLines } from '../generic/uris';
 
 describe('URI lists', () => {
   it('split on any line break and drop blank lines and surrounding spaces on save', () => {

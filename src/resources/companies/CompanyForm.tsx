@@ -1,6 +1,7 @@
 import { useLocation, useTranslate } from 'react-admin';
 import { getSession, type Company } from '../../session/session';
-import { DeclaredFormScreen, isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
+import { DeclaredFormScreen } from '../generic/DeclaredFormScreen';
+import { isFormMode, type FormMode } from '../generic/formMode';
 
 interface CompanyFormState {
   mode?: unknown;

@@ -21,7 +21,7 @@ import { DeclaredList } from '../generic/DeclaredList';
 import { DeleteSelectedButton } from '../generic/DeleteSelectedButton';
 import { DisabledReason } from '../generic/DisabledReason';
 import { useListMeta } from '../generic/useListMeta';
-import { companies } from './index';
+import { useDeclaration } from '../generic/DeclarationContext';
 
 /** Parent is disabled at the top: the administrator's own (root) company or a company of type root. */
 export function isTopCompany(company: Company | undefined, rootCompany: Company | undefined): boolean {
@@ -44,18 +44,20 @@ export function switchDisabledReason(selectedIds: readonly unknown[], company: C
   return undefined;
 }
 
-export function companyFormState(mode: 'new' | 'view' | 'edit', translate: (key: string) => string, company?: RaRecord) {
+/** The form's navigation state; `url` is the list it came from (docs/CONSOLE.md, "Routes"). */
+export function companyFormState(mode: 'new' | 'view' | 'edit', translate: (key: string) => string, url: string, company?: RaRecord) {
   const { company: current } = getSession();
   return {
     mode,
     company,
     parent: current,
     header: translate(mode === 'new' ? 'iam.companies.newTitle' : 'iam.companies.viewTitle'),
-    url: companies.routes.list,
+    url,
   };
 }
 
 function CompanyActions() {
+  const { routes } = useDeclaration();
   const { selectedIds, onUnselectItems } = useListContext();
   const { company, rootCompany } = useSession();
   const translate = useTranslate();
@@ -89,7 +91,7 @@ function CompanyActions() {
         <Button
           startIcon={<AddIcon />}
           disabled={Boolean(newReason)}
-          onClick={() => navigate(companies.routes.form, { state: companyFormState('new', translate) })}
+          onClick={() => navigate(routes.form, { state: companyFormState('new', translate, routes.list) })}
         >
           {translate('iam.actions.new')}
         </Button>
@@ -118,6 +120,7 @@ function CompanyActions() {
 }
 
 export default function CompanyList() {
+  const { routes } = useDeclaration();
   const { company } = useSession();
   const translate = useTranslate();
   const navigate = useNavigate();
@@ -136,7 +139,7 @@ export default function CompanyList() {
         meta={meta}
         actions={<CompanyActions />}
         onRowClick={(record) =>
-          navigate(companies.routes.form, { state: companyFormState('view', translate, record) })
+          navigate(routes.form, { state: companyFormState('view', translate, routes.list, record) })
         }
       />
     </>

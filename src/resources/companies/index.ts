@@ -8,6 +8,7 @@ export const companies: ResourceDeclaration = {
   name: 'companies',
   labelKey: 'iam.menu.companies',
   icon: BusinessIcon,
+  menu: { group: 'onboarding', order: 10 },
   paths: {
     // The list is the children of the current company; single records live at /companys/{id}.
     collection: ({ companyId }) => `companys/${encodeURIComponent(companyId)}/childCompanys`,

@@ -24,7 +24,7 @@ import { DisabledReason } from '../generic/DisabledReason';
 import { useListMeta } from '../generic/useListMeta';
 import { NoDomainGuidance } from './NoDomainGuidance';
 import { usePrimaryDomainId } from './usePrimaryDomain';
-import { domains } from './index';
+import { useDeclaration } from '../generic/DeclarationContext';
 
 export interface DomainFormState {
   company?: Company;
@@ -55,6 +55,7 @@ export function domainDeleteReason(
 }
 
 function DomainActions() {
+  const { routes } = useDeclaration();
   const { selectedIds, onUnselectItems, total = 0, data = [] } = useListContext<Domain & RaRecord>();
   const { company, domain: current, client } = useSession();
   const translate = useTranslate();
@@ -101,7 +102,7 @@ function DomainActions() {
 
   return (
     <TopToolbar>
-      <Button startIcon={<AddIcon />} onClick={() => navigate(domains.routes.form, { state: newState })}>
+      <Button startIcon={<AddIcon />} onClick={() => navigate(routes.form, { state: newState })}>
         {translate('iam.actions.new')}
       </Button>
       <DeleteSelectedButton meta={meta} successMessage="iam.domains.deleted" disabledReason={deleteReason} />
@@ -120,6 +121,7 @@ function DomainActions() {
 }
 
 export default function DomainList() {
+  const { routes } = useDeclaration();
   const { company, domain } = useSession();
   const translate = useTranslate();
   const navigate = useNavigate();
@@ -148,7 +150,7 @@ export default function DomainList() {
         meta={meta}
         actions={<DomainActions />}
         onRowClick={(record) =>
-          navigate(domains.routes.form, { state: { company, domain: record, mode: 'view' } satisfies DomainFormState })
+          navigate(routes.form, { state: { company, domain: record, mode: 'view' } satisfies DomainFormState })
         }
         extraColumns={[
           <FunctionField

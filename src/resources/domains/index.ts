@@ -6,6 +6,7 @@ export const domains: ResourceDeclaration = {
   name: 'domains',
   labelKey: 'iam.menu.domains',
   icon: DnsIcon,
+  menu: { group: 'onboarding', order: 20 },
   paths: {
     collection: ({ companyId }) => `companys/${encodeURIComponent(companyId)}/domainNames`,
   },

@@ -7,18 +7,14 @@ import { DeclaredInputs } from './DeclaredInputs';
 import { describeSaveFailure, type SaveFailure } from './saveError';
 import { SaveErrorAlert } from './SaveErrorAlert';
 import { FormModeButtons } from './FormModeButtons';
+import type { FormMode } from './formMode';
 
-export type FormMode = 'new' | 'view' | 'edit';
-
-export function isFormMode(value: unknown): value is FormMode {
-  return value === 'new' || value === 'view' || value === 'edit';
-}
 
 interface DeclaredFormScreenProps {
   initialMode: FormMode;
   record?: Partial<RaRecord>;
   titles: Record<FormMode, string>;
-  /** Fields not shown, e.g. by SPEC 2.8's Type rule. */
+  /** Fields not shown, e.g. a company's Type (docs/CONSOLE.md, "Company type"). */
   hidden?: (mode: FormMode) => readonly string[];
   /** Adds what the form does not ask for (the parent of a new company). */
   toPayload?: (values: Record<string, unknown>, mode: FormMode) => Record<string, unknown>;
@@ -31,7 +27,7 @@ interface DeclaredFormScreenProps {
 }
 
 /**
- * A create / view / edit form built from the declaration (SPEC 4, form mode): view goes to edit
+ * A create / view / edit form built from the declaration (docs/CONSOLE.md, "Resources"): view goes to edit
  * with Edit; a successful create or save, Cancel and Close all go back one screen.
  */
 export function DeclaredFormScreen({
@@ -106,7 +102,12 @@ export function DeclaredFormScreen({
             hidden={hidden?.(mode) ?? []}
             locked={mode === 'edit' && declaration.idFromField ? [declaration.idFromField] : []}
           />
-          <FormModeButtons mode={mode} saving={saving} onEdit={() => setMode('edit')} onBack={back} />
+          <FormModeButtons
+            mode={mode}
+            saving={saving}
+            onEdit={declaration.readOnly ? undefined : () => setMode('edit')}
+            onBack={back}
+          />
         </Form>
       </CardContent>
     </Card>

@@ -1,8 +1,9 @@
 import type { MouseEvent, ReactElement } from 'react';
 import { Link, Typography } from '@mui/material';
-import { Datagrid, FunctionField, List, SearchInput, TextField, useListContext, useTranslate, type RaRecord } from 'react-admin';
+import { Datagrid, FunctionField, List, TextField, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import { useDeclaration } from './DeclarationContext';
+import { declaredFilters } from './declaredFilters';
 import { SelectionReset } from './SelectionReset';
 import { WindowPagination } from './WindowPagination';
 
@@ -14,6 +15,12 @@ interface DeclaredListProps {
   title?: string | ReactElement | false;
   /** Columns a screen adds after the declared ones (the domains' Primary mark). */
   extraColumns?: ReactElement[];
+  /** Where the list keeps its page, sort and search (one per status for status lists). */
+  storeKey?: string;
+  /** What an empty list says. */
+  empty?: ReactElement;
+  /** Shown in the first column when its value is empty (a user with no display name: the username). */
+  firstColumnFallback?: string;
 }
 
 /**
@@ -31,11 +38,14 @@ function SelectionSummary() {
 }
 
 /** A server-paged list with checkboxes, built from the declaration's columns and page sizes. */
-export function DeclaredList({ actions, onRowClick, meta, title = false, extraColumns = [] }: DeclaredListProps) {
+export function DeclaredList({ actions, onRowClick, meta, title = false, extraColumns = [], storeKey, empty, firstColumnFallback }: DeclaredListProps) {
   const declaration = useDeclaration();
   const translate = useTranslate();
   const { pageSize, pageWindow } = declaration;
-  const filters = declaration.searchable ? [<SearchInput key="q" source="q" alwaysOn />] : undefined;
+  const filters = declaredFilters(declaration, translate);
+  // a column may be headed otherwise than its form field (users' "displayName"), else as the field
+  const columnLabel = (column: string) =>
+    translate(`resources.${declaration.name}.columns.${column}`, { _: translate(`resources.${declaration.name}.fields.${column}`) });
 
   return (
     <List
@@ -44,10 +54,10 @@ export function DeclaredList({ actions, onRowClick, meta, title = false, extraCo
       perPage={pageSize}
       sort={declaration.defaultSort}
       queryOptions={{ meta: meta as Record<string, unknown> | undefined }}
-      filters={filters}
+      filters={filters.length ? filters : undefined}
       actions={actions}
       empty={false}
-      storeKey={`${declaration.name}.list`}
+      storeKey={storeKey ?? `${declaration.name}.list`}
       pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />}
     >
       <SelectionReset />
@@ -63,9 +73,11 @@ export function DeclaredList({ actions, onRowClick, meta, title = false, extraCo
             : false
         }
         empty={
-          <Typography sx={{ p: 2 }} color="text.secondary">
-            {translate('iam.list.empty')}
-          </Typography>
+          empty ?? (
+            <Typography sx={{ p: 2 }} color="text.secondary">
+              {translate('iam.list.empty')}
+            </Typography>
+          )
         }
       >
         {declaration.listColumns.map((column, index) =>
@@ -74,6 +86,7 @@ export function DeclaredList({ actions, onRowClick, meta, title = false, extraCo
             <FunctionField
               key={column}
               source={column}
+              label={columnLabel(column)}
               render={(record: RaRecord) => (
                 <Link
                   component="button"
@@ -84,12 +97,12 @@ export function DeclaredList({ actions, onRowClick, meta, title = false, extraCo
                     onRowClick(record);
                   }}
                 >
-                  {String(record[column] ?? '')}
+                  {String(record[column] || (firstColumnFallback ? record[firstColumnFallback] : '') || '')}
                 </Link>
               )}
             />
           ) : (
-            <TextField key={column} source={column} sortable={column !== 'description'} />
+            <TextField key={column} source={column} label={columnLabel(column)} sortable={column !== 'description'} />
           ),
         )}
         {extraColumns}

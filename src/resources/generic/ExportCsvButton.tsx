@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Button } from '@mui/material';
 import DownloadIcon from '@mui/icons-material/Download';
 import { downloadCSV, useDataProvider, useListContext, useNotify, useTranslate, type RaRecord } from 'react-admin';
-import type { IamMeta } from '../../../dataProvider';
+import type { IamMeta } from '../../dataProvider';
 import { toCsv } from './csv';
 
 /** Rows per request: the provider's largest page. */

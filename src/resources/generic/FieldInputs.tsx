@@ -7,8 +7,8 @@ import {
   useTranslate,
   type Validator,
 } from 'react-admin';
-import { useDeclaration } from '../generic/DeclarationContext';
-import { fieldValidators } from '../generic/fieldChecks';
+import { useDeclaration } from './DeclarationContext';
+import { fieldValidators } from './fieldChecks';
 import type { FieldDeclaration } from '../types';
 import { firstUriProblem, splitLines } from './uris';
 
@@ -97,12 +97,19 @@ function FieldInput({ field, readOnly, choices }: { field: FieldDeclaration; rea
     }
     case 'textarea':
       return <TextInput {...common} validate={validate} multiline minRows={2} />;
+    case 'email':
+      // not type="email": browsers refuse UTF-8 local parts and store IDN domains as xn--, while
+      // the provider accepts internationalized addresses as typed
+      return <TextInput {...common} validate={validate} type="text" inputMode="email" autoComplete="off" spellCheck={false} />;
     default:
       return <TextInput {...common} validate={validate} defaultValue={field.defaultValue} />;
   }
 }
 
-/** Inputs for some of the declaration's fields (one wizard step or one section). */
+/**
+ * Inputs for some of the declaration's fields (a whole form, one wizard step or one section), each
+ * as its kind says, with its validation.
+ */
 export function FieldInputs({ sources, readOnly = false, locked = [], choices = {} }: FieldInputsProps) {
   const declaration = useDeclaration();
   return (

@@ -1,18 +1,23 @@
 import { Button, CircularProgress, Stack } from '@mui/material';
 import { useTranslate } from 'react-admin';
-import type { FormMode } from './DeclaredFormScreen';
+import type { FormMode } from './formMode';
 
-/** SPEC 4's form buttons: Edit and Close in view mode; Create or Save, and Cancel, otherwise. */
-export function FormModeButtons(props: { mode: FormMode; saving: boolean; onEdit: () => void; onBack: () => void; marginTop?: number }) {
+/**
+ * The form buttons (docs/CONSOLE.md, "Resources"): Edit and Close in view mode; Create or Save, and
+ * Cancel, otherwise. Without onEdit (a read-only type) view mode has Close alone.
+ */
+export function FormModeButtons(props: { mode: FormMode; saving: boolean; onEdit?: () => void; onBack: () => void; marginTop?: number }) {
   const { mode, saving, onEdit, onBack, marginTop = 1 } = props;
   const translate = useTranslate();
   return (
     <Stack direction="row" spacing={1} sx={{ mt: marginTop }}>
       {mode === 'view' ? (
         <>
-          <Button variant="contained" onClick={onEdit}>
-            {translate('iam.actions.edit')}
-          </Button>
+          {onEdit && (
+            <Button variant="contained" onClick={onEdit}>
+              {translate('iam.actions.edit')}
+            </Button>
+          )}
           <Button onClick={onBack}>{translate('iam.actions.close')}</Button>
         </>
       ) : (

@@ -10,8 +10,8 @@ import {
 } from '@mui/material';
 import DeleteForeverIcon from '@mui/icons-material/DeleteForever';
 import { useDeleteMany, useListContext, useNotify, useTranslate } from 'react-admin';
-import type { IamMeta } from '../../../dataProvider';
-import { DisabledReason } from '../../generic/DisabledReason';
+import type { IamMeta } from '../../dataProvider';
+import { DisabledReason } from './DisabledReason';
 
 /**
  * What the administrator types to confirm a purge: the name of a single selected record shown on

@@ -17,13 +17,13 @@ import {
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
 import { Form, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } from 'react-admin';
 import { useFormContext } from 'react-hook-form';
-import { useDeclaration } from '../generic/DeclarationContext';
-import type { FormMode } from '../generic/DeclaredFormScreen';
-import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
-import { SaveErrorAlert } from '../generic/SaveErrorAlert';
+import { useDeclaration } from './DeclarationContext';
+import type { FormMode } from './formMode';
+import { describeSaveFailure, type SaveFailure } from './saveError';
+import { SaveErrorAlert } from './SaveErrorAlert';
 import { FieldInputs, type Choice } from './FieldInputs';
 import { SecretDialog } from './SecretDialog';
-import { FormModeButtons } from '../generic/FormModeButtons';
+import { FormModeButtons } from './FormModeButtons';
 
 export interface FormSection {
   labelKey: string;
@@ -42,11 +42,11 @@ export interface SectionedFormProps {
   locked?: (mode: FormMode) => readonly string[];
   choices?: Record<string, Choice[]>;
   toPayload: (values: Record<string, unknown>, mode: FormMode) => Record<string, unknown>;
-  /** Field whose value names the record in the duplicate message (SPEC 8). */
+  /** Field whose value names the record in the duplicate message (docs/CONSOLE.md, "Errors and messages"). */
   nameField: string;
   /** A secret the create response carries once, and the key naming it in the dialog. */
   secret?: { field: string; labelKey: string };
-  /** Where Cancel, Close and a successful save go; back one screen by default (SPEC 4). */
+  /** Where Cancel, Close and a successful save go; back one screen by default (docs/CONSOLE.md, "Resources"). */
   onDone?: () => void;
 }
 
@@ -82,7 +82,7 @@ function WizardBody({
     if (first >= 0 && !visible(sections[active], hidden).some((source) => sources.includes(source))) setActive(first);
   }, [failing]); // only when the set of failing fields changes
 
-  // SPEC 4: Next advances only when the current step's fields are valid.
+  // Next advances only when the current step's fields are valid (docs/CONSOLE.md, "Resources").
   const next = async () => {
     if (await trigger(visible(sections[active], hidden) as string[], { shouldFocus: true })) setActive(active + 1);
   };
@@ -137,8 +137,9 @@ function WizardBody({
 }
 
 /**
- * SPEC 2.11: in new mode a wizard (Previous, Next, Finish) over the sections; in edit and view
- * modes the same sections as expandable panels. View goes to edit with Edit.
+ * A form in sections (docs/CONSOLE.md, "Applications"): in new mode a wizard (Previous, Next,
+ * Finish) over the sections; in edit and view modes the same sections as expandable panels. View
+ * goes to edit with Edit.
  */
 export function SectionedForm({
   initialMode,

@@ -37,8 +37,8 @@ function renderRoutes(path: string) {
       <AdminContext dataProvider={createDataProvider({ resources: registry })} i18nProvider={i18nProvider} store={memoryStore()}>
         <Routes>
           {[users, applications].flatMap((declaration) => [
-            <Route key={declaration.routes.list} path={declaration.routes.list} element={<DeclaredRoute declaration={declaration} screen={declaration.screens.list} />} />,
-            <Route key={declaration.routes.form} path={declaration.routes.form} element={<DeclaredRoute declaration={declaration} screen={declaration.screens.form} />} />,
+            <Route key={declaration.routes.list} path={declaration.routes.list} element={<DeclaredRoute declaration={declaration} kind="list" />} />,
+            <Route key={declaration.routes.form} path={declaration.routes.form} element={<DeclaredRoute declaration={declaration} kind="form" />} />,
           ])}
         </Routes>
       </AdminContext>

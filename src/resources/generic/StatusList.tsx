@@ -1,28 +1,16 @@
-import type { ReactElement } from 'react';
-import { Button, Link, MenuItem, TextField as MuiTextField, Typography } from '@mui/material';
+import { useState, type ReactElement, type ReactNode } from 'react';
+import { Button, MenuItem, Stack, TextField as MuiTextField, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
-import {
-  Datagrid,
-  FunctionField,
-  List,
-  SearchInput,
-  TextField,
-  TopToolbar,
-  useListContext,
-  useNavigate,
-  useTranslate,
-  type RaRecord,
-} from 'react-admin';
-import type { IamMeta } from '../../../dataProvider';
-import { useDeclaration } from '../../generic/DeclarationContext';
-import type { FormMode } from '../../generic/DeclaredFormScreen';
-import { useListMeta } from '../../generic/useListMeta';
-import { SelectionReset } from '../../generic/SelectionReset';
-import { WindowPagination } from '../../generic/WindowPagination';
+import { TopToolbar, useListContext, useNavigate, useTranslate, type RaRecord } from 'react-admin';
+import { useDeclaration } from './DeclarationContext';
+import { DeclaredList } from './DeclaredList';
+import { DeleteSelectedButton } from './DeleteSelectedButton';
 import { ExportCsvButton } from './ExportCsvButton';
+import type { FormMode } from './formMode';
 import { statusCondition, useListStatus, type ListStatus } from './listStatus';
 import { PurgeButton } from './PurgeButton';
-import { RecoverButton, SoftDeleteButton } from '../../generic/StatusButtons';
+import { RecoverButton, SoftDeleteButton } from './StatusButtons';
+import { useListMeta } from './useListMeta';
 
 export interface StatusListTexts {
   activeTitle: string;
@@ -32,12 +20,23 @@ export interface StatusListTexts {
   emptySearch: string;
 }
 
+export interface DeleteReasons {
+  softDelete?: string;
+  purge?: string;
+}
+
 interface StatusListProps {
-  /** The navigation state the form screen receives (SPEC 2.1). */
-  formState: (mode: FormMode, record?: RaRecord) => Record<string, unknown>;
-  /** The field a single purge is confirmed with (username, group name). */
-  nameField: string;
-  texts: StatusListTexts;
+  /** The navigation state the form (or view) screen receives (docs/CONSOLE.md, "Routes"). */
+  formState?: (mode: FormMode, record?: RaRecord) => Record<string, unknown>;
+  /** The field a single purge is confirmed with when purges are typed (username, group name). */
+  nameField?: string;
+  /** Purge asks for the name or the count to be typed (users, groups) rather than a confirmation. */
+  typedPurge?: boolean;
+  /** Recover asks first (applications and APIs: recovering one lets it sign users in again). */
+  recoverConfirm?: { title: string; content: string };
+  texts?: StatusListTexts;
+  /** Controls shown first in the toolbar (the applications' and APIs' Domains drop-down). */
+  toolbarStart?: ReactNode;
   /**
    * A hook, called inside the list, saying why the selection cannot be deleted or purged (the
    * provider would refuse it); the buttons are then disabled and say why.
@@ -45,76 +44,54 @@ interface StatusListProps {
   useDeleteReasons?: () => DeleteReasons;
 }
 
-export interface DeleteReasons {
-  softDelete?: string;
-  purge?: string;
-}
-
 const noReasons = (): DeleteReasons => ({});
+const plainState = (mode: FormMode, record?: RaRecord) => ({ mode, record });
 
-/** Active / deleted: each status is its own route, so the filter moves between them. */
-function StatusFilter({ status }: { status: ListStatus }) {
+/**
+ * Active / deleted. A declaration with a deleted route has a route per status, so the filter moves
+ * between them (users, groups); otherwise the status is the list's own toggle (applications, APIs).
+ */
+function StatusFilter({ status, setStatus }: { status: ListStatus; setStatus: (status: ListStatus) => void }) {
   const declaration = useDeclaration();
   const translate = useTranslate();
   const navigate = useNavigate();
+  const { deleted } = declaration.routes;
+  if (deleted) {
+    return (
+      <MuiTextField
+        select
+        size="small"
+        label={translate('iam.statusList.status')}
+        value={status}
+        onChange={(event) => navigate(event.target.value === 'deleted' ? deleted : declaration.routes.list)}
+        sx={{ minWidth: 140, mr: 'auto' }}
+      >
+        <MenuItem value="active">{translate('iam.statusList.active')}</MenuItem>
+        <MenuItem value="deleted">{translate('iam.statusList.deleted')}</MenuItem>
+      </MuiTextField>
+    );
+  }
   return (
-    <MuiTextField
-      select
+    <ToggleButtonGroup
+      exclusive
       size="small"
-      label={translate('iam.statusList.status')}
       value={status}
-      onChange={(event) =>
-        navigate(event.target.value === 'deleted' ? declaration.routes.deleted! : declaration.routes.list)
-      }
-      sx={{ minWidth: 140, mr: 'auto' }}
+      aria-label={translate('iam.statusList.status')}
+      // The standard grey of unselected buttons falls just under 4.5:1 on the page background.
+      sx={{ '& .MuiToggleButton-root': { color: 'text.secondary' }, '& .Mui-selected': { color: 'text.primary' } }}
+      onChange={(_event, value: ListStatus | null) => value && setStatus(value)}
     >
-      <MenuItem value="active">{translate('iam.statusList.active')}</MenuItem>
-      <MenuItem value="deleted">{translate('iam.statusList.deleted')}</MenuItem>
-    </MuiTextField>
-  );
-}
-
-function Actions({
-  status,
-  meta,
-  formState,
-  nameField,
-  useDeleteReasons = noReasons,
-}: { status: ListStatus; meta: IamMeta } & Omit<StatusListProps, 'texts'>) {
-  const declaration = useDeclaration();
-  const translate = useTranslate();
-  const navigate = useNavigate();
-  const reasons = useDeleteReasons();
-  return (
-    <TopToolbar sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
-      <StatusFilter status={status} />
-      {status === 'active' ? (
-        <>
-          <Button startIcon={<AddIcon />} onClick={() => navigate(declaration.routes.form, { state: formState('new') })}>
-            {translate('iam.actions.new')}
-          </Button>
-          <SoftDeleteButton meta={meta} disabledReason={reasons.softDelete} />
-        </>
-      ) : (
-        <>
-          <RecoverButton meta={meta} />
-          <PurgeButton meta={meta} nameField={nameField} disabledReason={reasons.purge} />
-        </>
-      )}
-      <ExportCsvButton
-        meta={meta}
-        columns={['id', ...declaration.formFields, declaration.softDelete!.field]}
-        filename={status === 'deleted' ? `${declaration.name}-deleted` : declaration.name}
-      />
-    </TopToolbar>
+      <ToggleButton value="active">{translate('iam.statusList.active')}</ToggleButton>
+      <ToggleButton value="deleted">{translate('iam.statusList.deleted')}</ToggleButton>
+    </ToggleButtonGroup>
   );
 }
 
 /** What to do next when a list is empty. */
-function EmptyState({ status, texts }: { status: ListStatus; texts: StatusListTexts }) {
+function EmptyState({ status, texts }: { status: ListStatus; texts?: StatusListTexts }) {
   const { filterValues } = useListContext();
   const translate = useTranslate();
-  const key = filterValues?.q ? texts.emptySearch : status === 'deleted' ? texts.emptyDeleted : texts.emptyActive;
+  const key = !texts ? 'iam.list.empty' : filterValues?.q ? texts.emptySearch : status === 'deleted' ? texts.emptyDeleted : texts.emptyActive;
   return (
     <Typography sx={{ p: 2 }} color="text.secondary" role="status">
       {translate(key)}
@@ -122,65 +99,88 @@ function EmptyState({ status, texts }: { status: ListStatus; texts: StatusListTe
   );
 }
 
-function StatusListView({ status, formState, nameField, texts, useDeleteReasons }: StatusListProps & { status: ListStatus }) {
+function Actions({
+  status,
+  setStatus,
+  onNew,
+  props,
+}: {
+  status: ListStatus;
+  setStatus: (status: ListStatus) => void;
+  onNew: () => void;
+  props: StatusListProps;
+}) {
+  const declaration = useDeclaration();
+  const translate = useTranslate();
+  const meta = useListMeta({ condition: statusCondition(declaration, status) });
+  const reasons = (props.useDeleteReasons ?? noReasons)();
+  const nameField = props.nameField ?? declaration.idFromField ?? 'name';
+  return (
+    <TopToolbar sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 1, flexGrow: 1 }}>
+        {props.toolbarStart}
+        <StatusFilter status={status} setStatus={setStatus} />
+        {status === 'active' ? (
+          <>
+            {!declaration.readOnly && (
+              <Button variant={props.toolbarStart ? 'contained' : 'text'} startIcon={<AddIcon />} onClick={onNew}>
+                {translate('iam.actions.new')}
+              </Button>
+            )}
+            {!declaration.readOnly && <SoftDeleteButton meta={meta} disabledReason={reasons.softDelete} />}
+          </>
+        ) : (
+          <>
+            <RecoverButton meta={meta} confirm={props.recoverConfirm} />
+            {props.typedPurge ? (
+              <PurgeButton meta={meta} nameField={nameField} disabledReason={reasons.purge} />
+            ) : (
+              <DeleteSelectedButton meta={meta} successMessage="iam.statusList.purged" disabledReason={reasons.purge} />
+            )}
+          </>
+        )}
+        <ExportCsvButton
+          meta={meta}
+          columns={['id', ...declaration.formFields, declaration.softDelete!.field]}
+          filename={status === 'deleted' ? `${declaration.name}-deleted` : declaration.name}
+        />
+      </Stack>
+    </TopToolbar>
+  );
+}
+
+function StatusListView({ status, setStatus, ...props }: StatusListProps & { status: ListStatus; setStatus: (status: ListStatus) => void }) {
   const declaration = useDeclaration();
   const translate = useTranslate();
   const navigate = useNavigate();
   const meta = useListMeta({ condition: statusCondition(declaration, status) });
-  const { pageSize, pageWindow } = declaration;
-
+  const formState = props.formState ?? plainState;
+  const { texts } = props;
+  const title = texts ? translate(status === 'deleted' ? texts.deletedTitle : texts.activeTitle) : translate(declaration.labelKey);
   return (
-    <List
-      resource={declaration.name}
-      title={translate(status === 'deleted' ? texts.deletedTitle : texts.activeTitle)}
-      perPage={pageSize}
-      sort={declaration.defaultSort}
-      queryOptions={{ meta: meta as Record<string, unknown> }}
-      filters={[<SearchInput key="q" source="q" alwaysOn />]}
-      actions={<Actions status={status} meta={meta} formState={formState} nameField={nameField} useDeleteReasons={useDeleteReasons} />}
-      empty={false}
+    <DeclaredList
+      title={title}
+      meta={meta}
       storeKey={`${declaration.name}.${status}.list`}
-      pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />}
-    >
-      <SelectionReset />
-      <Datagrid
-        bulkActionButtons={<></>}
-        rowClick={(_id, _resource, record) => {
-          navigate(declaration.routes.form, { state: formState('view', record) });
-          return false;
-        }}
-        empty={<EmptyState status={status} texts={texts} />}
-      >
-        <FunctionField
-          source="displayName"
-          label="iam.statusList.displayNameColumn"
-          render={(record: RaRecord) => (
-            // A real link-button, so a keyboard opens a record as a click on the row does.
-            <Link
-              component="button"
-              type="button"
-              underline="hover"
-              onClick={(event) => {
-                event.stopPropagation();
-                navigate(declaration.routes.form, { state: formState('view', record) });
-              }}
-            >
-              {record.displayName || record[nameField]}
-            </Link>
-          )}
-        />
-        <TextField source="email" label="iam.statusList.emailColumn" />
-      </Datagrid>
-    </List>
+      empty={<EmptyState status={status} texts={texts} />}
+      firstColumnFallback={props.nameField}
+      onRowClick={(record) => navigate(declaration.routes.view ?? declaration.routes.form, { state: formState('view', record) })}
+      actions={
+        <Actions status={status} setStatus={setStatus} onNew={() => navigate(declaration.routes.form, { state: formState('new') })} props={props} />
+      }
+    />
   );
 }
 
 /**
- * The active and deleted lists of a soft-deletable resource (users, groups): search, status filter,
- * server paging, bulk Delete / Recover / Purge and CSV export of the current search.
+ * The active and deleted lists of a soft-deletable resource (docs/CONSOLE.md, "Resources"): search,
+ * declared filters, status filter, server paging, bulk Delete / Recover / Purge after a
+ * confirmation, and CSV export of the current search.
  */
 export function StatusList(props: StatusListProps): ReactElement {
-  const status = useListStatus();
+  const routed = useListStatus();
+  const [toggled, setToggled] = useState<ListStatus>('active');
+  const status = useDeclaration().routes.deleted ? routed : toggled;
   // A fresh list per status: its own page, search and selection.
-  return <StatusListView key={status} status={status} {...props} />;
+  return <StatusListView key={status} status={status} setStatus={setToggled} {...props} />;
 }

@@ -1,7 +1,7 @@
 import { useLocation } from 'react-admin';
-import type { IamMeta } from '../../../dataProvider';
-import type { ResourceDeclaration } from '../../types';
-import { useDeclaration } from '../../generic/DeclarationContext';
+import type { IamMeta } from '../../dataProvider';
+import type { ResourceDeclaration } from '../types';
+import { useDeclaration } from './DeclarationContext';
 
 export type ListStatus = 'active' | 'deleted';
 
@@ -12,7 +12,7 @@ export function useListStatus(): ListStatus {
   return declaration.routes.deleted !== undefined && pathname === declaration.routes.deleted ? 'deleted' : 'active';
 }
 
-/** The SPEC 7 condition that keeps a list to one status. */
+/** The condition that keeps a list to one status (docs/CONSOLE.md, "Data provider conventions"). */
 export function statusCondition(declaration: ResourceDeclaration, status: ListStatus): IamMeta['condition'] {
   const soft = declaration.softDelete;
   if (!soft) return undefined;

@@ -1,5 +1,5 @@
 /**
- * SPEC 5: multi-line URI fields are split on line breaks into lists. The checks mirror the
+ * Multi-line URI fields (docs/CONSOLE.md, "Applications") are split on line breaks into lists. The checks mirror the
  * provider's own (server/api/applications.ts) so mistakes show beside the field before saving.
  */
 

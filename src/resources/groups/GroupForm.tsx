@@ -3,7 +3,8 @@ import { Box, Card, CardContent, Tab, Tabs } from '@mui/material';
 import { useLocation, useTranslate, type RaRecord } from 'react-admin';
 import type { Company, Domain } from '../../session/session';
 import { useSession } from '../../session/useSession';
-import { DeclaredFormScreen, isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
+import { DeclaredFormScreen } from '../generic/DeclaredFormScreen';
+import { isFormMode, type FormMode } from '../generic/formMode';
 import { MembersPanel } from './members/MembersPanel';
 import { PermissionsPanel } from './permissions/PermissionsPanel';
 

@@ -1,10 +1,10 @@
 import { useListContext, useTranslate, type RaRecord } from 'react-admin';
 import { getSession } from '../../session/session';
-import { StatusList, type DeleteReasons } from '../users/statusList/StatusList';
+import { StatusList, type DeleteReasons } from '../generic/StatusList';
 import { ADMINISTRATORS_GROUP } from '../users/administrators';
-import type { FormMode } from '../generic/DeclaredFormScreen';
+import type { FormMode } from '../generic/formMode';
 
-/** SPEC 2.1: /groups-new receives company, domain, group and mode. */
+/** /groups-new receives company, domain, group and mode (docs/CONSOLE.md, "Routes"). */
 export function groupFormState(mode: FormMode, group?: RaRecord) {
   const { company, domain } = getSession();
   return { company, domain, group, mode };
@@ -23,6 +23,7 @@ export default function GroupList() {
   return (
     <StatusList
       nameField="name"
+      typedPurge
       formState={groupFormState}
       useDeleteReasons={useGroupDeleteReasons}
       texts={{

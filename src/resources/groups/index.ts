@@ -7,6 +7,7 @@ export const groups: ResourceDeclaration = {
   name: 'groups',
   labelKey: 'iam.menu.allGroups',
   icon: GroupsIcon,
+  menu: { group: 'groups', order: 10, deletedLabelKey: 'iam.menu.deletedGroups' },
   needsDomain: true,
   paths: {
     collection: ({ companyId, domainId }) =>

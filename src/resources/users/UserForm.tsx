@@ -16,7 +16,7 @@ import type { IamMeta } from '../../dataProvider';
 import type { Company, Domain } from '../../session/session';
 import { useDeclaration } from '../generic/DeclarationContext';
 import { DeclaredInputs } from '../generic/DeclaredInputs';
-import { isFormMode, type FormMode } from '../generic/DeclaredFormScreen';
+import { isFormMode, type FormMode } from '../generic/formMode';
 import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
 import { SaveErrorAlert } from '../generic/SaveErrorAlert';
 import { hashPassword, matchesPassword } from './password';

@@ -6,7 +6,7 @@ import { renderScreen } from '../../test/renderScreen';
 import { clearSession, updateSession } from '../../session/session';
 import { users } from './index';
 import UserList from './UserList';
-import { toCsv } from './statusList/csv';
+import { toCsv } from '../generic/csv';
 
 const USERS_URL = '/api/companys/acme/domainNames/main/users';
 const people = [

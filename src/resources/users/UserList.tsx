@@ -1,12 +1,12 @@
 import { useListContext, useTranslate, type RaRecord } from 'react-admin';
 import { getSession } from '../../session/session';
 import { useSession } from '../../session/useSession';
-import { StatusList, type DeleteReasons } from './statusList/StatusList';
-import type { FormMode } from '../generic/DeclaredFormScreen';
+import { StatusList, type DeleteReasons } from '../generic/StatusList';
+import type { FormMode } from '../generic/formMode';
 import { lastAdministratorReason, useAdministrators } from './administrators';
-import { useListStatus } from './statusList/listStatus';
+import { useListStatus } from '../generic/listStatus';
 
-/** SPEC 2.1: /users-new receives company, domain, user, mode and header. */
+/** /users-new receives company, domain, user, mode and header (docs/CONSOLE.md, "Routes"). */
 export function userFormState(mode: FormMode, translate: (key: string) => string, user?: RaRecord) {
   const { company, domain } = getSession();
   const header = translate(mode === 'new' ? 'iam.users.newTitle' : 'iam.users.viewTitle');
@@ -33,6 +33,7 @@ export default function UserList() {
   return (
     <StatusList
       nameField="username"
+      typedPurge
       formState={(mode, record) => userFormState(mode, translate, record)}
       useDeleteReasons={useUserDeleteReasons}
       texts={{

@@ -10,6 +10,7 @@ export const users: ResourceDeclaration = {
   name: 'users',
   labelKey: 'iam.menu.allUsers',
   icon: PeopleIcon,
+  menu: { group: 'users', order: 10, deletedLabelKey: 'iam.menu.deletedUsers' },
   needsDomain: true,
   paths: {
     collection: ({ companyId, domainId }) =>

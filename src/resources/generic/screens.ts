@@ -1,0 +1,13 @@
+import { lazy, type ComponentType } from 'react';
+import type { ResourceDeclaration } from '../types';
+
+/** The screens every declaration gets unless it brings its own (loaded on first use). */
+const GenericList = lazy(() => import('./GenericList'));
+const GenericForm = lazy(() => import('./GenericForm'));
+
+export type ScreenKind = 'list' | 'form' | 'view';
+
+/** The declaration's own screen of this kind, else the generic one (a view route shows the form in view mode). */
+export function screenOf(declaration: ResourceDeclaration, kind: ScreenKind): ComponentType {
+  return declaration.screens?.[kind] ?? (kind === 'list' ? GenericList : GenericForm);
+}
