@@ -21,9 +21,9 @@ export interface Field {
   column: string;
   /** How it reads in JSON: text (the default), integer, boolean, texts (an array of text) or nullableText. */
   type?: 'text' | 'integer' | 'boolean' | 'texts' | 'nullableText';
-  /** Its schema in request bodies; without one the field is read-only (bodies may not carry it). */
+  /** Its schema in request bodies; without one the field is read-only (a body's copy of it is dropped). */
   input?: JsonSchema;
-  /** false: lists may not filter, search or sort by it. */
+  /** false: lists may not filter or sort by it (400 naming it). */
   listed?: false;
 }
 

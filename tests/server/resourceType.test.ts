@@ -8,6 +8,7 @@ import {
   crudRoutes,
   findRecords,
   listBodySchema,
+  type RecordOf,
   type ResourceDefinition,
   samePathId,
   selectList,
@@ -40,19 +41,7 @@ const DEVICES_TABLE = `CREATE TABLE devices (
 )`;
 
 // ---- the server definition (a real one is server/api/devices.ts, one line in server/api/index.ts) ----
-interface Device {
-  id: string;
-  name: string;
-  serial: string;
-  kind: 'phone' | 'laptop' | 'key';
-  seats: number;
-  managed: boolean;
-  status: 'active' | 'deleted';
-}
-type DeviceBody = Partial<Device>;
-type DomainParams = { companyId: string; domainId: string };
-
-const deviceDefinition: ResourceDefinition = {
+const deviceDefinition = {
   name: 'devices',
   label: 'device',
   table: 'devices t',
@@ -60,7 +49,7 @@ const deviceDefinition: ResourceDefinition = {
     id: { column: 't.id', input: id },
     name: { column: 't.name', input: requiredText() },
     serial: { column: 't.serial', input: requiredText(64) },
-    kind: { column: 't.kind', input: { type: 'string', enum: ['phone', 'laptop', 'key'] } },
+    kind: { column: 't.kind', input: { type: 'string', enum: ['phone', 'laptop', 'key'] as const } },
     seats: { column: 't.seats', type: 'integer', input: { type: 'integer', minimum: 1, maximum: 100 } },
     managed: { column: 't.managed', type: 'boolean', input: { type: 'boolean' } },
     status: { column: 't.status', input: status },
@@ -68,7 +57,11 @@ const deviceDefinition: ResourceDefinition = {
   search: `(t.name || ' ' || t.serial)`,
   key: ['t.company_id', 't.domain_id', 't.id'],
   defaultSort: 'name',
-};
+} satisfies ResourceDefinition;
+/** { id: string; name: string; …; seats: number; managed: boolean; status: 'active' | 'deleted' } */
+type Device = RecordOf<typeof deviceDefinition>;
+type DeviceBody = Partial<Device>;
+type DomainParams = { companyId: string; domainId: string };
 const SELECT = selectList(deviceDefinition);
 const inDomain = ({ companyId, domainId }: DomainParams) => ({ where: ['t.company_id = $1', 't.domain_id = $2'], values: [companyId, domainId] });
 
