@@ -25,6 +25,13 @@ export interface IamMeta {
   condition?: string | string[];
   /** Overrides the session's company or domain for this call (e.g. another company's domains). */
   pathContext?: Partial<PathContext>;
+  /** Query parameters a list sends before the usual ones (a group's candidates: type=user). */
+  query?: Record<string, string>;
+  /**
+   * What deleteMany sends instead of the ids: the records' keys when an id alone does not name one
+   * (a user and a group member may share an id; a permission grant is an API and a scope).
+   */
+  body?: unknown;
 }
 
 /** A user who administers a domain (member of its active `administrators` group, maybe through nested groups). */
@@ -38,6 +45,8 @@ export interface Administrator {
 export interface IamDataProvider extends DataProvider {
   /** PUT the whole collection (Set Primary sends every domain with primary on one of them). */
   replaceAll: (resource: string, params: { data: RaRecord[]; meta?: IamMeta }) => Promise<{ data: RaRecord[] }>;
+  /** POST a list body to the collection: all or nothing (a group's new members or permissions). */
+  createMany: (resource: string, params: { data: unknown[]; meta?: IamMeta }) => Promise<{ data: RaRecord[] }>;
   /** The domain's active administrators (at most 1000), to say which deletions would leave none. */
   getAdministrators: (params?: { meta?: IamMeta }) => Promise<{ data: Administrator[] }>;
 }
@@ -122,18 +131,29 @@ export function createDataProvider({
   };
 
   const listClient = longListsAsQuery(httpClient);
-  const withConditions = (conditions: string[]): HttpClient =>
-    conditions.length === 0
+  /** meta.query's parameters first, then simple-rest's, then the conditions. */
+  const withParameters = (conditions: string[], first: Record<string, string> = {}): HttpClient =>
+    conditions.length === 0 && Object.keys(first).length === 0
       ? listClient
       : (url, options) => {
-          const query = conditions.map((condition) => `condition=${encodeURIComponent(condition)}`).join('&');
-          return listClient(`${url}${url.includes('?') ? '&' : '?'}${query}`, options);
+          const cut = url.indexOf('?');
+          const [path, rest] = cut < 0 ? [url, ''] : [url.slice(0, cut), url.slice(cut + 1)];
+          const parameters = [
+            new URLSearchParams(first).toString(),
+            rest,
+            conditions.map((condition) => `condition=${encodeURIComponent(condition)}`).join('&'),
+          ].filter(Boolean);
+          return listClient(`${path}?${parameters.join('&')}`, options);
         };
+
+  /** Records without an id of their own (a permission grant) get one from their key. */
+  const withIds = (declaration: ResourceDeclaration, records: RaRecord[]): RaRecord[] =>
+    declaration.recordId ? records.map((record) => ({ ...record, id: declaration.recordId!(record) })) : records;
 
   const collection = (resource: string, meta?: IamMeta, conditions: string[] = []) => {
     const declaration = declarationOf(resource);
     const { apiUrl, segment } = splitPath(apiBase, checkedPath(declaration.paths.collection(contextOf(meta))));
-    const client = withConditions(conditions);
+    const client = withParameters(conditions, meta?.query);
     return { provider: simpleRestProvider(apiUrl, client as never), segment, declaration, url: `${apiUrl}/${segment}`, client };
   };
 
@@ -169,7 +189,8 @@ export function createDataProvider({
       const declaration = declarationOf(resource);
       const { conditions, filter } = dateRanges(declaration, params.filter);
       const { provider, segment } = collection(resource, params.meta, [...conditionsOf(declaration, params.meta, params.filter), ...conditions]);
-      return provider.getList(segment, { ...params, filter });
+      const result = await provider.getList(segment, { ...params, filter });
+      return { ...result, data: withIds(declaration, result.data) as typeof result.data };
     },
 
     getManyReference: async (resource, params) => {
@@ -228,10 +249,17 @@ export function createDataProvider({
 
     // The provider deletes a list body in one all-or-nothing call (DESIGN 4), not one call per id.
     deleteMany: async (resource, params) => {
-      const { url } = records(resource, params.meta);
-      const { json } = await httpClient(url, { method: 'DELETE', body: JSON.stringify(params.ids) });
-      const deleted = Array.isArray(json) ? json : [];
-      return { data: deleted.length ? deleted.map((record: RaRecord) => record.id) : params.ids };
+      const { url, declaration } = records(resource, params.meta);
+      const body = (params.meta as IamMeta | undefined)?.body ?? params.ids;
+      const { json } = await httpClient(url, { method: 'DELETE', body: JSON.stringify(body) });
+      const deleted = Array.isArray(json) ? withIds(declaration, json) : [];
+      return { data: deleted.length && deleted.every((record) => record.id !== undefined) ? deleted.map((record) => record.id) : params.ids };
+    },
+
+    createMany: async (resource, params) => {
+      const { url, declaration } = records(resource, params.meta);
+      const { json } = await httpClient(url, { method: 'POST', body: JSON.stringify(params.data) });
+      return { data: Array.isArray(json) ? withIds(declaration, json) : [] };
     },
 
     replaceAll: async (resource, params) => {

@@ -106,6 +106,8 @@ export interface ResourceDeclaration {
   /** No create, edit or delete: the list and the view form only. */
   readOnly?: boolean;
   formFields: readonly string[];
+  /** For records without an id of their own (a group's permission grants): their key as the id. */
+  recordId?: (record: Record<string, unknown>) => string;
   /** On create, this field's value becomes the id (a group's or domain's id is its name). */
   idFromField?: string;
   softDelete?: SoftDelete;

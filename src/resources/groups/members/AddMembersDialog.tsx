@@ -1,15 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Alert, Box, Dialog, DialogContent, DialogTitle, Tab, Tabs, TextField } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
-import { usePageControls } from '../panel/pageControls';
+import { groupMemberCandidates, groupMembers } from '../index';
 import { PickerActions } from '../panel/PickerActions';
-import { useGroupCall } from '../panel/useGroupCall';
-import { usePagedRequest } from '../panel/usePagedRequest';
+import { groupMeta, useCreateMany, useErrorText, useGroupList } from '../panel/useGroupList';
+import type { Member, MemberType } from './member';
 import { MemberTable, toggleSelection } from './MemberTable';
-import { membersApi, type Member, type MemberType } from './membersApi';
-
-const SEARCH_DELAY_MS = 300;
 
 interface AddMembersDialogProps {
   context: PathContext;
@@ -19,7 +16,7 @@ interface AddMembersDialogProps {
 }
 
 /**
- * SPEC 2.10's Add modal: tabs Users and Groups offer what the provider's candidates call returns
+ * The Add modal (docs/CONSOLE.md, "Groups"): tabs Users and Groups offer what the provider's candidates call returns
  * (active, not yet members, never the group itself nor a group that would make a cycle). The
  * selection spans both tabs and every page; Add posts it, Close and Escape leave.
  */
@@ -27,30 +24,19 @@ export function AddMembersDialog({ context, group, onClose, onAdded }: AddMember
   const translate = useTranslate();
   const [type, setType] = useState<MemberType>('user');
   const [search, setSearch] = useState('');
-  const [q, setQ] = useState('');
-  const controls = usePageControls();
   const [selected, setSelected] = useState<Map<string, Member>>(new Map());
-  const { busy, error, run } = useGroupCall();
-
-  useEffect(() => {
-    const timer = setTimeout(() => {
-      setQ(search.trim());
-      controls.setPage(1);
-    }, SEARCH_DELAY_MS);
-    return () => clearTimeout(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [search]);
-
-  const candidates = usePagedRequest(
-    (request) => membersApi.candidates(context, group.id, type, request),
-    { page: controls.page, perPage: controls.perPage, q: q || undefined },
-    `${context.companyId}/${context.domainId}/${group.id}/${type}`,
-  );
+  const candidates = useGroupList<Member>(groupMemberCandidates, context, group.id, { type });
+  const adding = useCreateMany(groupMembers.name);
+  const error = useErrorText()(adding.error);
 
   const add = async () => {
-    if (await run(() => membersApi.add(context, group.id, [...selected.values()]))) {
-      onAdded(selected.size);
+    const chosen = [...selected.values()].map(({ id, displayName, type: memberType }) => ({ id, displayName, type: memberType }));
+    try {
+      await adding.mutateAsync({ data: chosen, meta: groupMeta(context, group.id) });
+      onAdded(chosen.length);
       onClose();
+    } catch {
+      // the refusal shows in the dialog
     }
   };
 
@@ -66,7 +52,7 @@ export function AddMembersDialog({ context, group, onClose, onAdded }: AddMember
           value={type}
           onChange={(_event, value: MemberType) => {
             setType(value);
-            controls.setPage(1);
+            candidates.setPage(1);
           }}
         >
           <Tab value="user" label={translate('iam.members.users')} id={tabId('user')} aria-controls="add-members-panel" />
@@ -79,16 +65,18 @@ export function AddMembersDialog({ context, group, onClose, onAdded }: AddMember
             fullWidth
             label={translate('iam.members.search')}
             value={search}
-            onChange={(event) => setSearch(event.target.value)}
+            onChange={(event) => {
+              setSearch(event.target.value);
+              // react-admin waits for typing to pause, then asks again from page 1
+              const q = event.target.value.trim();
+              candidates.setFilters(q ? { q } : {}, {});
+            }}
             sx={{ mb: 1 }}
           />
           <MemberTable
             label={translate(type === 'user' ? 'iam.members.users' : 'iam.members.groups')}
-            rows={candidates.rows}
-            total={candidates.total}
-            isPending={candidates.isPending}
-            error={candidates.error}
-            controls={controls}
+            list={candidates}
+            declaration={groupMemberCandidates}
             selected={selected}
             onSelect={(members, isSelected) => setSelected((previous) => toggleSelection(previous, members, isSelected))}
             emptyText="iam.members.noCandidates"
@@ -106,7 +94,7 @@ export function AddMembersDialog({ context, group, onClose, onAdded }: AddMember
         closeText="iam.members.close"
         addText="iam.members.add"
         count={selected.size}
-        busy={busy}
+        busy={adding.isPending}
         onClose={onClose}
         onAdd={add}
       />

@@ -1,8 +1,8 @@
 import { Checkbox, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
-import { useTranslate } from 'react-admin';
-import type { PageControls } from '../panel/pageControls';
+import { useTranslate, type ListControllerResult } from 'react-admin';
+import type { ResourceDeclaration } from '../../types';
 import { PagedTableFrame } from '../panel/PagedTableFrame';
-import type { Member } from './membersApi';
+import type { Member } from './member';
 
 export const memberKey = (member: Pick<Member, 'id' | 'type'>) => `${member.type}:${member.id}`;
 
@@ -22,11 +22,8 @@ export function toggleSelection<T extends Parameters<typeof memberKey>[0]>(
 
 interface MemberTableProps {
   label: string;
-  rows: readonly Member[];
-  total: number;
-  isPending: boolean;
-  error?: string;
-  controls: PageControls;
+  list: ListControllerResult<Member>;
+  declaration: ResourceDeclaration;
   selected: ReadonlyMap<string, Member>;
   onSelect: (members: readonly Member[], selected: boolean) => void;
   emptyText: string;
@@ -34,59 +31,49 @@ interface MemberTableProps {
 }
 
 /** A server-paged table of members or candidates with checkboxes (the selection survives paging). */
-export function MemberTable({
-  label,
-  rows,
-  total,
-  isPending,
-  error,
-  controls,
-  selected,
-  onSelect,
-  emptyText,
-  showEmail = false,
-}: MemberTableProps) {
+export function MemberTable({ label, list, declaration, selected, onSelect, emptyText, showEmail = false }: MemberTableProps) {
   const translate = useTranslate();
+  const rows = list.data ?? [];
   const selectedOnPage = rows.filter((row) => selected.has(memberKey(row))).length;
 
   return (
-    <PagedTableFrame isPending={isPending} error={error} isEmpty={rows.length === 0} emptyText={emptyText} total={total} controls={controls}>
+    <PagedTableFrame list={list} declaration={declaration} emptyText={emptyText}>
       <Table size="small" aria-label={label}>
-          <TableHead>
-            <TableRow>
-              <TableCell padding="checkbox">
-                <Checkbox
-                  slotProps={{ input: { 'aria-label': translate('iam.members.selectPage') } }}
-                  checked={rows.length > 0 && selectedOnPage === rows.length}
-                  indeterminate={selectedOnPage > 0 && selectedOnPage < rows.length}
-                  onChange={(event) => onSelect(rows, event.target.checked)}
-                />
-              </TableCell>
-              <TableCell>{translate('iam.members.displayName')}</TableCell>
-              {showEmail && <TableCell>{translate('resources.users.fields.email')}</TableCell>}
-              <TableCell>{translate('iam.members.type')}</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {rows.map((row) => {
-              const isSelected = selected.has(memberKey(row));
-              return (
-                <TableRow key={memberKey(row)} hover selected={isSelected} onClick={() => onSelect([row], !isSelected)}>
-                  <TableCell padding="checkbox">
-                    <Checkbox
-                      slotProps={{ input: { 'aria-label': translate('iam.members.select', { name: row.displayName }) } }}
-                      checked={isSelected}
-                      onClick={(event) => event.stopPropagation()}
-                      onChange={(event) => onSelect([row], event.target.checked)}
-                    />
-                  </TableCell>
-                  <TableCell>{row.displayName}</TableCell>
-                  {showEmail && <TableCell>{row.email}</TableCell>}
-                  <TableCell>{translate(`iam.members.types.${row.type}`)}</TableCell>
-                </TableRow>
-              );
-            })}
-          </TableBody>
+        <TableHead>
+          <TableRow>
+            <TableCell padding="checkbox">
+              <Checkbox
+                slotProps={{ input: { 'aria-label': translate('iam.members.selectPage') } }}
+                checked={rows.length > 0 && selectedOnPage === rows.length}
+                indeterminate={selectedOnPage > 0 && selectedOnPage < rows.length}
+                onChange={(event) => onSelect(rows, event.target.checked)}
+              />
+            </TableCell>
+            <TableCell>{translate('iam.members.displayName')}</TableCell>
+            {showEmail && <TableCell>{translate('resources.users.fields.email')}</TableCell>}
+            <TableCell>{translate('iam.members.type')}</TableCell>
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {rows.map((row) => {
+            const isSelected = selected.has(memberKey(row));
+            return (
+              <TableRow key={memberKey(row)} hover selected={isSelected} onClick={() => onSelect([row], !isSelected)}>
+                <TableCell padding="checkbox">
+                  <Checkbox
+                    slotProps={{ input: { 'aria-label': translate('iam.members.select', { name: row.displayName }) } }}
+                    checked={isSelected}
+                    onClick={(event) => event.stopPropagation()}
+                    onChange={(event) => onSelect([row], event.target.checked)}
+                  />
+                </TableCell>
+                <TableCell>{row.displayName}</TableCell>
+                {showEmail && <TableCell>{row.email}</TableCell>}
+                <TableCell>{translate(`iam.members.types.${row.type}`)}</TableCell>
+              </TableRow>
+            );
+          })}
+        </TableBody>
       </Table>
     </PagedTableFrame>
   );

@@ -4,16 +4,16 @@ import AddIcon from '@mui/icons-material/Add';
 import ArrowBackIcon from '@mui/icons-material/ArrowBack';
 import DeleteIcon from '@mui/icons-material/Delete';
 import { useQueryClient } from '@tanstack/react-query';
-import { Confirm, useNavigate, useNotify, useTranslate } from 'react-admin';
+import { Confirm, useDeleteMany, useNavigate, useNotify, useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
 import { DisabledReason } from '../../generic/DisabledReason';
-import { groups } from '../index';
+import { useDeclaration } from '../../generic/DeclarationContext';
+import { groupMembers } from '../index';
+import { groupMeta, useErrorText, useGroupList } from '../panel/useGroupList';
 import { AddMembersDialog } from './AddMembersDialog';
 import { useMembersRemovalReason } from './lastAdministrator';
-import { useGroupRows } from '../panel/pageControls';
-import { useGroupCall } from '../panel/useGroupCall';
+import { memberRef, type Member } from './member';
 import { MemberTable, toggleSelection } from './MemberTable';
-import { membersApi, type Member } from './membersApi';
 
 interface MembersPanelProps {
   context: PathContext;
@@ -21,36 +21,41 @@ interface MembersPanelProps {
 }
 
 /**
- * SPEC 2.10's Members tab: the group's members, paged, with Add (the modal) and Delete. It names
- * the group and leads back to the groups list (docs/CONSOLE.md, "Groups").
+ * The Members tab (docs/CONSOLE.md, "Groups"): the group's members (the embedded groupMembers
+ * resource), paged, with Add (the modal) and Delete. It names the group and leads back to the
+ * groups list.
  */
 export function MembersPanel({ context, group }: MembersPanelProps) {
   const translate = useTranslate();
   const notify = useNotify();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const { routes } = useDeclaration();
   const [selected, setSelected] = useState<Map<string, Member>>(new Map());
   const [adding, setAdding] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const { busy: removing, error, run, clear } = useGroupCall();
-  const { controls, rows: members } = useGroupRows(
-    (request) => membersApi.list(context, group.id, request),
-    `${context.companyId}/${context.domainId}/${group.id}`,
-  );
+  const members = useGroupList<Member>(groupMembers, context, group.id);
+  const [deleteMany, removal] = useDeleteMany();
+  const error = useErrorText()(removal.error);
 
   const removeReason = useMembersRemovalReason(context, group.id, [...selected.values()], translate);
 
   // Who administers the domain may have changed: read it again.
-  const changed = () => {
-    members.reload();
-    void queryClient.invalidateQueries({ queryKey: ['administrators'] });
-  };
+  const administratorsChanged = () => void queryClient.invalidateQueries({ queryKey: ['administrators'] });
 
   const remove = async () => {
-    if (await run(() => membersApi.remove(context, group.id, [...selected.values()]))) {
-      notify('iam.members.removed', { type: 'info', messageArgs: { count: selected.size } });
+    const chosen = [...selected.values()];
+    try {
+      await deleteMany(
+        groupMembers.name,
+        { ids: chosen.map((member) => member.id), meta: groupMeta(context, group.id, { body: chosen.map(memberRef) }) },
+        { returnPromise: true },
+      );
+      notify('iam.members.removed', { type: 'info', messageArgs: { count: chosen.length } });
       setSelected(new Map());
-      changed();
+      administratorsChanged();
+    } catch {
+      // the refusal shows above the table until a later success
     }
     setConfirming(false);
   };
@@ -61,7 +66,7 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
         <Typography variant="h6" component="h2" sx={{ mr: 'auto', overflowWrap: 'anywhere' }}>
           {translate('iam.members.heading', { group: group.displayName || group.name || group.id })}
         </Typography>
-        <Button startIcon={<ArrowBackIcon />} onClick={() => navigate(groups.routes.list)}>
+        <Button startIcon={<ArrowBackIcon />} onClick={() => navigate(routes.list)}>
           {translate('iam.members.back')}
         </Button>
       </Box>
@@ -73,7 +78,7 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
           <Button
             startIcon={<DeleteIcon />}
             color="error"
-            disabled={selected.size === 0 || removing || Boolean(removeReason)}
+            disabled={selected.size === 0 || removal.isPending || Boolean(removeReason)}
             onClick={() => setConfirming(true)}
           >
             {translate('iam.members.delete')}
@@ -87,18 +92,15 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
       )}
       <MemberTable
         label={translate('iam.groups.members')}
-        rows={members.rows}
-        total={members.total}
-        isPending={members.isPending}
-        error={members.error}
-        controls={controls}
+        list={members}
+        declaration={groupMembers}
         selected={selected}
         onSelect={(rows, isSelected) => setSelected((previous) => toggleSelection(previous, rows, isSelected))}
         emptyText="iam.members.empty"
       />
       <Confirm
         isOpen={confirming}
-        loading={removing}
+        loading={removal.isPending}
         title="iam.members.removeTitle"
         content="iam.members.removeContent"
         translateOptions={{ count: selected.size }}
@@ -115,8 +117,8 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
           onAdded={(count) => {
             notify('iam.members.added', { type: 'info', messageArgs: { count } });
             // an earlier refusal is about a state this success has moved on from
-            clear();
-            changed();
+            removal.reset();
+            administratorsChanged();
           }}
         />
       )}

@@ -1,9 +1,11 @@
-import { useQuery } from '@tanstack/react-query';
+import { useGetList } from 'react-admin';
 import type { Administrator } from '../../../dataProvider';
 import type { PathContext } from '../../../session/session';
 import { ADMINISTRATORS_GROUP, lastAdministratorReason, useAdministrators } from '../../users/administrators';
+import { groupMembers } from '../index';
+import { groupMeta } from '../panel/useGroupList';
+import type { Member } from './member';
 import { memberKey } from './MemberTable';
-import { membersApi, type Member } from './membersApi';
 
 type Translate = (key: string, options?: Record<string, unknown>) => string;
 
@@ -39,15 +41,13 @@ export function membersRemovalReason(
 export function useMembersRemovalReason(context: PathContext, groupId: string, selected: readonly Member[], translate: Translate) {
   const isAdministrators = groupId === ADMINISTRATORS_GROUP;
   const administrators = useAdministrators(context, isAdministrators && selected.length > 0);
-  const members = useQuery({
-    // Under 'administrators' so that invalidating that key reads both again after a change.
-    queryKey: ['administrators', context.companyId, context.domainId, 'members'],
-    queryFn: async () => {
-      const { rows, total } = await membersApi.list(context, groupId, { page: 1, perPage: MAX_MEMBERS });
-      return rows.length < total ? undefined : rows;
-    },
-    enabled: isAdministrators && selected.length > 0 && Boolean(context.companyId && context.domainId),
-  });
+  // every direct member, read again with the members list after an Add or a removal
+  const members = useGetList<Member>(
+    groupMembers.name,
+    { pagination: { page: 1, perPage: MAX_MEMBERS }, sort: groupMembers.defaultSort, meta: groupMeta(context, groupId) },
+    { enabled: isAdministrators && selected.length > 0 && Boolean(context.companyId && context.domainId) },
+  );
   if (!isAdministrators) return undefined;
-  return membersRemovalReason(selected, members.data ?? undefined, administrators.data, translate);
+  const all = members.data && members.total !== undefined && members.data.length >= members.total ? members.data : undefined;
+  return membersRemovalReason(selected, all, administrators.data, translate);
 }

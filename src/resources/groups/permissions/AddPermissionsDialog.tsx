@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import {
   Alert,
   Checkbox,
@@ -14,12 +14,12 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { useTranslate } from 'react-admin';
+import { useGetList, useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
+import { groupPermissions } from '../index';
 import { PickerActions } from '../panel/PickerActions';
-import { useGroupCall } from '../panel/useGroupCall';
-import { useGroupCallError } from '../panel/usePagedRequest';
-import { permissionsApi, type DomainApi, type Scope } from './permissionsApi';
+import { groupMeta, useCreateMany, useErrorText } from '../panel/useGroupList';
+import type { DomainApi, Scope } from './permission';
 
 interface AddPermissionsDialogProps {
   context: PathContext;
@@ -28,38 +28,8 @@ interface AddPermissionsDialogProps {
   onAdded: (count: number) => void;
 }
 
-interface Loaded<T> {
-  rows: T[];
-  isPending: boolean;
-  error?: string;
-}
-
-/** Loads `load()` whenever `key` changes (nothing while key is empty); the result of an older key is dropped. */
-function useLoad<T>(load: () => Promise<T[]>, key: string): Loaded<T> {
-  const handleError = useGroupCallError();
-  const [state, setState] = useState<Loaded<T>>({ rows: [], isPending: Boolean(key) });
-  useEffect(() => {
-    if (!key) {
-      setState({ rows: [], isPending: false });
-      return;
-    }
-    let current = true;
-    setState({ rows: [], isPending: true });
-    load().then(
-      (rows) => current && setState({ rows, isPending: false }),
-      async (error) => {
-        const message = await handleError(error);
-        if (current) setState({ rows: [], isPending: false, error: message });
-      },
-    );
-    return () => {
-      current = false;
-    };
-    // load is rebuilt every render; key names what it reads.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key, handleError]);
-  return state;
-}
+/** The provider answers at most this many rows a request: enough for a picker. */
+const PICKER_LIMIT = 1000;
 
 /**
  * Grant permissions: pick one API of the group's domain, then one or more of its permission scopes.
@@ -69,10 +39,24 @@ export function AddPermissionsDialog({ context, group, onClose, onAdded }: AddPe
   const translate = useTranslate();
   const [apiId, setApiId] = useState('');
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const { busy, error, run } = useGroupCall();
-
-  const apis = useLoad<DomainApi>(() => permissionsApi.apis(context), `${context.companyId}/${context.domainId}`);
-  const scopes = useLoad<Scope>(() => permissionsApi.scopes(apiId), apiId);
+  const adding = useCreateMany(groupPermissions.name);
+  const errorText = useErrorText();
+  const error = errorText(adding.error);
+  const page = { page: 1, perPage: PICKER_LIMIT };
+  // Only the active APIs of the group's domain have scopes that can be granted.
+  const apiList = useGetList<DomainApi & { id: string }>('apis', {
+    pagination: page,
+    sort: { field: 'name', order: 'ASC' },
+    filter: { status: 'active' },
+    meta: { pathContext: context, condition: [] },
+  });
+  const scopeList = useGetList<Scope>(
+    'permissionScopes',
+    { pagination: page, sort: { field: 'permission', order: 'ASC' }, meta: { pathContext: { parentId: apiId } } },
+    { enabled: Boolean(apiId) },
+  );
+  const apis = { rows: apiList.data ?? [], isPending: apiList.isPending, error: errorText(apiList.error) };
+  const scopes = { rows: scopeList.data ?? [], isPending: Boolean(apiId) && scopeList.isPending, error: errorText(scopeList.error) };
 
   const chooseApi = (id: string) => {
     setApiId(id);
@@ -89,9 +73,13 @@ export function AddPermissionsDialog({ context, group, onClose, onAdded }: AddPe
 
   const add = async () => {
     const grants = [...selected].map((permission) => ({ apiId, permission }));
-    if (await run(() => permissionsApi.add(context, group.id, grants))) {
-      onAdded(selected.size);
+    try {
+      // all or nothing: the provider refuses the lot (400) if one is not a scope of an active API of the domain
+      await adding.mutateAsync({ data: grants, meta: groupMeta(context, group.id) });
+      onAdded(grants.length);
       onClose();
+    } catch {
+      // the refusal shows in the dialog
     }
   };
 
@@ -169,7 +157,7 @@ export function AddPermissionsDialog({ context, group, onClose, onAdded }: AddPe
         closeText="iam.groupPermissions.close"
         addText="iam.groupPermissions.add"
         count={selected.size}
-        busy={busy}
+        busy={adding.isPending}
         onClose={onClose}
         onAdd={add}
       />

@@ -1,9 +1,9 @@
 import { Box, IconButton, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
 import DeleteIcon from '@mui/icons-material/Delete';
-import { useTranslate } from 'react-admin';
-import type { PageControls } from '../panel/pageControls';
+import { useTranslate, type ListControllerResult } from 'react-admin';
+import { groupPermissions } from '../index';
 import { PagedTableFrame } from '../panel/PagedTableFrame';
-import { permissionKey, type GroupPermission } from './permissionsApi';
+import type { GroupPermission } from './permission';
 
 /** Read by screen readers, not shown: the actions column's header. */
 const visuallyHidden = {
@@ -16,28 +16,18 @@ const visuallyHidden = {
 } as const;
 
 interface PermissionTableProps {
-  rows: readonly GroupPermission[];
-  total: number;
-  isPending: boolean;
-  error?: string;
-  controls: PageControls;
+  list: ListControllerResult<GroupPermission>;
   disabled?: boolean;
   onDelete: (permission: GroupPermission) => void;
 }
 
-/** The group's granted permissions, server-paged (SPEC 9: 15 a page, 10 page numbers), a delete action per row. */
-export function PermissionTable({ rows, total, isPending, error, controls, disabled, onDelete }: PermissionTableProps) {
+/** The group's granted permissions, server-paged (15 a page, 10 page numbers), a delete action per row. */
+export function PermissionTable({ list, disabled, onDelete }: PermissionTableProps) {
   const translate = useTranslate();
+  const rows = list.data ?? [];
 
   return (
-    <PagedTableFrame
-      isPending={isPending}
-      error={error}
-      isEmpty={rows.length === 0}
-      emptyText="iam.groupPermissions.empty"
-      total={total}
-      controls={controls}
-    >
+    <PagedTableFrame list={list} declaration={groupPermissions} emptyText="iam.groupPermissions.empty">
       <Table size="small" aria-label={translate('iam.groupPermissions.tab')}>
           <TableHead>
             <TableRow>
@@ -53,7 +43,7 @@ export function PermissionTable({ rows, total, isPending, error, controls, disab
           </TableHead>
           <TableBody>
             {rows.map((row) => (
-              <TableRow key={permissionKey(row)} hover>
+              <TableRow key={row.id} hover>
                 <TableCell>{row.apiName}</TableCell>
                 <TableCell sx={{ fontFamily: 'monospace' }}>{row.permission}</TableCell>
                 <TableCell>{row.description}</TableCell>

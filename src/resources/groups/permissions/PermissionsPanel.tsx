@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import { Alert, Button, Stack } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
-import { Confirm, useNotify, useTranslate } from 'react-admin';
+import { Confirm, useDeleteMany, useNotify, useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
-import { useGroupRows } from '../panel/pageControls';
-import { useGroupCall } from '../panel/useGroupCall';
+import { groupPermissions } from '../index';
+import { groupMeta, useErrorText, useGroupList } from '../panel/useGroupList';
 import { AddPermissionsDialog } from './AddPermissionsDialog';
+import { grantRef, type GroupPermission } from './permission';
 import { PermissionTable } from './PermissionTable';
-import { permissionsApi, type GroupPermission } from './permissionsApi';
 
 interface PermissionsPanelProps {
   context: PathContext;
@@ -23,17 +23,22 @@ export function PermissionsPanel({ context, group }: PermissionsPanelProps) {
   const notify = useNotify();
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<GroupPermission>();
-  const { busy: removing, error, run, clear } = useGroupCall();
-  const { controls, rows: permissions } = useGroupRows(
-    (request) => permissionsApi.list(context, group.id, request),
-    `${context.companyId}/${context.domainId}/${group.id}/permissions`,
-  );
+  const permissions = useGroupList<GroupPermission>(groupPermissions, context, group.id);
+  const [deleteMany, removal] = useDeleteMany();
+  const error = useErrorText()(removal.error);
+  const removing = removal.isPending;
 
   const remove = async () => {
     if (!deleting) return;
-    if (await run(() => permissionsApi.remove(context, group.id, [deleting]))) {
+    try {
+      await deleteMany(
+        groupPermissions.name,
+        { ids: [deleting.id], meta: groupMeta(context, group.id, { body: [grantRef(deleting)] }) },
+        { returnPromise: true },
+      );
       notify('iam.groupPermissions.removed', { type: 'info', messageArgs: { permission: deleting.permission } });
-      permissions.reload();
+    } catch {
+      // the refusal shows above the table until a later success
     }
     setDeleting(undefined);
   };
@@ -51,11 +56,7 @@ export function PermissionsPanel({ context, group }: PermissionsPanelProps) {
         </Alert>
       )}
       <PermissionTable
-        rows={permissions.rows}
-        total={permissions.total}
-        isPending={permissions.isPending}
-        error={permissions.error}
-        controls={controls}
+        list={permissions}
         disabled={removing}
         onDelete={setDeleting}
       />
@@ -76,9 +77,8 @@ export function PermissionsPanel({ context, group }: PermissionsPanelProps) {
           group={group}
           onClose={() => setAdding(false)}
           onAdded={(count) => {
-            clear();
+            removal.reset();
             notify('iam.groupPermissions.added', { type: 'info', messageArgs: { count } });
-            permissions.reload();
           }}
         />
       )}
