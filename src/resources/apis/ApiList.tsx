@@ -14,6 +14,7 @@ export default function ApiList() {
   return (
     <StatusList
       toolbarStart={<DomainSwitcher />}
+      noExport
       recoverConfirm={{ title: 'iam.applications.recoverTitle', content: 'iam.applications.recoverContent' }}
       formState={apiState}
     />

@@ -15,6 +15,7 @@ export default function ApplicationList() {
   return (
     <StatusList
       toolbarStart={<DomainSwitcher />}
+      noExport
       recoverConfirm={{ title: 'iam.applications.recoverTitle', content: 'iam.applications.recoverContent' }}
       formState={(mode, record) =>
         applicationState(mode, translate(mode === 'new' ? 'iam.applications.newTitle' : 'iam.applications.viewTitle'), record)

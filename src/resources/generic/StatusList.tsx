@@ -37,6 +37,8 @@ interface StatusListProps {
   texts?: StatusListTexts;
   /** Controls shown first in the toolbar (the applications' and APIs' Domains drop-down). */
   toolbarStart?: ReactNode;
+  /** No CSV export (applications and APIs: their form fields hold secrets and settings, not a roster). */
+  noExport?: boolean;
   /**
    * A hook, called inside the list, saying why the selection cannot be deleted or purged (the
    * provider would refuse it); the buttons are then disabled and say why.
@@ -115,36 +117,48 @@ function Actions({
   const meta = useListMeta({ condition: statusCondition(declaration, status) });
   const reasons = (props.useDeleteReasons ?? noReasons)();
   const nameField = props.nameField ?? declaration.idFromField ?? 'name';
-  return (
-    <TopToolbar sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
-      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 1, flexGrow: 1 }}>
-        {props.toolbarStart}
-        <StatusFilter status={status} setStatus={setStatus} />
-        {status === 'active' ? (
-          <>
-            {!declaration.readOnly && (
-              <Button variant={props.toolbarStart ? 'contained' : 'text'} startIcon={<AddIcon />} onClick={onNew}>
-                {translate('iam.actions.new')}
-              </Button>
-            )}
-            {!declaration.readOnly && <SoftDeleteButton meta={meta} disabledReason={reasons.softDelete} />}
-          </>
-        ) : (
-          <>
-            <RecoverButton meta={meta} confirm={props.recoverConfirm} />
-            {props.typedPurge ? (
-              <PurgeButton meta={meta} nameField={nameField} disabledReason={reasons.purge} />
-            ) : (
-              <DeleteSelectedButton meta={meta} successMessage="iam.statusList.purged" disabledReason={reasons.purge} />
-            )}
-          </>
-        )}
+  const items = (
+    <>
+      {props.toolbarStart}
+      <StatusFilter status={status} setStatus={setStatus} />
+      {status === 'active' ? (
+        <>
+          {!declaration.readOnly && (
+            <Button variant={props.toolbarStart ? 'contained' : 'text'} startIcon={<AddIcon />} onClick={onNew}>
+              {translate('iam.actions.new')}
+            </Button>
+          )}
+          {!declaration.readOnly && <SoftDeleteButton meta={meta} disabledReason={reasons.softDelete} />}
+        </>
+      ) : (
+        <>
+          <RecoverButton meta={meta} confirm={props.recoverConfirm} />
+          {props.typedPurge ? (
+            <PurgeButton meta={meta} nameField={nameField} disabledReason={reasons.purge} />
+          ) : (
+            <DeleteSelectedButton meta={meta} successMessage="iam.statusList.purged" disabledReason={reasons.purge} />
+          )}
+        </>
+      )}
+      {!props.noExport && (
         <ExportCsvButton
           meta={meta}
           columns={['id', ...declaration.formFields, declaration.softDelete!.field]}
           filename={status === 'deleted' ? `${declaration.name}-deleted` : declaration.name}
         />
-      </Stack>
+      )}
+    </>
+  );
+  // The status select pushes the buttons to the right; the toggle's controls stay together, wrapping as one.
+  return (
+    <TopToolbar sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+      {declaration.routes.deleted ? (
+        items
+      ) : (
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
+          {items}
+        </Stack>
+      )}
     </TopToolbar>
   );
 }
