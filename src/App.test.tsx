@@ -2,7 +2,8 @@ import { cleanup, render, screen, waitFor, within } from '@testing-library/react
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mockFetch, type RecordedRequest } from './test/fetchMock';
-import { clearSession, updateSession } from './session/session';
+import { clearSession } from './session/session';
+import { signedInAs } from './test/session';
 import App from './App';
 
 function provider(request: RecordedRequest) {
@@ -22,13 +23,7 @@ function provider(request: RecordedRequest) {
 
 beforeEach(() => {
   localStorage.clear();
-  updateSession({
-    user: { displayName: 'Ada Admin', email: 'admin@example.com' },
-    company: { id: 'root', name: 'root', type: 'root', parent: null },
-    rootCompany: { id: 'root', name: 'root', type: 'root' },
-    domain: { id: 'default', name: 'default', description: 'Default domain', primary: true },
-    accessToken: 'x.e30.y',
-  });
+  signedInAs();
 });
 afterEach(() => {
   cleanup();

@@ -9,7 +9,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import DevicesIcon from '@mui/icons-material/Devices';
 import { mockFetch, readable, type RecordedRequest } from '../test/fetchMock';
-import { clearSession, updateSession } from '../session/session';
+import { clearSession } from '../session/session';
+import { signedInAs } from '../test/session';
 import type { ResourceDeclaration } from './types';
 
 const devices: ResourceDeclaration = {
@@ -88,13 +89,7 @@ beforeEach(() => {
     { id: 'SN-1', name: 'Phone of Ada', serial: 'SN-1', kind: 'phone', seats: 1, managed: true },
     { id: 'SN-2', name: 'Laptop of Bob', serial: 'SN-2', kind: 'laptop', seats: 2, managed: false },
   ];
-  updateSession({
-    user: { displayName: 'Ada Admin', email: 'admin@example.com' },
-    company: { id: 'acme', name: 'acme', type: 'root', parent: null },
-    rootCompany: { id: 'acme', name: 'acme', type: 'root' },
-    domain: { id: 'main', name: 'main', description: 'Main', primary: true },
-    accessToken: 'x.e30.y',
-  });
+  signedInAs('acme', 'main');
 });
 afterEach(() => {
   cleanup();

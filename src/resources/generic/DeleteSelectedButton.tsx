@@ -13,17 +13,14 @@ interface DeleteSelectedButtonProps {
 }
 
 /**
- * Removes the selected rows for good in one call after a confirmation dialog. Permanent, so it is
- * "Purge" on the button, in the dialog and in the notification (docs/CONSOLE.md, "Resources").
+ * Removes the list's selection for good in one call, says so (or why not), and clears the selection;
+ * `done` runs either way (closing the confirmation).
  */
-export function DeleteSelectedButton({ meta, successMessage, disabledReason }: DeleteSelectedButtonProps) {
+export function usePurgeSelection(meta: IamMeta | undefined, successMessage: string, done: () => void) {
   const { resource, selectedIds, onUnselectItems } = useListContext();
-  const translate = useTranslate();
   const notify = useNotify();
-  const [open, setOpen] = useState(false);
   const [deleteMany, { isPending }] = useDeleteMany();
-
-  const confirm = async () => {
+  const purge = async () => {
     try {
       await deleteMany(resource, { ids: selectedIds, meta }, { returnPromise: true });
       notify(successMessage, { type: 'info', messageArgs: { count: selectedIds.length } });
@@ -31,9 +28,21 @@ export function DeleteSelectedButton({ meta, successMessage, disabledReason }: D
     } catch (error) {
       notify((error as Error).message || 'ra.notification.http_error', { type: 'error' });
     } finally {
-      setOpen(false);
+      done();
     }
   };
+  return { purge, isPending };
+}
+
+/**
+ * Removes the selected rows for good in one call after a confirmation dialog. Permanent, so it is
+ * "Purge" on the button, in the dialog and in the notification (docs/CONSOLE.md, "Resources").
+ */
+export function DeleteSelectedButton({ meta, successMessage, disabledReason }: DeleteSelectedButtonProps) {
+  const { selectedIds } = useListContext();
+  const translate = useTranslate();
+  const [open, setOpen] = useState(false);
+  const { purge: confirm, isPending } = usePurgeSelection(meta, successMessage, () => setOpen(false));
 
   return (
     <>

@@ -9,8 +9,9 @@ import {
   TextField,
 } from '@mui/material';
 import DeleteForeverIcon from '@mui/icons-material/DeleteForever';
-import { useDeleteMany, useListContext, useNotify, useTranslate } from 'react-admin';
+import { useListContext, useTranslate } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
+import { usePurgeSelection } from './DeleteSelectedButton';
 import { DisabledReason } from './DisabledReason';
 
 /**
@@ -31,30 +32,17 @@ export function purgeConfirmation(
 
 /** Purge on the deleted list: permanent, so the administrator types the name or the count first. */
 export function PurgeButton({ meta, nameField, disabledReason }: { meta?: IamMeta; nameField: string; disabledReason?: string }) {
-  const { resource, selectedIds, data, onUnselectItems } = useListContext();
+  const { selectedIds, data } = useListContext();
   const translate = useTranslate();
-  const notify = useNotify();
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState('');
-  const [deleteMany, { isPending }] = useDeleteMany();
   const { expected, byName } = purgeConfirmation(selectedIds, data, nameField);
 
   const close = () => {
     setOpen(false);
     setTyped('');
   };
-
-  const purge = async () => {
-    try {
-      await deleteMany(resource, { ids: selectedIds, meta }, { returnPromise: true });
-      notify('iam.statusList.purged', { type: 'info', messageArgs: { count: selectedIds.length } });
-      onUnselectItems();
-    } catch (error) {
-      notify((error as Error).message || 'ra.notification.http_error', { type: 'error' });
-    } finally {
-      close();
-    }
-  };
+  const { purge, isPending } = usePurgeSelection(meta, 'iam.statusList.purged', close);
 
   return (
     <>
