@@ -34,28 +34,36 @@ export function usePurgeSelection(meta: IamMeta | undefined, successMessage: str
   return { purge, isPending };
 }
 
+/** Purge, for a selection; disabled while one runs, or with the reason the provider would refuse it. */
+export function PurgeSelectionButton({ pending, disabledReason, onClick }: { pending: boolean; disabledReason?: string; onClick: () => void }) {
+  const { selectedIds } = useListContext();
+  const translate = useTranslate();
+  return (
+    <DisabledReason reason={disabledReason}>
+      <Button
+        startIcon={<DeleteForeverIcon />}
+        color="error"
+        disabled={selectedIds.length === 0 || pending || Boolean(disabledReason)}
+        onClick={onClick}
+      >
+        {translate('iam.statusList.purge')}
+      </Button>
+    </DisabledReason>
+  );
+}
+
 /**
  * Removes the selected rows for good in one call after a confirmation dialog. Permanent, so it is
  * "Purge" on the button, in the dialog and in the notification (docs/CONSOLE.md, "Resources").
  */
 export function DeleteSelectedButton({ meta, successMessage, disabledReason }: DeleteSelectedButtonProps) {
   const { selectedIds } = useListContext();
-  const translate = useTranslate();
   const [open, setOpen] = useState(false);
   const { purge: confirm, isPending } = usePurgeSelection(meta, successMessage, () => setOpen(false));
 
   return (
     <>
-      <DisabledReason reason={disabledReason}>
-        <Button
-          startIcon={<DeleteForeverIcon />}
-          color="error"
-          disabled={selectedIds.length === 0 || isPending || Boolean(disabledReason)}
-          onClick={() => setOpen(true)}
-        >
-          {translate('iam.statusList.purge')}
-        </Button>
-      </DisabledReason>
+      <PurgeSelectionButton pending={isPending} disabledReason={disabledReason} onClick={() => setOpen(true)} />
       <Confirm
         isOpen={open}
         loading={isPending}

@@ -8,11 +8,9 @@ import {
   DialogTitle,
   TextField,
 } from '@mui/material';
-import DeleteForeverIcon from '@mui/icons-material/DeleteForever';
 import { useListContext, useTranslate } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
-import { usePurgeSelection } from './DeleteSelectedButton';
-import { DisabledReason } from './DisabledReason';
+import { PurgeSelectionButton, usePurgeSelection } from './DeleteSelectedButton';
 
 /**
  * What the administrator types to confirm a purge: the name of a single selected record shown on
@@ -46,16 +44,7 @@ export function PurgeButton({ meta, nameField, disabledReason }: { meta?: IamMet
 
   return (
     <>
-      <DisabledReason reason={disabledReason}>
-        <Button
-          startIcon={<DeleteForeverIcon />}
-          color="error"
-          disabled={selectedIds.length === 0 || isPending || Boolean(disabledReason)}
-          onClick={() => setOpen(true)}
-        >
-          {translate('iam.statusList.purge')}
-        </Button>
-      </DisabledReason>
+      <PurgeSelectionButton pending={isPending} disabledReason={disabledReason} onClick={() => setOpen(true)} />
       <Dialog open={open} onClose={close} aria-labelledby="purge-title">
         <form
           onSubmit={(event) => {
