@@ -44,9 +44,34 @@ const devices: ResourceDeclaration = {
   routes: { list: '/devices', form: '/devices-new' },
 };
 
+/** A read-only type: licences seen on devices, filtered by device (a reference) and by whether they expired. */
+const licences: ResourceDeclaration = {
+  name: 'licences',
+  labelKey: 'resources.licences.name',
+  icon: DevicesIcon,
+  readOnly: true,
+  menu: { group: 'enterprise', order: 30 },
+  paths: { collection: ({ companyId }) => `companys/${encodeURIComponent(companyId)}/licences` },
+  fields: [
+    { source: 'product', kind: 'text' },
+    { source: 'device', kind: 'text' },
+    { source: 'expired', kind: 'boolean' },
+  ],
+  listColumns: ['product', 'device'],
+  filters: [
+    { source: 'device', kind: 'reference', reference: 'devices', optionText: 'name' },
+    { source: 'expired', kind: 'boolean' },
+  ],
+  formFields: ['product', 'device', 'expired'],
+  defaultSort: { field: 'product', order: 'ASC' },
+  pageSize: 15,
+  pageWindow: 10,
+  routes: { list: '/licences', form: '/licences-view' },
+};
+
 vi.mock('./registry', async (importOriginal) => {
   const original = await importOriginal<typeof import('./registry')>();
-  return { registry: [...original.registry, devices] };
+  return { registry: [...original.registry, devices, licences] };
 });
 
 const { default: App } = await import('../App');
@@ -57,6 +82,9 @@ let rows: Record<string, unknown>[];
 /** The provider's produced routes for devices, and an empty users list for the reference filter. */
 function provider(request: RecordedRequest) {
   const url = new URL(request.url, 'http://console');
+  if (url.pathname === '/api/companys/acme/licences') {
+    return { json: [{ id: 'L1', product: 'Office', device: 'SN-1', expired: false }], headers: { 'Content-Range': 'licences 0-0/1' } };
+  }
   if (url.pathname.endsWith('/users')) return { json: [{ id: 'u1', displayName: 'Ada' }], headers: { 'Content-Range': 'users 0-0/1' } };
   if (!url.pathname.startsWith(DEVICES)) return { status: 404, json: { message: 'not found' } };
   if (request.method === 'GET') {
@@ -114,7 +142,7 @@ describe('a resource type declared with no components', () => {
 
     // search
     await userEvent.type(screen.getByPlaceholderText('Search'), 'laptop');
-    await waitFor(() => expect(screen.queryByText('Phone of Ada')).not.toBeInTheDocument());
+    await waitFor(() => expect(screen.queryByText('Phone of Ada')).not.toBeInTheDocument(), { timeout: 5000 });
     expect(lists(requests).at(-1)).toContain('"q":"laptop"');
     await userEvent.clear(screen.getByPlaceholderText('Search'));
     await screen.findByText('Phone of Ada', {}, { timeout: 5000 });
@@ -122,16 +150,16 @@ describe('a resource type declared with no components', () => {
     // a declared select filter and a date range
     await userEvent.click(screen.getByRole('combobox', { name: 'Kind' }));
     await userEvent.click(await screen.findByRole('option', { name: 'laptop' }));
-    await waitFor(() => expect(lists(requests).at(-1)).toContain('"kind":"laptop"'));
+    await waitFor(() => expect(lists(requests).at(-1)).toContain('"kind":"laptop"'), { timeout: 5000 });
     await userEvent.type(screen.getByLabelText('Created At from'), '2026-01-31');
-    await waitFor(() => expect(lists(requests).at(-1)).toContain('condition=createdAt,>=,2026-01-31'));
+    await waitFor(() => expect(lists(requests).at(-1)).toContain('condition=createdAt,>=,2026-01-31'), { timeout: 5000 });
     expect(lists(requests).at(-1)).not.toContain('createdAt_gte');
 
     // CSV export of the current search, sort and filters
     let csv: Blob | undefined;
     vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: (blob: Blob) => ((csv = blob), 'blob:csv') }));
     await userEvent.click(screen.getByRole('button', { name: 'Export CSV' }));
-    await waitFor(() => expect(csv).toBeDefined());
+    await waitFor(() => expect(csv).toBeDefined(), { timeout: 5000 });
     expect((await csv!.text()).split('\r\n')[0]).toBe('id,name,serial,kind,seats,managed');
 
     // create
@@ -143,7 +171,7 @@ describe('a resource type declared with no components', () => {
     await userEvent.clear(screen.getByRole('textbox', { name: /^Serial/ }));
     await userEvent.type(screen.getByRole('textbox', { name: /^Serial/ }), 'SN-3');
     await userEvent.click(screen.getByRole('button', { name: 'Create' }));
-    await waitFor(() => expect(writes(requests)).toHaveLength(1));
+    await waitFor(() => expect(writes(requests)).toHaveLength(1), { timeout: 5000 });
     expect(`${writes(requests)[0].method} ${writes(requests)[0].url}`).toBe(`POST ${DEVICES}`);
     expect(JSON.parse(writes(requests)[0].body!)).toMatchObject({ name: 'Key of Cy', serial: 'SN-3', kind: 'phone', seats: 1, managed: false });
 
@@ -156,7 +184,7 @@ describe('a resource type declared with no components', () => {
     await userEvent.clear(name);
     await userEvent.type(name, 'Laptop of Bea');
     await userEvent.click(screen.getByRole('button', { name: 'Save' }));
-    await waitFor(() => expect(writes(requests)).toHaveLength(2));
+    await waitFor(() => expect(writes(requests)).toHaveLength(2), { timeout: 5000 });
     expect(`${writes(requests)[1].method} ${writes(requests)[1].url}`).toBe(`PUT ${DEVICES}/SN-2`);
     expect(JSON.parse(writes(requests)[1].body!)).toMatchObject({ id: 'SN-2', name: 'Laptop of Bea' });
 
@@ -166,8 +194,36 @@ describe('a resource type declared with no components', () => {
     await userEvent.click(within(rowOf('Laptop of Bob')).getByRole('checkbox'));
     await userEvent.click(screen.getByRole('button', { name: 'Purge' }));
     await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Purge' }));
-    await waitFor(() => expect(writes(requests)).toHaveLength(3));
+    await waitFor(() => expect(writes(requests)).toHaveLength(3), { timeout: 5000 });
     expect(`${writes(requests)[2].method} ${writes(requests)[2].url}`).toBe(`DELETE ${DEVICES}`);
     expect(JSON.parse(writes(requests)[2].body!)).toEqual(['SN-1', 'SN-2']);
+  }, 60_000);
+
+  it('a read-only type joins a template menu group, filters by a reference and a boolean, and only views', async () => {
+    const { requests } = mockFetch(provider);
+    window.history.replaceState(null, '', '/dashboard');
+    render(<App />);
+    await userEvent.click(await screen.findByRole('menuitem', { name: 'Enterprise Applications' }, { timeout: 5000 }));
+    const entries = within(document.getElementById('menu-enterprise')!);
+    expect(entries.getAllByRole('menuitem').map((item) => item.textContent)).toEqual(['Applications', 'APIs', 'Licences']);
+    await userEvent.click(entries.getByRole('menuitem', { name: 'Licences' }));
+    expect(await screen.findByText('Office', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'New' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Purge' })).not.toBeInTheDocument();
+    const licenceLists = () => requests.filter((request) => request.url.includes('/licences?')).map((request) => readable(request.url));
+
+    // the reference filter offers the devices' names and sends the chosen id
+    await userEvent.click(screen.getByRole('combobox', { name: 'Device' }));
+    await userEvent.click(await screen.findByRole('option', { name: 'Laptop of Bob' }, { timeout: 5000 }));
+    await waitFor(() => expect(licenceLists().at(-1)).toContain('"device":"SN-2"'), { timeout: 5000 });
+    // the boolean filter: Any, Yes, No
+    await userEvent.click(screen.getByRole('combobox', { name: 'Expired' }));
+    await userEvent.click(await screen.findByRole('option', { name: 'No' }));
+    await waitFor(() => expect(licenceLists().at(-1)).toContain('"expired":false'), { timeout: 5000 });
+
+    await userEvent.click(screen.getByRole('button', { name: 'Office' }));
+    expect(await screen.findByRole('button', { name: 'Close' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Edit' })).not.toBeInTheDocument();
+    expect(screen.getByRole('textbox', { name: /^Product/ })).toHaveAttribute('readonly');
   }, 60_000);
 });

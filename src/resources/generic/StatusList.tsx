@@ -121,14 +121,12 @@ function Actions({
     <>
       {props.toolbarStart}
       <StatusFilter status={status} setStatus={setStatus} />
-      {status === 'active' ? (
+      {declaration.readOnly ? null : status === 'active' ? (
         <>
-          {!declaration.readOnly && (
-            <Button variant={props.toolbarStart ? 'contained' : 'text'} startIcon={<AddIcon />} onClick={onNew}>
-              {translate('iam.actions.new')}
-            </Button>
-          )}
-          {!declaration.readOnly && <SoftDeleteButton meta={meta} disabledReason={reasons.softDelete} />}
+          <Button variant={props.toolbarStart ? 'contained' : 'text'} startIcon={<AddIcon />} onClick={onNew}>
+            {translate('iam.actions.new')}
+          </Button>
+          <SoftDeleteButton meta={meta} disabledReason={reasons.softDelete} />
         </>
       ) : (
         <>
