@@ -21,7 +21,7 @@ export interface DataProviderOptions {
 
 /** Extra options callers may pass in params.meta. */
 export interface IamMeta {
-  /** SPEC 7 condition triples, e.g. 'status,!=,deleted'. */
+  /** Condition triples (docs/CONSOLE.md, "Data provider conventions"), e.g. 'status,!=,deleted'. */
   condition?: string | string[];
   /** Overrides the session's company or domain for this call (e.g. another company's domains). */
   pathContext?: Partial<PathContext>;

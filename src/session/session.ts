@@ -1,5 +1,5 @@
 /**
- * The signed-in session kept in sessionStorage under the keys of SPEC 3
+ * The signed-in session kept in sessionStorage under these keys (docs/CONSOLE.md, "Callback")
  * (user, company, rootCompany, domain, client, accessToken, header). Values are JSON.
  * Listeners let React re-render when the current company or domain changes (Switch, Set Primary).
  */

@@ -36,7 +36,7 @@ export function ApiFormScreen({ state = {}, onDone, title }: { state?: ApiFormSt
     const own = (state.api?.domain as string | undefined) ?? domain?.id;
     return own && !known.some((choice) => choice.id === own) ? [...known, { id: own, name: own }] : known;
   }, [domains, domain?.id, state.api?.domain]);
-  // SPEC 3: a new API's id is 32 random letters and digits.
+  // A new API's id is 32 random letters and digits (docs/CONSOLE.md, "Constants").
   const defaults = useMemo(() => ({ id: randomAlphanumeric(), domain: domain?.id }), [domain?.id]);
 
   return (

@@ -153,7 +153,7 @@ function AddScopeForm({ meta, editing, error, setError }: AddScopeFormProps) {
 }
 
 /**
- * SPEC 2.11 Permission tab: Permission (required) and Description inputs with Add, enabled only in
+ * The Permission tab (docs/CONSOLE.md, "APIs and permission scopes"): Permission (required) and Description inputs with Add, enabled only in
  * edit mode; below, the API's scopes with a delete action per row, 15 per page.
  */
 export function PermissionTab({ apiId, onClose }: { apiId: string; onClose: () => void }) {

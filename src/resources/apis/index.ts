@@ -4,7 +4,7 @@ import type { ResourceDeclaration } from '../types';
 
 export const SIGNING_ALGORITHMS = ['RS256', 'HS256'] as const;
 
-/** The wizard's steps in new mode and the sections of the Settings tab (SPEC 2.11). */
+/** The wizard's steps in new mode and the sections of the Settings tab (docs/CONSOLE.md, "APIs and permission scopes"). */
 export const API_SECTIONS = [
   { labelKey: 'iam.apis.steps.general', sources: ['name', 'identifier', 'domain'] },
   { labelKey: 'iam.apis.steps.token', sources: ['tokenExpiration', 'tokenExpirationBrowser', 'signingAlgorithm'] },

@@ -34,7 +34,7 @@ interface ApplicationFormProps {
   onDone?: () => void;
 }
 
-/** The application form: a wizard on new, expandable sections in view and edit (SPEC 2.11). */
+/** The application form: a wizard on new, expandable sections in view and edit (docs/CONSOLE.md, "Applications"). */
 export function ApplicationFormScreen({ state = {}, onDone }: ApplicationFormProps) {
   const translate = useTranslate();
   const requested: FormMode = isFormMode(state.mode) ? state.mode : 'new';

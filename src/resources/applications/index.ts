@@ -13,7 +13,7 @@ export const GRANT_TYPES = [
   'passwordless_otp',
 ] as const;
 
-/** The wizard's steps in new mode and the expandable sections in edit and view modes (SPEC 2.11). */
+/** The wizard's steps in new mode and the expandable sections in edit and view modes (docs/CONSOLE.md, "Applications"). */
 export const APPLICATION_SECTIONS = [
   {
     labelKey: 'iam.applications.steps.basic',

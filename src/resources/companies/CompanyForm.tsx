@@ -12,8 +12,8 @@ interface CompanyFormState {
 }
 
 /**
- * SPEC 2.8: "For a reseller company the Type field is shown only when the parent company is of
- * type reseller; otherwise it is hidden." Our reading: the rule is about the saved company. When
+ * The Type rule (docs/CONSOLE.md, "Company type"): for a reseller company the Type field is shown
+ * only when the parent company is of type reseller; otherwise it is hidden. Our reading: the rule is about the saved company. When
  * it is a reseller, its Type stays visible (and changeable) only under a reseller parent; under any
  * other parent it is hidden and keeps its value. Customers and new companies show Type, except the
  * administrator's own company: only an administrator of its parent may change its type (the server

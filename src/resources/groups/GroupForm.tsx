@@ -18,7 +18,7 @@ interface GroupFormState {
 type GroupTab = 'general' | 'members' | 'permissions';
 
 /**
- * SPEC 2.10 group form: tabs General (the declared fields, modes new / view / edit), Members and
+ * The group form (docs/CONSOLE.md, "Groups"): tabs General (the declared fields, modes new / view / edit), Members and
  * Permissions (issue 6: API scopes granted to the group; both an existing group only). Opened without state, it is a new group of the current domain.
  */
 export default function GroupForm() {

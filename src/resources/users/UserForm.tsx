@@ -42,7 +42,7 @@ function declaredValues(fields: readonly string[], values: Record<string, unknow
 }
 
 /**
- * SPEC 2.10 user form. New: the password is checked against Confirm Password, then bcrypt-hashed
+ * The user form (docs/CONSOLE.md, "Users"). New: the password is checked against Confirm Password, then bcrypt-hashed
  * here and sent as authVerification. View and edit hide both password fields (a save keeps the
  * password). Opened without state, it is a new user of the current domain.
  */

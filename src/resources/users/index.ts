@@ -3,7 +3,7 @@ import PeopleIcon from '@mui/icons-material/People';
 import type { ResourceDeclaration } from '../types';
 
 /**
- * Users of the current domain (SPEC 2.10). The provider picks a user's id; the username stays
+ * Users of the current domain (docs/CONSOLE.md, "Users"). The provider picks a user's id; the username stays
  * editable. Passwords are not declared fields: the user form adds them in new mode only.
  */
 export const users: ResourceDeclaration = {
