@@ -58,7 +58,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(swagger, {
     openapi: {
-      info: { title: 'IAM provider management API', version: '1.0.0', description: 'SPEC section 7, under /api' },
+      info: { title: 'IAM provider management API', version: '1.0.0', description: 'The management API (docs/CONSOLE.md, "Resources" and "Data provider conventions"), under /api' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },

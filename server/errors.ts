@@ -14,7 +14,7 @@ export const unauthorized = (message = 'Sign-in required: send a valid bearer ac
   new HttpError(401, message, { 'WWW-Authenticate': 'Bearer' });
 export const forbidden = (message = 'This call needs the user:admin scope') => new HttpError(403, message);
 export const notFound = (what: string) => new HttpError(404, `${what} not found`);
-/** SPEC 8 wording, shown as-is by the console. */
+/** The duplicate wording of docs/CONSOLE.md, "Errors and messages", shown as-is by the console. */
 export const duplicated = (name: string) => new HttpError(409, `duplicated error: ${name} already exist!`);
 
 const reasons: Record<number, string> = {
@@ -59,7 +59,7 @@ export function statusForDatabaseError(error: unknown): { status: number; messag
   }
 }
 
-/** Runs a write; a unique violation becomes the SPEC 8 409 naming the record. */
+/** Runs a write; a unique violation becomes the duplicate 409 (docs/CONSOLE.md, "Errors and messages") naming the record. */
 export async function uniqueAs<T>(name: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();

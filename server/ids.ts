@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** n random letters and digits (SPEC 9: client id, client secret and API id are 32 of them). */
+/** n random letters and digits (docs/CONSOLE.md, "Constants": client id, client secret and API id are 32 of them). */
 export function randomAlphanumeric(length = 32): string {
   let out = '';
   for (let i = 0; i < length; i++) out += ALPHANUMERIC[crypto.randomInt(ALPHANUMERIC.length)];

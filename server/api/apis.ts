@@ -29,7 +29,7 @@ export type ApiWithSecret = Api & { signingSecret?: string };
 
 export type ApiBody = Partial<ApiSettings> & { id?: string; domain?: string; companyId?: string };
 
-/** SPEC 9 defaults. */
+/** Defaults: docs/CONSOLE.md, "Constants". */
 export const API_DEFAULTS: Omit<ApiSettings, 'name' | 'identifier'> = {
   tokenExpiration: 86400,
   tokenExpirationBrowser: 7200,

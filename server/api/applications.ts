@@ -25,7 +25,7 @@ export type ApplicationBody = Partial<ApplicationSettings> & {
   companyId?: string;
 };
 
-/** SPEC 9 defaults. */
+/** Defaults: docs/CONSOLE.md, "Constants". */
 export const APPLICATION_DEFAULTS: ApplicationSettings = {
   client_name: '',
   description: '',

@@ -11,7 +11,7 @@ import { memberRoutes } from './members.js';
 import { userRoutes } from './users.js';
 import { permissionScopeRoutes } from './permissionScopes.js';
 
-/** The management API, one module per resource (SPEC 7). */
+/** The management API, one module per resource (docs/CONSOLE.md, "Resources"). */
 export async function apiRoutes(app: FastifyInstance) {
   await app.register(companyRoutes);
   await app.register(applicationRoutes);

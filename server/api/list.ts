@@ -5,7 +5,7 @@ import type { AccessCheck } from './guard.js';
 
 /**
  * Server-side lists with ra-data-simple-rest's conventions: range=[start,end] (inclusive),
- * sort=["field","ASC"], filter={"q":"text","field":value|[values]} and SPEC 7's condition
+ * sort=["field","ASC"], filter={"q":"text","field":value|[values]} and the condition of docs/CONSOLE.md, "Data provider conventions"
  * triples (condition=status,!=,deleted; repeat the parameter to combine them with AND).
  */
 

@@ -3,7 +3,7 @@ import { duplicated, HttpError } from '../errors.js';
 /**
  * Company ids, application client ids and API ids are one namespace across every tenant (a client
  * id is what the token endpoint looks a client up by). When a create names an id that is taken,
- * the answer says only that: never which tenant holds it, never the SPEC's "already exist"
+ * the answer says only that: never which tenant holds it, never the tenant-scoped "already exist"
  * wording that the tenant-scoped duplicates (names, usernames, emails) use. The console generates
  * 32 random characters for client and API ids, so only a chosen id can meet this
  * (docs/DECISIONS.md, "Ids across tenants").
@@ -12,7 +12,7 @@ export const idNotAvailable = (kind: 'company' | 'application' | 'API', id: stri
   new HttpError(409, `${kind} id "${id}" is not available: choose another`);
 
 /**
- * A unique violation becomes the SPEC 8 409 naming the value behind the violated index, or the
+ * A unique violation becomes the duplicate 409 (docs/CONSOLE.md, "Errors and messages") naming the value behind the violated index, or the
  * error given for that index (a global id: server/api/unique.ts).
  */
 export async function uniqueByConstraint<T>(names: Record<string, string | HttpError>, write: () => Promise<T>): Promise<T> {

@@ -53,7 +53,7 @@ function checkPassword(hash: string) {
   if (!(cost >= 10 && cost <= 31)) throw badRequest('authVerification must be a bcrypt hash of cost 10 or more (the console hashes passwords before sending them)');
 }
 
-/** Runs a write; a unique violation becomes the SPEC 8 409 naming the username, email or id that clashed. */
+/** Runs a write; a unique violation becomes the duplicate 409 (docs/CONSOLE.md, "Errors and messages") naming the username, email or id that clashed. */
 async function uniqueUser<T>(user: { id: string; username: string; email: string }, write: () => Promise<T>): Promise<T> {
   try {
     return await write();

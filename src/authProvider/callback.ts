@@ -93,7 +93,7 @@ async function exchangeCode(code: string, state: string | null): Promise<Callbac
   return { kind: 'signedIn', next: takeReturnTo() };
 }
 
-/** SPEC 4: the company is fetched by client.companyId, then its domain by client.domain. */
+/** docs/CONSOLE.md, "Callback": the company is fetched by client.companyId, then its domain by client.domain. */
 async function establishSession(token: TokenResponse): Promise<void> {
   const { companyId, domain: domainId } = token.client;
   const companyUrl = `${config.apiBase}/companys/${encodeURIComponent(companyId)}`;

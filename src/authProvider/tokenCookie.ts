@@ -1,5 +1,5 @@
 /**
- * The remember-me cookies of SPEC 3 and 9: tokenJson (the token response plus its expiry time),
+ * The remember-me cookies of docs/CONSOLE.md, "Callback" and "Constants": tokenJson (the token response plus its expiry time),
  * IsRemember and Email; each for 1 hour, Secure, SameSite=Strict.
  */
 import Cookies from 'js-cookie';

@@ -51,7 +51,7 @@ describe('data provider: companies', () => {
       'PUT /api/companys/beta',
       'DELETE /api/companys/beta',
     ]);
-    // SPEC 7: the create payload is the form fields plus id (= name) and parent.
+    // docs/CONSOLE.md, "Companies": the create payload is the form fields plus id (= name) and parent.
     expect(JSON.parse(requests[1].body!)).toEqual({
       name: 'beta',
       displayName: 'Beta',

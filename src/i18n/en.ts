@@ -1,5 +1,5 @@
 /**
- * English messages of the console. The words are SPEC.md's words. i18nProvider.ts merges them
+ * English messages of the console. The words are the ones docs/CONSOLE.md quotes. i18nProvider.ts merges them
  * with react-admin's own English messages. The sign-in pages' messages live in signIn.ts so the
  * sign-in bundle does not carry every screen's words.
  */

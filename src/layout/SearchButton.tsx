@@ -6,7 +6,7 @@ import { useTranslate } from 'react-admin';
 // The dialog (a text field, lists) loads on the first click, not with the first screen.
 const SearchDialog = lazy(() => import('./SearchDialog'));
 
-/** SPEC 2.6: the top-bar search button; it opens a static sample search dialog. */
+/** docs/CONSOLE.md, "Layout": the top-bar search button; it opens a static sample search dialog. */
 export function SearchButton() {
   const translate = useTranslate();
   const [open, setOpen] = useState(false);

@@ -6,7 +6,7 @@ const RECENT_SEARCHES = ['one', 'two', 'three'] as const;
 const RECENT_PAGES = ['one', 'two', 'three'] as const;
 
 /**
- * SPEC 2.6: a static sample search dialog with recent searches and pages; it searches nothing.
+ * docs/CONSOLE.md, "Layout": a static sample search dialog with recent searches and pages; it searches nothing.
  * Loaded by SearchButton on first use, so its text field is not part of the first screen.
  */
 export default function SearchDialog({ open, onClose, label }: { open: boolean; onClose: () => void; label: string }) {

@@ -1,5 +1,5 @@
 /**
- * react-admin's Store, with two keys kept where SPEC 3 puts them: the theme in localStorage
+ * react-admin's Store, with two keys kept where docs/CONSOLE.md, "Layout" (Preferences) puts them: the theme in localStorage
  * `theme` and the side-bar state in `sidebar-expanded` (react-admin would write RaStore.theme
  * and RaStore.sidebar.open). Everything else goes to react-admin's own localStorage store.
  */

@@ -11,7 +11,7 @@ type View =
   | { kind: 'notAdministrator'; company: string; idToken?: string }
   | { kind: 'idle' };
 
-/** SPEC 2.3: 'Logging.....', then 'Logged In.' and the dashboard; an ?error shows its message. */
+/** docs/CONSOLE.md, "Callback": 'Logging.....', then 'Logged In.' and the dashboard; an ?error shows its message. */
 export default function Callback() {
   const [view, setView] = useState<View>({ kind: 'logging' });
   const [leaving, setLeaving] = useState(false);

@@ -6,7 +6,7 @@ import { usePrimaryDomainId } from '../resources/domains/usePrimaryDomain';
 import { useListMeta } from '../resources/generic/useListMeta';
 import { useSession } from '../session/useSession';
 
-/** SPEC 9: at most 5 child companies and 5 other domains. */
+/** docs/CONSOLE.md, "Layout" (Dashboard): at most 5 child companies and 5 other domains. */
 const DASHBOARD_ROWS = 5;
 
 interface Row {
@@ -76,7 +76,7 @@ function RowList({ rows, isPending, current, primaryId }: RowListProps) {
           key={`${row.id}`}
           divider
           secondaryAction={
-            // SPEC 2.4: 'View' goes nowhere; it stays a focusable link without a destination.
+            // docs/CONSOLE.md, "Layout" (Dashboard): 'View' goes nowhere; it stays a focusable link without a destination.
             <Link component="button" type="button" underline="hover">
               {translate('iam.dashboard.view')}
             </Link>

@@ -4,7 +4,7 @@ import { signOut } from '../authProvider/signOut';
 import { translate } from '../i18n/translate';
 
 /**
- * Where a failed sign-in ends (SPEC 2.3). SPEC does not show its content; we offer a way back that
+ * Where a failed sign-in ends (docs/CONSOLE.md, "Callback"). The product specification does not show its content; we offer a way back that
  * always reaches the form: whatever session or remembered token led here is signed out first,
  * otherwise /login would resume it and come back (docs/CONSOLE.md "Callback").
  */

@@ -19,7 +19,7 @@ function reasonMessage(): string | undefined {
 }
 
 /**
- * SPEC 2.2: the sign-in form posts natively to the authorization server's login endpoint, which
+ * docs/CONSOLE.md, "Sign-in form": the sign-in form posts natively to the authorization server's login endpoint, which
  * answers with a redirect to /callback. No react-admin or MUI here: this page must stay small.
  */
 export default function Login() {
@@ -78,7 +78,7 @@ export default function Login() {
           <label className="login-form__check">
             <input type="checkbox" name="remember" /> {translate('iam.login.remember')}
           </label>
-          {/* SPEC 2.2: the link goes nowhere. */}
+          {/* docs/CONSOLE.md, "Sign-in form": the link goes nowhere. */}
           <a href="#" onClick={(event) => event.preventDefault()}>
             {translate('iam.login.forgot')}
           </a>

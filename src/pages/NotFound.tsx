@@ -1,6 +1,6 @@
 import { translate } from '../i18n/translate';
 
-/** SPEC 2.5. Plain markup so the same page serves inside and outside the admin app. */
+/** The 404 page (docs/CONSOLE.md, "Layout"). Plain markup so the same page serves inside and outside the admin app. */
 export default function NotFound() {
   return (
     <main className="plain-page">

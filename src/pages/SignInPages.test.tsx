@@ -245,7 +245,7 @@ describe('logout page', () => {
 });
 
 describe('404 page', () => {
-  it('shows the SPEC texts and a link home', () => {
+  it('shows the 404 texts of docs/CONSOLE.md and a link home', () => {
     render(<NotFound />);
     expect(screen.getByText('404')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: 'Oops! There is something problem!' })).toBeInTheDocument();

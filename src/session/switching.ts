@@ -1,7 +1,7 @@
 import type { IamDataProvider } from '../dataProvider';
 import { updateSession, type Company, type Domain } from './session';
 
-/** SPEC 4: switching loads the company and its primary domain and makes both current. */
+/** docs/CONSOLE.md, "Companies": switching loads the company and its primary domain and makes both current. */
 export async function switchToCompany(dataProvider: IamDataProvider, companyId: string): Promise<Company> {
   const { data: company } = await dataProvider.getOne<Company>('companies', { id: companyId });
   let domain: Domain | undefined;
@@ -19,7 +19,7 @@ export async function switchToCompany(dataProvider: IamDataProvider, companyId: 
 const DOMAIN_PAGE = 1000;
 
 /**
- * SPEC 7: Set Primary PUTs the company's whole domain list with primary true only on the chosen
+ * docs/CONSOLE.md, "Domains": Set Primary PUTs the company's whole domain list with primary true only on the chosen
  * one, then that domain becomes the current one.
  */
 export async function setPrimaryDomain(dataProvider: IamDataProvider, companyId: string, domainId: string) {

@@ -107,7 +107,7 @@ describe('sign-in and dashboard', () => {
     expect(await companiesCard.getByRole('button', { name: 'View' }).count()).toBeGreaterThan(0);
     await eventually(() => sidebarHeading().textContent()).toBe('root [default]');
 
-    // Remember me: the token cookie of SPEC 9 (1 hour, Secure, SameSite=Strict).
+    // Remember me: the token cookie of docs/CONSOLE.md, "Callback" (1 hour, Secure, SameSite=Strict).
     const cookie = await tokenCookie();
     expect(cookie).toBeDefined();
     expect(cookie!.secure).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * SPEC 2.10 journeys in Chromium against the running provider (npm run test:e2e): users from
+ * The users and groups journeys (docs/CONSOLE.md, "Users" and "Groups") in Chromium against the running provider (npm run test:e2e): users from
  * creation to purge, bulk delete, CSV export, groups with members; axe and screenshots on the way.
  */
 import fs from 'node:fs';
@@ -228,7 +228,7 @@ describe('groups', () => {
 });
 
 /**
- * axe-core on each screen of SPEC 2.10, in the light and the dark theme, with a screenshot of each.
+ * axe-core on each users and groups screen, in the light and the dark theme, with a screenshot of each.
  * Separate from the journeys so a finding names its page and never hides a behaviour failure.
  */
 describe('accessibility of the users and groups screens', () => {

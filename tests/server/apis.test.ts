@@ -18,7 +18,7 @@ async function storedSecret(apiId: string) {
 }
 
 describe('apis: create', () => {
-  it('generates the id and applies the SPEC 9 defaults', async () => {
+  it('generates the id and applies the default values of docs/CONSOLE.md, "Constants"', async () => {
     const res = await admin('POST', '/api/api', newApi('Orders'));
     expect(res.status).toBe(201);
     expect(res.body.id).toMatch(/^[A-Za-z0-9]{32}$/);
@@ -50,7 +50,7 @@ describe('apis: create', () => {
     expect(dupId.body.message).toBe('API id "payments-api" is not available: choose another');
   });
 
-  it('refuses a duplicate name (any case) or identifier in the domain with the SPEC 409', async () => {
+  it('refuses a duplicate name (any case) or identifier in the domain with the 409 of docs/CONSOLE.md, "Errors and messages"', async () => {
     await admin('POST', '/api/api', newApi('Catalog'));
     const name = await admin('POST', '/api/api', newApi('CATALOG', { identifier: 'catalog-2' }));
     expect(name.status).toBe(409);

@@ -37,7 +37,7 @@ describe('applications: create', () => {
     expect(chosen.body.grant_types).toEqual(['authorization_code']);
   });
 
-  it('applies the SPEC 9 defaults, shows the generated secret once and stores only its hash', async () => {
+  it('applies the default values of docs/CONSOLE.md, "Constants", shows the generated secret once and stores only its hash', async () => {
     const res = await admin('POST', '/api/application', newApp('Shop', { redirect_uris: ['https://shop.example/callback'] }));
     expect(res.status).toBe(201);
     const { client_secret, ...app } = res.body;

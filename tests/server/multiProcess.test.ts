@@ -37,7 +37,7 @@ function tempDir(prefix: string) {
   return dir;
 }
 
-/** How the console signs in (SPEC: the login form post with the authorization request's hidden fields). */
+/** How the console signs in (docs/CONSOLE.md, "Sign-in form": the login form post with the authorization request's hidden fields). */
 const CONSOLE_SCOPE = 'openid username email user:admin';
 const USERS = '/api/companys/root/domainNames/default/users';
 

@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-/** Every list of SPEC 7, with enough rows for a 100-row page. */
+/** Every list of the management API, with enough rows for a 100-row page. */
 const lists = [
   '/api/companys/root/domainNames/default/users',
   '/api/companys/root/domainNames/default/groups',

@@ -27,7 +27,7 @@ function QuickStart({ api }: { api: Record<string, unknown> }) {
   );
 }
 
-/** /apis-view: Quick Start, Settings, Permission and Domain tabs (SPEC 2.11). */
+/** /apis-view: Quick Start, Settings, Permission and Domain tabs (docs/CONSOLE.md, "Applications" and "APIs and permission scopes"). */
 export default function ApiView() {
   const translate = useTranslate();
   const navigate = useNavigate();

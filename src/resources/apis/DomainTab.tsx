@@ -2,7 +2,7 @@ import { Alert, Box, Button, Chip, CircularProgress, Typography } from '@mui/mat
 import { useGetOne, useTranslate } from 'react-admin';
 import type { Domain } from '../../session/session';
 
-/** SPEC 2.11 Domain tab: the API's domain, read-only, with a close button. */
+/** docs/CONSOLE.md, "APIs and permission scopes": the Domain tab: the API's domain, read-only, with a close button. */
 export function DomainTab({ domainId, companyId, onClose }: { domainId: string; companyId: string; onClose: () => void }) {
   const translate = useTranslate();
   const { data, isPending, error } = useGetOne<Domain & { id: string }>(

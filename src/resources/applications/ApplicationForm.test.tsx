@@ -37,7 +37,7 @@ afterEach(() => {
 });
 
 describe('application wizard (new mode)', () => {
-  it('blocks Next until the step is valid, keeps values on Previous, and shows the SPEC 9 defaults', async () => {
+  it('blocks Next until the step is valid, keeps values on Previous, and shows the default values of docs/CONSOLE.md, "Constants"', async () => {
     const { requests } = provider();
     open({ company, domain, mode: 'new' });
     expect(await screen.findByRole('group', { name: 'Basic Information' })).toBeVisible();

@@ -30,7 +30,7 @@ function QuickStart({ application }: { application: Record<string, unknown> }) {
   );
 }
 
-/** /applications-view: Quick Start and Settings tabs (SPEC 2.11). */
+/** /applications-view: Quick Start and Settings tabs (docs/CONSOLE.md, "Applications" and "APIs and permission scopes"). */
 export default function ApplicationView() {
   const translate = useTranslate();
   const navigate = useNavigate();

@@ -5,7 +5,7 @@ import { useSession } from '../../session/useSession';
 import { useCompanyDomains } from './useCompanyDomains';
 
 /**
- * SPEC 2.11: the Domains drop-down. Choosing a domain makes it the session's current domain, so
+ * docs/CONSOLE.md, "Applications": the Domains drop-down. Choosing a domain makes it the session's current domain, so
  * the list (whose query carries the domain) shows that domain's records.
  */
 export function DomainSwitcher() {

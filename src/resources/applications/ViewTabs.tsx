@@ -9,7 +9,7 @@ export interface ViewTab {
   framed?: boolean;
 }
 
-/** A detail screen's tabs (SPEC 2.11: /applications-view, /apis-view); arrow keys move between tabs. */
+/** A detail screen's tabs (/applications-view, /apis-view: docs/CONSOLE.md, "Applications"); arrow keys move between tabs. */
 export function ViewTabs({ title, tabs, idPrefix }: { title: string; tabs: readonly ViewTab[]; idPrefix: string }) {
   const translate = useTranslate();
   const [active, setActive] = useState(0);

@@ -2,7 +2,7 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** The largest multiple of the alphabet size below 256: bytes above it are redrawn, so every character is equally likely. */
 const UNBIASED_LIMIT = 256 - (256 % ALPHABET.length);
 
-/** SPEC 9: generated client ids, client secrets and API ids are 32 letters and digits, drawn in the browser. */
+/** docs/CONSOLE.md, "Constants": generated client ids, client secrets and API ids are 32 letters and digits, drawn in the browser. */
 export function randomAlphanumeric(length = 32): string {
   let result = '';
   const bytes = new Uint8Array(length * 2);

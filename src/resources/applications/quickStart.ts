@@ -1,5 +1,5 @@
 /**
- * Quick Start snippets (SPEC 2.11): working code for an application type, filled in with this
+ * Quick Start snippets (docs/CONSOLE.md, "Applications"): working code for an application type, filled in with this
  * provider's endpoints (from its discovery document) and the application's client_id.
  */
 import { config } from '../../config';

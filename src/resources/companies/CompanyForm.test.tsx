@@ -141,7 +141,7 @@ describe('company form', () => {
     expect(JSON.parse(requests[0].body!).parent).toBe('acme');
   });
 
-  it('shows a reseller\'s Type in view mode, and hides it in edit mode unless its parent is a reseller (SPEC 2.8)', async () => {
+  it('shows a reseller\'s Type in view mode, and hides it in edit mode unless its parent is a reseller (docs/CONSOLE.md, "Company type")', async () => {
     mockFetch();
     const reseller: Company = { ...beta, type: 'reseller' };
     open({ mode: 'view', company: reseller, parent: { ...acme, type: 'root' } });

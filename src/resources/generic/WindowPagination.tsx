@@ -15,7 +15,7 @@ interface WindowPaginationProps {
   rowsPerPageOptions: number[];
 }
 
-/** Pagination with a fixed window of page numbers (SPEC 9) and a rows-per-page choice. */
+/** Pagination with a fixed window of page numbers (docs/CONSOLE.md, "Constants") and a rows-per-page choice. */
 export function WindowPagination({ window, rowsPerPageOptions }: WindowPaginationProps) {
   const { page, perPage, total, setPage, setPerPage, isPending } = useListContext();
   const translate = useTranslate();
