@@ -1,36 +1,45 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { IconButton, Tooltip } from '@mui/material';
 import SearchIcon from '@mui/icons-material/Search';
 import { useTranslate } from 'react-admin';
 
-// The dialog (a text field, lists) loads on the first click, not with the first screen.
+// The dialog (a text field, lists, the search) loads on first use, not with the first screen.
 const SearchDialog = lazy(() => import('./SearchDialog'));
 
-/** docs/CONSOLE.md, "Layout": the top-bar search button; it opens a static sample search dialog. */
+/**
+ * docs/CONSOLE.md, "Layout": the top-bar search button; it and Ctrl+K / Cmd+K, anywhere in the
+ * admin app, open the search dialog. A plain window listener: a hotkeys library would weigh on the
+ * first screen (docs/PERFORMANCE.md, "Console bundle").
+ */
 export function SearchButton() {
   const translate = useTranslate();
-  const [open, setOpen] = useState(false);
-  // Once opened, the dialog stays mounted so that closing it animates as before.
-  const [used, setUsed] = useState(false);
+  // `opened` counts openings: each one is a fresh dialog (empty field, recent searches), and once
+  // opened it stays mounted so that closing it animates.
+  const [{ open, opened }, setDialog] = useState({ open: false, opened: 0 });
+  const show = useCallback(() => setDialog((dialog) => (dialog.open ? dialog : { open: true, opened: dialog.opened + 1 })), []);
+  const close = useCallback(() => setDialog((dialog) => ({ ...dialog, open: false })), []);
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
+        // Otherwise the browser moves to its own search (Chromium, Firefox: the address bar).
+        event.preventDefault();
+        show();
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [show]);
   const label = translate('iam.layout.search');
   return (
     <>
-      <Tooltip title={label}>
-        <IconButton
-          color="inherit"
-          aria-label={label}
-          aria-haspopup="dialog"
-          onClick={() => {
-            setUsed(true);
-            setOpen(true);
-          }}
-        >
+      <Tooltip title={translate('iam.search.tooltip')}>
+        <IconButton color="inherit" aria-label={label} aria-haspopup="dialog" aria-keyshortcuts="Control+K Meta+K" onClick={show}>
           <SearchIcon />
         </IconButton>
       </Tooltip>
-      {used && (
+      {opened > 0 && (
         <Suspense fallback={null}>
-          <SearchDialog open={open} onClose={() => setOpen(false)} label={label} />
+          <SearchDialog key={opened} open={open} onClose={close} label={label} />
         </Suspense>
       )}
     </>
