@@ -201,9 +201,18 @@ export default function SearchDialog({ open, onClose, label }: { open: boolean; 
     );
 
   return (
-    <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" aria-labelledby={`${id}-title`} scroll="paper">
+    <Dialog
+      open={open}
+      onClose={onClose}
+      fullWidth
+      maxWidth="sm"
+      aria-labelledby={`${id}-title`}
+      scroll="paper"
+      // Held near the top: centred, it would jump up and down as results come and go.
+      sx={{ '& .MuiDialog-container': { alignItems: 'flex-start' }, '& .MuiDialog-paper': { mt: '10vh' } }}
+    >
       <DialogTitle id={`${id}-title`}>{label}</DialogTitle>
-      <DialogContent sx={{ pb: 1 }}>
+      <DialogContent>
         {!domain ? (
           <NoDomainGuidance level="h3" explanationKey="iam.search.noDomain" />
         ) : (
@@ -266,7 +275,7 @@ export default function SearchDialog({ open, onClose, label }: { open: boolean; 
             ) : (
               listbox
             )}
-            <Typography variant="caption" color="text.secondary" component="p" sx={{ px: 2, pt: 1 }}>
+            <Typography variant="caption" color="text.secondary" component="p" sx={{ px: 2, pt: 2 }}>
               {translate('iam.search.keys')}
             </Typography>
           </>
