@@ -1,6 +1,6 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { AdminContext, memoryStore, TestMemoryRouter } from 'react-admin';
+import { AdminContext, memoryStore, TestMemoryRouter, type AuthProvider } from 'react-admin';
 import type { Location } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDataProvider } from '../dataProvider';
@@ -35,11 +35,16 @@ function provider(rows: Record<string, Record<string, (typeof ada | typeof fans)
   };
 }
 
-function renderSearch() {
+function renderSearch(authProvider?: AuthProvider) {
   const locations: Location[] = [];
   render(
     <TestMemoryRouter initialEntries={['/dashboard']} locationCallback={(location) => locations.push(location)}>
-      <AdminContext dataProvider={createDataProvider({ resources: registry })} i18nProvider={i18nProvider} store={memoryStore()}>
+      <AdminContext
+        dataProvider={createDataProvider({ resources: registry })}
+        authProvider={authProvider}
+        i18nProvider={i18nProvider}
+        store={memoryStore()}
+      >
         <SearchButton />
       </AdminContext>
     </TestMemoryRouter>,
@@ -195,6 +200,21 @@ describe('search dialog', () => {
     await userEvent.clear(field);
     await userEvent.type(field, 'broken');
     expect(await screen.findByRole('alert')).toHaveTextContent('The search could not be completed. Try again in a moment.');
+  });
+
+  it('signs out when the search answers 401, as every screen does', async () => {
+    mockFetch(() => ({ status: 401, json: { statusCode: 401, error: 'Unauthorized', message: 'authentication error' } }));
+    const logout = vi.fn(() => Promise.resolve(false as const));
+    renderSearch({
+      login: () => Promise.resolve(),
+      logout,
+      checkAuth: () => Promise.resolve(),
+      checkError: (error: { status?: number }) => (error?.status === 401 ? Promise.reject({ message: false }) : Promise.resolve()),
+      getPermissions: () => Promise.resolve(undefined),
+    });
+    await userEvent.type(await openDialog(), 'ada');
+    await waitFor(() => expect(logout).toHaveBeenCalled());
+    expect(screen.queryByText('authentication error')).not.toBeInTheDocument();
   });
 
   it('with no current domain it says so and calls nothing', async () => {
