@@ -1,14 +1,6 @@
-import type { RaRecord } from 'react-admin';
-import { getSession } from '../../session/session';
 import { DomainSwitcher } from '../applications/DomainSwitcher';
-import type { FormMode } from '../generic/formMode';
 import { StatusList } from '../generic/StatusList';
-
-/** /apis-new and /apis-view receive company, domain, api, mode (docs/CONSOLE.md, "Routes"). */
-export function apiState(mode: FormMode, api?: RaRecord) {
-  const { company, domain } = getSession();
-  return { company, domain, api, mode };
-}
+import { apiState } from './formState';
 
 export default function ApiList() {
   return (

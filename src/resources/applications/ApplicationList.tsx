@@ -1,14 +1,7 @@
-import { useTranslate, type RaRecord } from 'react-admin';
-import { getSession } from '../../session/session';
-import type { FormMode } from '../generic/formMode';
+import { useTranslate } from 'react-admin';
 import { StatusList } from '../generic/StatusList';
 import { DomainSwitcher } from './DomainSwitcher';
-
-/** /applications-new and /applications-view receive company, domain, application, mode, header (docs/CONSOLE.md, "Routes"). */
-export function applicationState(mode: FormMode, header: string, application?: RaRecord) {
-  const { company, domain } = getSession();
-  return { company, domain, application, mode, header };
-}
+import { applicationState } from './formState';
 
 export default function ApplicationList() {
   const translate = useTranslate();

@@ -1,14 +1,7 @@
-import { useListContext, useTranslate, type RaRecord } from 'react-admin';
-import { getSession } from '../../session/session';
+import { useListContext, useTranslate } from 'react-admin';
 import { StatusList, type DeleteReasons } from '../generic/StatusList';
 import { ADMINISTRATORS_GROUP } from '../users/administrators';
-import type { FormMode } from '../generic/formMode';
-
-/** /groups-new receives company, domain, group and mode (docs/CONSOLE.md, "Routes"). */
-export function groupFormState(mode: FormMode, group?: RaRecord) {
-  const { company, domain } = getSession();
-  return { company, domain, group, mode };
-}
+import { groupFormState } from './formState';
 
 /** The administrators group can be neither soft-deleted nor purged (docs/CONSOLE.md, "Groups"). */
 function useGroupDeleteReasons(): DeleteReasons {

@@ -1,17 +1,9 @@
-import { useListContext, useTranslate, type RaRecord } from 'react-admin';
-import { getSession } from '../../session/session';
+import { useListContext, useTranslate } from 'react-admin';
 import { useSession } from '../../session/useSession';
 import { StatusList, type DeleteReasons } from '../generic/StatusList';
-import type { FormMode } from '../generic/formMode';
 import { lastAdministratorReason, useAdministrators } from './administrators';
 import { useListStatus } from '../generic/listStatus';
-
-/** /users-new receives company, domain, user, mode and header (docs/CONSOLE.md, "Routes"). */
-export function userFormState(mode: FormMode, translate: (key: string) => string, user?: RaRecord) {
-  const { company, domain } = getSession();
-  const header = translate(mode === 'new' ? 'iam.users.newTitle' : 'iam.users.viewTitle');
-  return { company, domain, user, mode, header };
-}
+import { userFormState } from './formState';
 
 /**
  * Delete is not offered for a selection the provider would refuse (docs/CONSOLE.md, "Users"): the
