@@ -570,6 +570,35 @@ LANGUAGE sql STABLE AS $$
 $$;
 `,
   },
+  {
+    id: 14,
+    name: 'sign-in events: every attempt at the authorization server',
+    sql: `
+-- One row per attempt (server/oauth/signInEvents.ts). No foreign keys: an event outlives the
+-- user, application or domain it names (an audit trail), and an attempt with an unknown client has
+-- no tenant at all (company_id and domain_id null: kept for the operator, never listed by the API).
+CREATE TABLE signin_events (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  occurred_at timestamptz NOT NULL DEFAULT now(),
+  company_id text,
+  domain_id text,
+  client_id text,
+  user_id text,
+  login text,
+  outcome text NOT NULL CHECK (outcome IN ('success', 'wrong_password', 'unknown_user', 'throttled', 'bad_client',
+    'bad_redirect_uri', 'bad_pkce', 'code_reused', 'bad_code', 'consent_denied', 'refresh_reuse')),
+  detail text,
+  ip text,
+  user_agent text
+);
+-- the list: a domain's events, newest first
+CREATE INDEX signin_events_list ON signin_events (company_id, domain_id, occurred_at DESC, id DESC);
+CREATE INDEX signin_events_user ON signin_events (company_id, domain_id, user_id, occurred_at DESC, id DESC);
+CREATE INDEX signin_events_client ON signin_events (company_id, domain_id, client_id, occurred_at DESC, id DESC);
+-- retention deletes the oldest first
+CREATE INDEX signin_events_age ON signin_events (occurred_at);
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

@@ -34,7 +34,7 @@ export interface AuthorizationRequest {
 export type CheckedRequest =
   | { kind: 'valid'; request: AuthorizationRequest }
   /** The client or its redirect URI cannot be trusted: show an error page, never redirect (RFC 6749 4.1.2.1). */
-  | { kind: 'page'; message: string }
+  | { kind: 'page'; message: string; reason: 'bad_client' | 'bad_redirect_uri'; client?: OAuthClient }
   /** The redirect URI is trusted: the error goes back to the client. */
   | { kind: 'redirect'; location: string };
 
@@ -81,9 +81,9 @@ export async function checkAuthorizationRequest(
   options: { issuer: string; responseTypeRequired: boolean },
 ): Promise<CheckedRequest> {
   const client = await findActiveClient(db, params.client_id);
-  if (!client) return { kind: 'page', message: 'Unknown or inactive application (client_id).' };
+  if (!client) return { kind: 'page', message: 'Unknown or inactive application (client_id).', reason: 'bad_client' };
   if (!isRegisteredRedirect(client, params.redirect_uri)) {
-    return { kind: 'page', message: 'The redirect_uri is missing or is not registered for this application.' };
+    return { kind: 'page', message: 'The redirect_uri is missing or is not registered for this application.', reason: 'bad_redirect_uri', client };
   }
   const redirectUri = params.redirect_uri;
   const fail = (error: string, description: string): CheckedRequest => ({

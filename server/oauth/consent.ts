@@ -7,6 +7,7 @@ import { findActiveClient, isRegisteredRedirect } from './clients.js';
 import { issueCode } from './login.js';
 import { renderErrorPage, sendPage } from './loginPage.js';
 import { sendRedirect } from './redirect.js';
+import { attemptOf, recordSignIn } from './signInEvents.js';
 import { rememberConsent, resolveAudience, scopeForApi, apiScopeNames, splitScope } from './resources.js';
 
 /** A sign-in waiting for the user's consent. It travels in the consent form, signed by us. */
@@ -89,7 +90,10 @@ export async function consentRoutes(app: FastifyInstance) {
       }
       const respond = (params: Record<string, string | undefined>) =>
         sendRedirect(reply, responseLocation(ticket.redirectUri, issuer, { ...params, state: ticket.state }), ticket.redirectUri);
-      if (request.body?.decision !== 'allow') return respond({ error: 'access_denied', error_description: 'the user did not give consent' });
+      if (request.body?.decision !== 'allow') {
+        await recordSignIn(db, attemptOf(request), { outcome: 'consent_denied', client, userId: ticket.userId, detail: ticket.resource });
+        return respond({ error: 'access_denied', error_description: 'the user did not give consent' });
+      }
 
       const audience = await resolveAudience(db, issuer, client, ticket.resource);
       if (!audience || audience.kind !== 'api') return respond({ error: 'invalid_target', error_description: 'the API is no longer available' });

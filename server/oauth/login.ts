@@ -9,6 +9,7 @@ import { describeScopes, signConsentTicket } from './consent.js';
 import { HOSTED_ORIGIN, renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { addressKey, type DeviceCookies, type LoginThrottle } from './loginThrottle.js';
 import { sendRedirect } from './redirect.js';
+import { type Attempt, attemptOf, recordSignIn, recordSignInWith } from './signInEvents.js';
 import { apiScopeNames, hasConsent, scopeForApi } from './resources.js';
 import { createGrant, grantedScopes, isAdministrator } from './tokens.js';
 
@@ -93,6 +94,8 @@ export interface CodeRequest {
   nonce?: string;
   /** The API identifier; null for this provider's management API. */
   resource: string | null;
+  /** A password sign-in: its success is recorded with the grant (a consent's answer is not a sign-in). */
+  signIn?: { attempt: Attempt; login: string };
 }
 
 /** Creates the grant (the sign-in) and its one-minute, single-use authorization code. */
@@ -124,6 +127,9 @@ export async function issueCode(db: Database, request: CodeRequest): Promise<str
         CODE_TTL_SECONDS,
       ],
     );
+    if (request.signIn) {
+      await recordSignInWith(tx, request.signIn.attempt, { outcome: 'success', client, userId: request.userId, login: request.signIn.login });
+    }
   });
   return code;
 }
@@ -156,7 +162,11 @@ export async function loginRoutes(app: FastifyInstance, options: LoginOptions) {
     async (request, reply) => {
       const form = request.body ?? {};
       const checked = await checkAuthorizationRequest(db, form, { issuer, responseTypeRequired: false });
-      if (checked.kind === 'page') return sendPage(reply, 400, renderErrorPage(checked.message));
+      const seen = attemptOf(request);
+      if (checked.kind === 'page') {
+        await recordSignIn(db, seen, { outcome: checked.reason, client: checked.client, clientId: form.client_id, login: form.email, detail: checked.reason === 'bad_redirect_uri' ? `redirect_uri ${form.redirect_uri ?? '(none)'}` : undefined });
+        return sendPage(reply, 400, renderErrorPage(checked.message));
+      }
       if (checked.kind === 'redirect') return sendRedirect(reply, checked.location, form.redirect_uri);
       const authorization = checked.request;
       const { client, redirectUri } = authorization;
@@ -168,6 +178,7 @@ export async function loginRoutes(app: FastifyInstance, options: LoginOptions) {
       // counted before the password is checked: a throttled attempt never reaches bcrypt
       const attempt = await throttle.begin(account, address, devices.deviceId(request.headers.cookie, account));
       if (attempt.retryAfter > 0) {
+        await recordSignIn(db, seen, { outcome: 'throttled', client, userId: user?.id, login, detail: `retry after ${attempt.retryAfter} s` });
         reply.header('Retry-After', String(attempt.retryAfter));
         const error = `Too many failed sign-in attempts. ${tryAgainIn(attempt.retryAfter)}`;
         return sendPage(reply, 429, renderLoginPage(authorization, { email: login, error }), redirectUri);
@@ -175,6 +186,7 @@ export async function loginRoutes(app: FastifyInstance, options: LoginOptions) {
 
       const matches = await passwordMatches(user, form.password ?? '');
       if (!user || !matches) {
+        await recordSignIn(db, seen, { outcome: user ? 'wrong_password' : 'unknown_user', client, userId: user?.id, login });
         if (form.prompt_origin === HOSTED_ORIGIN) {
           return sendPage(reply, 401, renderLoginPage(authorization, { email: login, error: 'Wrong email or password.' }), redirectUri);
         }
@@ -188,6 +200,7 @@ export async function loginRoutes(app: FastifyInstance, options: LoginOptions) {
 
       const wait = await throttle.succeeded(attempt, account, address);
       if (wait > 0) {
+        await recordSignIn(db, seen, { outcome: 'throttled', client, userId: user.id, login, detail: `too many sign-ins: retry after ${wait} s` });
         reply.header('Retry-After', String(wait));
         const error = `Too many sign-ins in a short time. ${tryAgainIn(wait)}`;
         return sendPage(reply, 429, renderLoginPage(authorization, { email: login, error }), redirectUri);
@@ -217,6 +230,7 @@ export async function loginRoutes(app: FastifyInstance, options: LoginOptions) {
             scopes: await describeScopes(db, api.id, scope),
             ticket,
           });
+          await recordSignIn(db, seen, { outcome: 'success', client, userId: user.id, login, detail: 'consent asked' });
           return sendPage(reply, 200, page, redirectUri);
         }
       } else {
@@ -231,6 +245,7 @@ export async function loginRoutes(app: FastifyInstance, options: LoginOptions) {
         codeChallenge: authorization.codeChallenge,
         nonce: authorization.nonce,
         resource: api?.identifier ?? null,
+        signIn: { attempt: seen, login },
       });
       return sendRedirect(reply, responseLocation(redirectUri, issuer, { code, state: authorization.state }), redirectUri);
     },

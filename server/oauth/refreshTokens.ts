@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Database, Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import type { OAuthClient } from './clients.js';
+import { type Attempt, recordSignInWith } from './signInEvents.js';
 import { invalidGrant } from './token.js';
 
 /**
@@ -26,6 +27,7 @@ export async function issueRefreshToken(
 interface RefreshRow {
   grantId: string;
   clientId: string;
+  userId: string;
   scope: string;
   resource: string | null;
   rotated: boolean;
@@ -50,10 +52,11 @@ export async function useRefreshToken(
   db: Database,
   client: OAuthClient,
   token: string,
+  attempt: Attempt,
 ): Promise<{ grantId: string; scope: string; resource: string | null; successor?: string }> {
   const outcome = await db.transaction<Outcome>(async (tx) => {
     const { rows } = await tx.query<RefreshRow>(
-      `SELECT rt.grant_id AS "grantId", rt.client_id AS "clientId", rt.scope, rt.resource,
+      `SELECT rt.grant_id AS "grantId", rt.client_id AS "clientId", g.user_id AS "userId", rt.scope, rt.resource,
               rt.rotated_at IS NOT NULL AS rotated,
               extract(epoch FROM now() - rt.rotated_at)::float8 AS "sinceRotated",
               extract(epoch FROM now() - g.created_at)::float8 AS "familyAge",
@@ -71,6 +74,8 @@ export async function useRefreshToken(
     }
     if (row.rotated && (row.sinceRotated ?? 0) > client.refreshReuseInterval) {
       await tx.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [row.grantId]);
+      // with the revocation: a theft is on record exactly when its family is gone
+      await recordSignInWith(tx, attempt, { outcome: 'refresh_reuse', client, userId: row.userId, detail: 'every token of this sign-in is revoked' });
       return { kind: 'refused', message: 'the refresh token was already used: every token of this sign-in is revoked' };
     }
     let successor: string | undefined;

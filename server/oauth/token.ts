@@ -5,6 +5,7 @@ import { safeEqual, sha256 } from '../ids.js';
 import { allowedGrantTypes, findActiveClient, isPublicClient, type OAuthClient, parseBasicAuth, secretMatches } from './clients.js';
 import { corsFor, setCorsClient } from './cors.js';
 import { issueRefreshToken, useRefreshToken } from './refreshTokens.js';
+import { type Attempt, attemptOf, recordSignIn, type SignInOutcome } from './signInEvents.js';
 import { apiScopeNames, type Audience, namedAudience, OFFLINE_ACCESS, resolveAudience, splitScope, userAccessForApi } from './resources.js';
 import { ADMIN_SCOPE, isAdministrator, issueTokens, signAccessToken, type TokenResponse } from './tokens.js';
 
@@ -37,14 +38,15 @@ export interface TokenRequestBody {
   resource?: string;
 }
 
-/** One grant type: gets the authenticated client and the body, answers the token response. */
-export type GrantHandler = (ctx: AppContext, client: OAuthClient, body: TokenRequestBody) => Promise<TokenResponse>;
+/** One grant type: gets the authenticated client, the body and where the request came from, answers the token response. */
+export type GrantHandler = (ctx: AppContext, client: OAuthClient, body: TokenRequestBody, attempt: Attempt) => Promise<TokenResponse>;
 
 /** RFC 7636 4.1: 43 to 128 unreserved characters. */
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 interface CodeRow {
   grantId: string;
+  userId: string;
   clientId: string;
   redirectUri: string;
   codeChallenge: string | null;
@@ -55,7 +57,7 @@ interface CodeRow {
 }
 
 /** grant_type=authorization_code (RFC 6749 4.1.3 with RFC 7636 PKCE). */
-const exchangeAuthorizationCode: GrantHandler = async (ctx, client, body) => {
+const exchangeAuthorizationCode: GrantHandler = async (ctx, client, body, attempt) => {
   const { db } = ctx;
   if (!body.code) throw invalidRequest('code is required');
   if (!body.redirect_uri) throw invalidRequest('redirect_uri is required');
@@ -63,31 +65,38 @@ const exchangeAuthorizationCode: GrantHandler = async (ctx, client, body) => {
   // Marking the code used is the first thing, in one statement: two racing exchanges cannot both win.
   const { rows } = await db.query<CodeRow>(
     `UPDATE oauth_codes SET used_at = now() WHERE code_hash = $1 AND used_at IS NULL
-     RETURNING grant_id AS "grantId", client_id AS "clientId", redirect_uri AS "redirectUri",
+     RETURNING grant_id AS "grantId", (SELECT user_id FROM oauth_grants WHERE id = grant_id) AS "userId", client_id AS "clientId", redirect_uri AS "redirectUri",
                code_challenge AS "codeChallenge", scope, nonce, resource, expires_at < now() AS expired`,
     [codeHash],
   );
   const code = rows[0];
+  /** The refusal, recorded as a sign-in event of this client (and of the code's user, when there is a code). */
+  const refuse = async (outcome: SignInOutcome, description: string, userId = code?.userId) => {
+    await recordSignIn(db, attempt, { outcome, client, userId, detail: description });
+    return invalidGrant(description);
+  };
   if (!code) {
     // A second use means the code leaked: revoke what the first use issued (RFC 6749 4.1.2).
-    const revoked = await db.query(
+    const revoked = await db.query<{ userId: string }>(
       `UPDATE oauth_grants SET revoked_at = now()
-       WHERE id = (SELECT grant_id FROM oauth_codes WHERE code_hash = $1) AND revoked_at IS NULL`,
+       WHERE id = (SELECT grant_id FROM oauth_codes WHERE code_hash = $1) AND revoked_at IS NULL
+       RETURNING user_id AS "userId"`,
       [codeHash],
     );
-    throw invalidGrant(revoked.rowCount > 0 ? 'the authorization code was already used' : 'the authorization code is invalid');
+    if (revoked.rows[0]) throw await refuse('code_reused', 'the authorization code was already used', revoked.rows[0].userId);
+    throw await refuse('bad_code', 'the authorization code is invalid');
   }
-  if (code.expired) throw invalidGrant('the authorization code has expired');
-  if (code.clientId !== client.id) throw invalidGrant('the authorization code was issued to another client');
-  if (code.redirectUri !== body.redirect_uri) throw invalidGrant('redirect_uri differs from the one of the authorization request');
+  if (code.expired) throw await refuse('bad_code', 'the authorization code has expired');
+  if (code.clientId !== client.id) throw await refuse('bad_code', 'the authorization code was issued to another client');
+  if (code.redirectUri !== body.redirect_uri) throw await refuse('bad_redirect_uri', 'redirect_uri differs from the one of the authorization request');
   if (code.codeChallenge) {
-    if (!body.code_verifier) throw invalidGrant('PKCE: code_verifier is required');
+    if (!body.code_verifier) throw await refuse('bad_pkce', 'PKCE: code_verifier is required');
     if (!VERIFIER.test(body.code_verifier) || !safeEqual(sha256(body.code_verifier), code.codeChallenge)) {
-      throw invalidGrant('PKCE: code_verifier does not match the code_challenge');
+      throw await refuse('bad_pkce', 'PKCE: code_verifier does not match the code_challenge');
     }
   } else if (body.code_verifier) {
     // a verifier for a code issued without a challenge is a downgrade attempt (RFC 9700 2.1.1)
-    throw invalidGrant('PKCE: no code_challenge was sent with the authorization request');
+    throw await refuse('bad_pkce', 'PKCE: no code_challenge was sent with the authorization request');
   }
 
   const named = body.audience || body.resource;
@@ -158,9 +167,9 @@ async function tokensForGrant(
 }
 
 /** grant_type=refresh_token (RFC 6749 6), with rotation and reuse detection as the application says. */
-const exchangeRefreshToken: GrantHandler = async (ctx, client, body) => {
+const exchangeRefreshToken: GrantHandler = async (ctx, client, body, attempt) => {
   if (!body.refresh_token) throw invalidRequest('refresh_token is required');
-  const used = await useRefreshToken(ctx.db, client, body.refresh_token);
+  const used = await useRefreshToken(ctx.db, client, body.refresh_token, attempt);
   if (body.scope !== undefined) {
     // RFC 6749 6: a refresh may narrow the scope, never widen it
     const original = splitScope(used.scope);
@@ -227,18 +236,23 @@ export const grantHandlers: Record<string, GrantHandler> = {
  * Client authentication (RFC 6749 2.3): confidential clients with HTTP Basic only; public clients
  * name themselves (body or Basic without secret), and a secret they do send must be right.
  */
-async function authenticateClient(ctx: AppContext, request: FastifyRequest<{ Body: TokenRequestBody }>): Promise<OAuthClient> {
+async function authenticateClient(ctx: AppContext, request: FastifyRequest<{ Body: TokenRequestBody }>, attempt: Attempt): Promise<OAuthClient> {
   const basic = parseBasicAuth(request.headers.authorization);
-  if (basic === null) throw invalidClient('the Basic authorization header cannot be read');
   const body = request.body;
-  if (body.client_secret !== undefined) throw invalidClient('send the client secret with HTTP Basic (client_secret_basic)');
-  if (basic && body.client_id && body.client_id !== basic.clientId) throw invalidClient('client_id differs from the Basic credentials');
+  /** The refusal, recorded as a bad_client sign-in event (of the application when there is one). */
+  const refuse = async (description: string, client?: OAuthClient) => {
+    await recordSignIn(ctx.db, attempt, { outcome: 'bad_client', client, clientId: basic?.clientId ?? body.client_id, detail: description });
+    return invalidClient(description);
+  };
+  if (basic === null) throw await refuse('the Basic authorization header cannot be read');
+  if (body.client_secret !== undefined) throw await refuse('send the client secret with HTTP Basic (client_secret_basic)');
+  if (basic && body.client_id && body.client_id !== basic.clientId) throw await refuse('client_id differs from the Basic credentials');
   const client = await findActiveClient(ctx.db, basic?.clientId ?? body.client_id);
-  if (!client) throw invalidClient('unknown or inactive client');
+  if (!client) throw await refuse('unknown or inactive client');
   if (basic?.secret) {
-    if (!secretMatches(client, basic.secret)) throw invalidClient('wrong client credentials');
+    if (!secretMatches(client, basic.secret)) throw await refuse('wrong client credentials', client);
   } else if (!isPublicClient(client)) {
-    throw invalidClient('this client must authenticate with HTTP Basic');
+    throw await refuse('this client must authenticate with HTTP Basic', client);
   }
   return client;
 }
@@ -318,12 +332,13 @@ export async function tokenRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const handler = Object.hasOwn(grantHandlers, request.body.grant_type!) ? grantHandlers[request.body.grant_type!] : undefined;
       if (!handler) throw new OAuthError('unsupported_grant_type', `grant_type ${request.body.grant_type} is not supported`);
-      const client = await authenticateClient(app.ctx, request);
+      const attempt = attemptOf(request);
+      const client = await authenticateClient(app.ctx, request, attempt);
       setCorsClient(request, client.webOrigins);
       if (!allowedGrantTypes(client).includes(request.body.grant_type!)) {
         throw new OAuthError('unauthorized_client', `this client may not use grant_type ${request.body.grant_type}`);
       }
-      const tokens = await handler(app.ctx, client, request.body);
+      const tokens = await handler(app.ctx, client, request.body, attempt);
       return reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache').send(tokens);
     },
   );

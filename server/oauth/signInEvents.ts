@@ -1,0 +1,91 @@
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/index.js';
+
+/**
+ * Sign-in events (docs/CONSOLE.md, "Sign-ins and rights"): one row per attempt at the authorization
+ * server, in the migration 14 table signin_events. Recording is a side effect: it never changes an
+ * attempt's answer, so a failure to record is logged and swallowed.
+ */
+
+export type SignInOutcome =
+  | 'success'
+  | 'wrong_password'
+  | 'unknown_user'
+  | 'throttled'
+  | 'bad_client'
+  | 'bad_redirect_uri'
+  | 'bad_pkce'
+  | 'code_reused'
+  | 'bad_code'
+  | 'consent_denied'
+  | 'refresh_reuse';
+
+/** Where an attempt came from: the request's client address, user agent and logger. */
+export interface Attempt {
+  ip: string;
+  userAgent?: string;
+  log: FastifyBaseLogger;
+}
+
+export const attemptOf = (request: FastifyRequest): Attempt => ({ ip: request.ip, userAgent: request.headers['user-agent'], log: request.log });
+
+export interface SignInEvent {
+  outcome: SignInOutcome;
+  /** The application's tenant; unknown client: none (the event is kept but no tenant lists it). */
+  client?: { id: string; companyId: string; domainId: string };
+  /** The client_id as sent, when no application has it. */
+  clientId?: string;
+  userId?: string;
+  /** The email or username typed; never a password. */
+  login?: string;
+  detail?: string;
+}
+
+/** Text a client sent, made safe to store: PostgreSQL text cannot hold NUL, and nothing is kept at any length. */
+export function storable(text: string | undefined, max: number): string | null {
+  if (text === undefined) return null;
+  // slicing by code points keeps a surrogate pair whole (a lone half is not valid UTF-8)
+  return Array.from(text.replace(/\0/g, '').slice(0, max * 2)).slice(0, max).join('') || null;
+}
+
+const INSERT = `INSERT INTO signin_events (company_id, domain_id, client_id, user_id, login, outcome, detail, ip, user_agent)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+
+function values(event: SignInEvent, attempt: Attempt): unknown[] {
+  const { client } = event;
+  return [
+    client?.companyId ?? null,
+    client?.domainId ?? null,
+    storable(client?.id ?? event.clientId, 200),
+    storable(event.userId, 200),
+    storable(event.login, 254),
+    event.outcome,
+    storable(event.detail, 500),
+    storable(attempt.ip, 100),
+    storable(attempt.userAgent, 500),
+  ];
+}
+
+/** Records an attempt that has no writes of its own: one INSERT, errors logged. */
+export async function recordSignIn(db: Queryable, attempt: Attempt, event: SignInEvent): Promise<void> {
+  try {
+    await db.query(INSERT, values(event, attempt));
+  } catch (error) {
+    attempt.log.error({ err: error, outcome: event.outcome }, 'sign-in event not recorded');
+  }
+}
+
+/**
+ * Records an attempt inside the transaction of its own writes (the grant of a success, the
+ * revocation of a reused refresh token). A savepoint keeps a failed INSERT from aborting them.
+ */
+export async function recordSignInWith(tx: Queryable, attempt: Attempt, event: SignInEvent): Promise<void> {
+  await tx.query('SAVEPOINT signin_event');
+  try {
+    await tx.query(INSERT, values(event, attempt));
+    await tx.query('RELEASE SAVEPOINT signin_event');
+  } catch (error) {
+    attempt.log.error({ err: error, outcome: event.outcome }, 'sign-in event not recorded');
+    await tx.query('ROLLBACK TO SAVEPOINT signin_event');
+  }
+}
