@@ -8,6 +8,7 @@ import { companyRoutes } from './companies.js';
 import { domainRoutes } from './domains.js';
 import { groupRoutes } from './groups.js';
 import { memberRoutes } from './members.js';
+import { signInEventRoutes } from './signInEvents.js';
 import { userRoutes } from './users.js';
 import { permissionScopeRoutes } from './permissionScopes.js';
 
@@ -24,4 +25,5 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(applicationSecretRoutes);
   await app.register(groupPermissionRoutes);
   await app.register(administratorRoutes);
+  await app.register(signInEventRoutes);
 }

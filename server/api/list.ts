@@ -25,6 +25,8 @@ export interface ListResource {
   /** Key columns in order; the last one breaks ties in sorting. */
   key: string[];
   defaultSort: string;
+  /** The default sort's order when a request names none (ASC unless said; newest first for events). */
+  defaultOrder?: 'ASC' | 'DESC';
   /**
    * A table of maintained counts (alias t; the scope's columns plus status and n). Lists filtered
    * by scope and status alone read their total from it instead of counting rows.
@@ -194,7 +196,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   }
 
   let sortField = resource.defaultSort;
-  let direction = 'ASC';
+  let direction: string = resource.defaultOrder ?? 'ASC';
   if (query.sort !== undefined) {
     const sort = parseJson('sort', query.sort);
     if (!Array.isArray(sort) || sort.length !== 2 || typeof sort[0] !== 'string' || typeof sort[1] !== 'string') {

@@ -43,6 +43,7 @@ export interface ResourceDefinition {
   /** Key columns in order; the last one is the record's id. */
   key: string[];
   defaultSort: string;
+  defaultOrder?: ListResource['defaultOrder'];
   counts?: ListResource['counts'];
   slices?: ListResource['slices'];
 }
@@ -88,8 +89,8 @@ export function listResource(definition: ResourceDefinition): ListResource {
     if (field.listed === false) continue;
     fields[name] = field.type === 'integer' || field.type === 'boolean' ? { column: field.column, type: field.type } : { column: field.column };
   }
-  const { name, table, search, key, defaultSort, counts, slices } = definition;
-  return { name, table, select: selectList(definition), fields, search, key, defaultSort, counts, slices };
+  const { name, table, search, key, defaultSort, defaultOrder, counts, slices } = definition;
+  return { name, table, select: selectList(definition), fields, search, key, defaultSort, defaultOrder, counts, slices };
 }
 
 /** The response schema of one record (serialization writes its properties in this order). */
