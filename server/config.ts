@@ -70,6 +70,8 @@ export interface ServerConfig {
   trustProxy?: number | string[];
   /** Unset fields take DEFAULT_LOGIN_LIMITS. */
   loginLimits?: Partial<LoginLimits>;
+  /** Sign-in events older than this many days are deleted in the background (SIGNIN_RETENTION_DAYS, default 90). */
+  signInRetentionDays?: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -101,6 +103,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     loginLimits: parseLoginLimits(env),
+    signInRetentionDays: parseRetentionDays(env.SIGNIN_RETENTION_DAYS),
   };
 }
 
@@ -194,6 +197,18 @@ export function parsePoolSize(value: string | undefined, processes = 1): number 
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000) throw new Error(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, got "${value}"`);
   return Number(text);
 }
+
+/** SIGNIN_RETENTION_DAYS: whole days, at most 100 years (beyond that the cut-off leaves the timestamp range). */
+export function parseRetentionDays(value: string | undefined): number {
+  const text = (value ?? '').trim();
+  if (text === '') return DEFAULT_SIGNIN_RETENTION_DAYS;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 36500) {
+    throw new Error(`SIGNIN_RETENTION_DAYS must be a whole number of days from 1 to 36500, got "${value}"`);
+  }
+  return Number(text);
+}
+
+export const DEFAULT_SIGNIN_RETENTION_DAYS = 90;
 
 function parseOnOff(name: string, value: string | undefined, fallback: boolean): boolean {
   const text = (value ?? '').trim().toLowerCase();

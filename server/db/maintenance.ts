@@ -43,6 +43,10 @@ export interface MaintenanceOptions {
   log?: (message: string) => void;
   /** Told after each step. */
   onStep?: (step: MaintenanceStep) => void;
+  /** Sign-in events older than this are deleted (SIGNIN_RETENTION_DAYS); unset: kept. */
+  signInRetentionDays?: number;
+  /** How often the old sign-in events are purged. */
+  purgeEveryMs?: number;
 }
 
 export interface MaintenanceStep {
@@ -131,13 +135,61 @@ function analyzeOnce(db: Database, table: TableStats) {
   });
 }
 
+/** Rows one purge statement deletes at most: a short statement, so writers never wait long on it. */
+export const PURGE_BATCH = 1000;
+
+/**
+ * Deletes the sign-in events older than `days`, PURGE_BATCH rows a statement with a pause between
+ * statements (requests waiting for the database go first; PGlite runs one statement at a time).
+ * SKIP LOCKED: two instances purging together take different rows instead of waiting on each
+ * other. Returns the number of rows deleted.
+ */
+export async function purgeSignInEvents(
+  db: Database,
+  days: number,
+  options: { batch?: number; pauseMs?: number; stopped?: () => boolean } = {},
+): Promise<number> {
+  const { batch = PURGE_BATCH, pauseMs = 50, stopped = () => false } = options;
+  let deleted = 0;
+  while (!stopped()) {
+    const { rowCount } = await db.query(
+      `DELETE FROM signin_events WHERE id IN (
+         SELECT id FROM signin_events WHERE occurred_at < now() - make_interval(days => $1)
+         ORDER BY occurred_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [days, batch],
+    );
+    deleted += rowCount;
+    if (rowCount < batch) break;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  return deleted;
+}
+
 /**
  * Starts the checks and the sweep; returns the function that stops them (a step under way
  * finishes, no new one starts).
  */
 export function startMaintenance(db: Database, options: MaintenanceOptions = {}): () => void {
   const { everyMs = 15 * 60_000, firstAfterMs = 60_000, checkEveryMs = CHECK_EVERY_MS, restMs = REST_MS, pauseMs = 20, log = () => {}, onStep } = options;
+  const { signInRetentionDays, purgeEveryMs = 60 * 60_000 } = options;
   let stopped = false;
+  let purgeTimer: NodeJS.Timeout | undefined;
+  // its own timer: a long purge never delays the checks after writes, nor they it
+  const purge = async () => {
+    try {
+      const started = performance.now();
+      const deleted = await purgeSignInEvents(db, signInRetentionDays!, { stopped: () => stopped });
+      if (deleted) onStep?.({ sql: `DELETE FROM signin_events (${deleted} rows past ${signInRetentionDays} days)`, ms: performance.now() - started });
+    } catch (error) {
+      if (!stopped) log(`sign-in events purge failed: ${(error as Error).message}`);
+    }
+    if (!stopped) schedulePurge(purgeEveryMs);
+  };
+  const schedulePurge = (wait: number) => {
+    purgeTimer = setTimeout(purge, wait);
+    purgeTimer.unref();
+  };
+  if (signInRetentionDays) schedulePurge(firstAfterMs);
   let sweepAt = Date.now() + firstAfterMs;
   let timer: NodeJS.Timeout | undefined;
   const round = async () => {
@@ -160,5 +212,6 @@ export function startMaintenance(db: Database, options: MaintenanceOptions = {})
   return () => {
     stopped = true;
     clearTimeout(timer);
+    clearTimeout(purgeTimer);
   };
 }
