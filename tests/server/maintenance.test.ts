@@ -67,7 +67,11 @@ describe('database maintenance', () => {
   it('analyzes a table soon after bulk writes, without waiting for the schedule', async () => {
     stop = startMaintenance(server.db, { firstAfterMs: 3_600_000, checkEveryMs: 50, restMs: 0, pauseMs: 1 });
     await addUsers(500);
-    await until(async () => (await tableStats()).get('users')!.analyzed);
+    // tables are taken one at a time, in no promised order: wait for both claims below
+    await until(async () => {
+      const now = await tableStats();
+      return now.get('users')!.analyzed && now.get('companies')!.analyzed;
+    });
     const stats = await tableStats();
     expect(stats.get('users')!.rows).toBeGreaterThanOrEqual(500);
     expect(stats.get('users')!.changed).toBeLessThan(50);
