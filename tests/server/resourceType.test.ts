@@ -1,123 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queryable } from '../../server/db/index.js';
-import { HttpError } from '../../server/errors.js';
-import {
-  bodyProperties,
-  bodySchema,
-  type Change,
-  crudRoutes,
-  findRecords,
-  listBodySchema,
-  type RecordOf,
-  type ResourceDefinition,
-  samePathId,
-  selectList,
-  type WriteContext,
-} from '../../server/api/resource.js';
-import { uniqueByConstraint } from '../../server/api/unique.js';
-import { id, requiredText, status } from '../../server/api/schemas.js';
+import { DEVICES_TABLE, deviceRoutes, type Device } from './fixtures/devices.js';
 import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
 
 /**
  * A resource type declared by definition alone (docs/ADDING-A-RESOURCE.md): a table, a column map,
- * its rules as plain functions, and crudRoutes. Nothing else in the server knows about devices; the
+ * its rules as plain functions, and crudRoutes (tests/server/fixtures/devices.ts). Nothing in the server knows about devices; the
  * routes get the guard, tenancy, lists, QUERY twins and OpenAPI entries like every built-in resource.
  */
 
-// ---- the migration (a real one goes in server/db/migrations.ts) ----
-const DEVICES_TABLE = `CREATE TABLE devices (
-  company_id text NOT NULL,
-  domain_id text NOT NULL,
-  id text NOT NULL,
-  name text NOT NULL,
-  serial text NOT NULL,
-  kind text NOT NULL DEFAULT 'phone' CHECK (kind IN ('phone', 'laptop', 'key')),
-  seats integer NOT NULL DEFAULT 1,
-  managed boolean NOT NULL DEFAULT false,
-  status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'deleted')),
-  PRIMARY KEY (company_id, domain_id, id),
-  CONSTRAINT devices_serial UNIQUE (company_id, domain_id, serial),
-  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
-)`;
-
-// ---- the server definition (a real one is server/api/devices.ts, one line in server/api/index.ts) ----
-const deviceDefinition = {
-  name: 'devices',
-  label: 'device',
-  table: 'devices t',
-  fields: {
-    id: { column: 't.id', input: id },
-    name: { column: 't.name', input: requiredText() },
-    serial: { column: 't.serial', input: requiredText(64) },
-    kind: { column: 't.kind', input: { type: 'string', enum: ['phone', 'laptop', 'key'] as const } },
-    seats: { column: 't.seats', type: 'integer', input: { type: 'integer', minimum: 1, maximum: 100 } },
-    managed: { column: 't.managed', type: 'boolean', input: { type: 'boolean' } },
-    status: { column: 't.status', input: status },
-  },
-  search: `(t.name || ' ' || t.serial)`,
-  key: ['t.company_id', 't.domain_id', 't.id'],
-  defaultSort: 'name',
-} satisfies ResourceDefinition;
-/** { id: string; name: string; …; seats: number; managed: boolean; status: 'active' | 'deleted' } */
-type Device = RecordOf<typeof deviceDefinition>;
-type DeviceBody = Partial<Device>;
-type DomainParams = { companyId: string; domainId: string };
-const SELECT = selectList(deviceDefinition);
-const inDomain = ({ companyId, domainId }: DomainParams) => ({ where: ['t.company_id = $1', 't.domain_id = $2'], values: [companyId, domainId] });
-
-/** Its business rules: a serial is unique in its domain (409), only a soft-deleted device may be purged. */
-const devices = {
-  async create(db: Queryable, { params }: WriteContext<DomainParams>, body: DeviceBody): Promise<Device> {
-    return uniqueByConstraint({ devices_serial: body.serial!, devices_pkey: body.id ?? '' }, async () => {
-      const { rows } = await db.query<Device>(
-        `INSERT INTO devices AS t (company_id, domain_id, id, name, serial, kind, seats, managed, status)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${SELECT}`,
-        [params.companyId, params.domainId, body.id ?? body.serial, body.name, body.serial, body.kind ?? 'phone', body.seats ?? 1, body.managed ?? false, body.status ?? 'active'],
-      );
-      return rows[0];
-    });
-  },
-  async update(db: Queryable, { params }: WriteContext<DomainParams>, changes: Change<DeviceBody>[]): Promise<Device[]> {
-    const patches = changes.map(samePathId);
-    const current = await findRecords<Device>(db, deviceDefinition, inDomain(params), patches.map((patch) => patch.id));
-    const updated: Device[] = [];
-    for (const [i, patch] of patches.entries()) {
-      const next = { ...current[i], ...patch };
-      const { rows } = await uniqueByConstraint({ devices_serial: next.serial }, () =>
-        db.query<Device>(
-          `UPDATE devices t SET name = $4, serial = $5, kind = $6, seats = $7, managed = $8, status = $9
-           WHERE t.company_id = $1 AND t.domain_id = $2 AND t.id = $3 RETURNING ${SELECT}`,
-          [params.companyId, params.domainId, patch.id, next.name, next.serial, next.kind, next.seats, next.managed, next.status],
-        ),
-      );
-      updated.push(rows[0]);
-    }
-    return updated;
-  },
-  async remove(db: Queryable, { params }: WriteContext<DomainParams>, deviceIds: string[]): Promise<Device[]> {
-    const ids = [...new Set(deviceIds)];
-    const found = await findRecords<Device>(db, deviceDefinition, inDomain(params), ids);
-    const active = found.find((device) => device.status !== 'deleted');
-    if (active) throw new HttpError(409, `device ${active.id} is active: delete it first, then purge it`);
-    await db.query(`DELETE FROM devices WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($3)`, [params.companyId, params.domainId, ids]);
-    return found;
-  },
-};
-
-const deviceRoutes = crudRoutes(deviceDefinition, {
-  tags: ['devices'],
-  path: '/companys/:companyId/domainNames/:domainId/devices',
-  idParam: 'deviceId',
-  scope: { params: ['companyId', 'domainId'], where: ['t.company_id = $1', 't.domain_id = $2'] },
-  rules: devices,
-  bodies: {
-    create: bodySchema(deviceDefinition, ['name', 'serial']),
-    update: bodySchema(deviceDefinition, ['name', 'serial']),
-    updateList: listBodySchema({ type: 'object', additionalProperties: false, properties: bodyProperties(deviceDefinition) }),
-  },
-});
-
-// ---- the test ----
 let server: TestServer;
 let owner: Tenant;
 let stranger: Tenant;
