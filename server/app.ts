@@ -9,6 +9,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { fastifyTrustProxy } from './config.js';
 import type { AppContext } from './context.js';
 import { HttpError, reasonPhrase, statusForDatabaseError } from './errors.js';
+import { registerAuditActor } from './api/audit.js';
 import { registerGuard } from './api/guard.js';
 import { apiRoutes } from './api/index.js';
 import { addListQueryRoutes } from './api/list.js';
@@ -88,6 +89,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(
     async (api) => {
       registerGuard(api);
+      registerAuditActor(api);
       registerApiInputChecks(api);
       addListQueryRoutes(api);
       await api.register(apiRoutes);

@@ -44,7 +44,8 @@ export async function applicationSecretRoutes(app: FastifyInstance) {
     async (request) => {
       const secret = randomAlphanumeric(32);
       const grace = request.body?.graceSeconds ?? 0;
-      const { rows } = await db.query<{ id: string; previousSecretExpiresAt: Date | null }>(
+      // a transaction, as every write of the API: the audit trail's record is written in it (server/api/audit.ts)
+      const { rows } = await db.transaction((tx) => tx.query<{ id: string; previousSecretExpiresAt: Date | null }>(
         `UPDATE applications t
          SET previous_secret_hash = CASE WHEN $3::int > 0 THEN t.client_secret_hash END,
              previous_secret_expires_at = CASE WHEN $3::int > 0 AND t.client_secret_hash IS NOT NULL THEN now() + make_interval(secs => $3::int) END,
@@ -53,7 +54,7 @@ export async function applicationSecretRoutes(app: FastifyInstance) {
          WHERE t.id = $1 AND ${inScope('t.company_id', '$4')} AND t.status <> 'deleted'
          RETURNING t.id, t.previous_secret_expires_at AS "previousSecretExpiresAt"`,
         [request.params.id, sha256(secret), grace, request.principal.companyId],
-      );
+      ));
       const row = rows[0];
       if (!row) {
         // A soft-deleted application signs nobody in; a new secret for it would be a dead end.

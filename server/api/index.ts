@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { administratorRoutes } from './administrators.js';
 import { apiResourceRoutes } from './apis.js';
+import { auditEventRoutes } from './auditEvents.js';
 import { applicationRoutes } from './applications.js';
 import { applicationSecretRoutes } from './applicationSecrets.js';
 import { groupPermissionRoutes } from './groupPermissions.js';
@@ -26,4 +27,5 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(groupPermissionRoutes);
   await app.register(administratorRoutes);
   await app.register(signInEventRoutes);
+  await app.register(auditEventRoutes);
 }

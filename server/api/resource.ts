@@ -19,8 +19,8 @@ export type JsonSchema = Record<string, unknown>;
 export interface Field {
   /** SQL on the table's alias t: a column (`t.display_name`) or an expression. */
   column: string;
-  /** How it reads in JSON: text (the default), integer, boolean, texts (an array of text) or nullableText. */
-  type?: 'text' | 'integer' | 'boolean' | 'texts' | 'nullableText';
+  /** How it reads in JSON: text (the default), integer, boolean, texts (an array of text), nullableText or object (any JSON object). */
+  type?: 'text' | 'integer' | 'boolean' | 'texts' | 'nullableText' | 'object';
   /** Its schema in request bodies; without one the field is read-only (a body's copy of it is dropped). */
   input?: JsonSchema;
   /** false: lists may not filter or sort by it (400 naming it). */
@@ -57,7 +57,9 @@ type FieldValue<F> = F extends { type: 'integer' }
       ? string[]
       : F extends { type: 'nullableText' }
         ? string | null
-        : F extends { input: { enum: readonly (infer E)[] } }
+        : F extends { type: 'object' }
+          ? Record<string, unknown>
+          : F extends { input: { enum: readonly (infer E)[] } }
           ? E
           : string;
 
@@ -70,6 +72,7 @@ const JSON_TYPES = {
   boolean: { type: 'boolean' },
   texts: { type: 'array', items: { type: 'string' } },
   nullableText: { type: ['string', 'null'] },
+  object: { type: 'object', additionalProperties: true },
 } as const;
 
 /** An output name as SQL: bare when PostgreSQL keeps it as written, quoted otherwise. */
@@ -173,6 +176,8 @@ export function addListRoute(
     guarded?: false;
     paramSchemas?: Record<string, JsonSchema>;
     whenEmpty?: (request: FastifyRequest) => Promise<void>;
+    /** Reshapes each row of the page before it is sent (the audit trail names fields as the API does). */
+    mapRow?: (row: Record<string, unknown>) => unknown;
   },
 ) {
   const resource = listResource(definition);
@@ -191,7 +196,8 @@ export function addListRoute(
       const parsed = parseListQuery(resource, request.query, scopeValues(scope, request));
       const result: ListResult<unknown> = await runList(app.ctx.db, resource, parsed, scope.where, options.guarded === false ? undefined : listAccess(request));
       if (whenEmpty && result.rows.length === 0) await whenEmpty(request);
-      return sendList(reply, definition.name, result);
+      const { mapRow } = options;
+      return sendList(reply, definition.name, mapRow ? { ...result, rows: result.rows.map((row) => mapRow(row as Record<string, unknown>)) } : result);
     },
   );
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
@@ -23,6 +24,21 @@ export interface Database extends Queryable {
   close(): Promise<void>;
   /** Statements sent so far (tests use it to catch N+1 queries). */
   readonly stats: { queries: number };
+}
+
+/**
+ * Settings that every transaction begun in this async context applies first, as SET LOCAL: the
+ * management API names its caller (iam.actor) so that the audit triggers of migration 15 record who
+ * made each change, in the same transaction (server/api/audit.ts). A map, read when the
+ * transaction begins, so that a request can fill it in after its context was opened.
+ */
+export const transactionSettings = new AsyncLocalStorage<Map<string, string>>();
+
+/** The statement that applies the settings of the caller's context, or none. */
+function settingsStatement(): [string, unknown[]] | undefined {
+  const settings = transactionSettings.getStore();
+  if (!settings?.size) return undefined;
+  return ['SELECT set_config(s.name, s.value, true) FROM unnest($1::text[], $2::text[]) AS s(name, value)', [[...settings.keys()], [...settings.values()]]];
 }
 
 /**
@@ -132,9 +148,12 @@ class PgliteDatabase implements Database {
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    // read now: the queue may run this transaction from another request's continuation
+    const settings = settingsStatement();
     return this.queue.run(async () => {
       await this.call('exec', 'BEGIN');
       try {
+        if (settings) await this.raw(...settings);
         const value = await fn({ query: (text, params = []) => this.raw(text, params), exec: (script) => this.rawExec(script) });
         await this.call('exec', 'COMMIT');
         return value;
@@ -188,10 +207,11 @@ class PostgresDatabase implements Database {
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return retryConflicts(() => this.transactionOnce(fn));
+    const settings = settingsStatement();
+    return retryConflicts(() => this.transactionOnce(fn, settings));
   }
 
-  private async transactionOnce<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  private async transactionOnce<T>(fn: (tx: Queryable) => Promise<T>, settings: [string, unknown[]] | undefined): Promise<T> {
     const client = await this.pool.connect();
     // Checked-out clients have no listener of their own: a connection lost between two statements of
     // this transaction must fail the transaction, not the process.
@@ -211,6 +231,7 @@ class PostgresDatabase implements Database {
     };
     try {
       await client.query('BEGIN');
+      if (settings) await client.query(...settings);
       const value = await fn(tx);
       try {
         await client.query('COMMIT');

@@ -599,6 +599,152 @@ CREATE INDEX signin_events_client ON signin_events (company_id, domain_id, clien
 CREATE INDEX signin_events_age ON signin_events (occurred_at);
 `,
   },
+  {
+    id: 15,
+    name: 'audit trail: every write of the management API, recorded by the database in its own transaction',
+    sql: `
+-- One row per change of a company, domain, user, group, application or API (docs/CONSOLE.md,
+-- "History and audit log"). The management API names its caller in the transaction-local setting
+-- iam.actor (server/api/audit.ts); the triggers below write the record in the same transaction as
+-- the change, so there is no change without its record and no record without its change. Writes
+-- without a caller (start-up seed, the authorization server's own bookkeeping) are not recorded.
+-- No foreign keys: a record outlives what it names.
+CREATE TABLE audit_events (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  occurred_at timestamptz NOT NULL DEFAULT now(),
+  -- whose log holds it: the company of the record changed (for a company, its parent's)
+  company_id text NOT NULL,
+  domain_id text,
+  resource_type text NOT NULL,
+  resource_id text NOT NULL,
+  action text NOT NULL,
+  -- field -> {"before": v, "after": v}, or {"hidden": true} for a secret that changed
+  changes jsonb NOT NULL,
+  actor_user_id text,
+  actor_company_id text,
+  actor_domain_id text,
+  actor_client_id text,
+  actor_ip text
+);
+-- the lists: a company's log newest first, by resource type, one record's history, one actor's changes
+CREATE INDEX audit_events_list ON audit_events (company_id, occurred_at DESC, id DESC);
+CREATE INDEX audit_events_type ON audit_events (company_id, resource_type, occurred_at DESC, id DESC);
+CREATE INDEX audit_events_resource ON audit_events (company_id, resource_type, resource_id, occurred_at DESC, id DESC);
+CREATE INDEX audit_events_actor ON audit_events (company_id, actor_user_id, occurred_at DESC, id DESC);
+CREATE INDEX audit_events_action ON audit_events (company_id, action, occurred_at DESC, id DESC);
+-- retention deletes the oldest first
+CREATE INDEX audit_events_age ON audit_events (occurred_at);
+
+-- One record, with the caller from iam.actor; nothing without a caller.
+CREATE FUNCTION audit_record(p_company text, p_domain text, p_type text, p_id text, p_action text, p_changes jsonb)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_actor jsonb := nullif(current_setting('iam.actor', true), '')::jsonb;
+BEGIN
+  IF v_actor IS NULL THEN RETURN; END IF;
+  INSERT INTO audit_events (company_id, domain_id, resource_type, resource_id, action, changes,
+                            actor_user_id, actor_company_id, actor_domain_id, actor_client_id, actor_ip)
+  VALUES (p_company, p_domain, p_type, p_id, p_action, p_changes,
+          v_actor ->> 'userId', v_actor ->> 'companyId', v_actor ->> 'domainId', v_actor ->> 'clientId', v_actor ->> 'ip');
+END $$;
+
+-- The fields that differ between two row images; a hidden one (a secret's hash) only says it changed.
+CREATE FUNCTION audit_diff(p_old jsonb, p_new jsonb, p_hidden text[]) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(jsonb_object_agg(k, CASE WHEN k = ANY (p_hidden) THEN '{"hidden": true}'::jsonb
+                                            ELSE jsonb_strip_nulls(jsonb_build_object('before', p_old -> k, 'after', p_new -> k)) END), '{}')
+  FROM (SELECT jsonb_object_keys(coalesce(p_old, '{}') || coalesce(p_new, '{}')) AS k) keys
+  WHERE coalesce(p_old -> k, 'null') IS DISTINCT FROM coalesce(p_new -> k, 'null')
+$$;
+
+-- A record of its own (company, domain, user, group, application, API): TG_ARGV[0] is its resource
+-- type, TG_ARGV[1] its secret columns. Rows a cascade removes are part of the delete that removed
+-- their parent, which has its record (pg_trigger_depth() > 1).
+CREATE FUNCTION audit_resource_row() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v_old jsonb;
+  v_new jsonb;
+  v_row jsonb;
+  v_changes jsonb;
+  v_action text;
+  v_company text;
+  v_domain text;
+BEGIN
+  IF nullif(current_setting('iam.actor', true), '') IS NULL OR pg_trigger_depth() > 1 THEN RETURN NULL; END IF;
+  IF TG_OP <> 'INSERT' THEN v_old := to_jsonb(OLD) - '{created_at,updated_at,ancestors,company_id,domain_id}'::text[]; END IF;
+  IF TG_OP <> 'DELETE' THEN v_new := to_jsonb(NEW) - '{created_at,updated_at,ancestors,company_id,domain_id}'::text[]; END IF;
+  v_changes := audit_diff(v_old, v_new, TG_ARGV[1]::text[]);
+  IF TG_OP = 'UPDATE' AND v_changes = '{}' THEN RETURN NULL; END IF;
+  v_row := to_jsonb(coalesce(NEW, OLD));
+  v_action := CASE
+    WHEN TG_OP = 'INSERT' THEN 'create'
+    WHEN TG_OP = 'DELETE' THEN CASE WHEN v_row ? 'status' THEN 'purge' ELSE 'delete' END
+    WHEN v_changes -> 'status' ->> 'after' = 'deleted' THEN 'delete'
+    WHEN v_changes -> 'status' ->> 'before' = 'deleted' THEN 'recover'
+    WHEN v_changes ? 'client_secret_hash' THEN 'rotateSecret'
+    WHEN (v_changes -> 'is_primary' ->> 'after')::boolean THEN 'setPrimary'
+    ELSE 'update' END;
+  IF TG_TABLE_NAME = 'companies' THEN
+    v_company := coalesce(v_row ->> 'parent', v_row ->> 'id');
+  ELSE
+    v_company := v_row ->> 'company_id';
+    v_domain := CASE WHEN TG_TABLE_NAME = 'domains' THEN v_row ->> 'id' ELSE v_row ->> 'domain_id' END;
+  END IF;
+  PERFORM audit_record(v_company, v_domain, TG_ARGV[0], v_row ->> 'id', v_action, v_changes);
+  RETURN NULL;
+END $$;
+
+-- A row that belongs to a group or an API (a member, a permission, a permission scope): a record of
+-- the owner, with the row as one value.
+CREATE FUNCTION audit_part_row() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v_row jsonb;
+  v_part jsonb;
+  v_company text;
+  v_domain text;
+  v_owner text;
+  v_type text;
+  v_name text;
+BEGIN
+  IF nullif(current_setting('iam.actor', true), '') IS NULL OR pg_trigger_depth() > 1 THEN RETURN NULL; END IF;
+  v_row := to_jsonb(coalesce(NEW, OLD));
+  IF TG_TABLE_NAME = 'group_members' THEN
+    v_type := 'groups'; v_name := 'Member'; v_owner := v_row ->> 'group_id';
+    v_company := v_row ->> 'company_id'; v_domain := v_row ->> 'domain_id';
+    v_part := jsonb_build_object('type', v_row -> 'member_type', 'id', v_row -> 'member_id');
+  ELSIF TG_TABLE_NAME = 'group_permissions' THEN
+    v_type := 'groups'; v_name := 'Permission'; v_owner := v_row ->> 'group_id';
+    v_company := v_row ->> 'company_id'; v_domain := v_row ->> 'domain_id';
+    v_part := jsonb_build_object('apiId', v_row -> 'api_id', 'scopeId', v_row -> 'scope_id',
+      'permission', (SELECT s.permission FROM permission_scopes s WHERE s.api_id = v_row ->> 'api_id' AND s.id = v_row ->> 'scope_id'));
+  ELSE
+    v_type := 'apis'; v_name := 'Scope'; v_owner := v_row ->> 'api_id';
+    SELECT a.company_id, a.domain_id INTO v_company, v_domain FROM apis a WHERE a.id = v_owner;
+    IF v_company IS NULL THEN RETURN NULL; END IF;
+    v_part := jsonb_build_object('id', v_row -> 'id', 'permission', v_row -> 'permission', 'description', v_row -> 'description');
+  END IF;
+  IF TG_OP = 'UPDATE' THEN
+    IF to_jsonb(OLD) = to_jsonb(NEW) THEN RETURN NULL; END IF;
+    PERFORM audit_record(v_company, v_domain, v_type, v_owner, 'update' || v_name,
+      jsonb_build_object(lower(v_name), jsonb_build_object('before', jsonb_build_object('id', OLD.id, 'permission', OLD.permission, 'description', OLD.description), 'after', v_part)));
+  ELSE
+    PERFORM audit_record(v_company, v_domain, v_type, v_owner, CASE TG_OP WHEN 'INSERT' THEN 'add' ELSE 'remove' END || v_name,
+      jsonb_build_object(lower(v_name), jsonb_build_object(CASE TG_OP WHEN 'INSERT' THEN 'after' ELSE 'before' END, v_part)));
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER companies_audit AFTER INSERT OR UPDATE OR DELETE ON companies FOR EACH ROW EXECUTE FUNCTION audit_resource_row('companies', '{}');
+CREATE TRIGGER domains_audit AFTER INSERT OR UPDATE OR DELETE ON domains FOR EACH ROW EXECUTE FUNCTION audit_resource_row('domains', '{}');
+CREATE TRIGGER users_audit AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION audit_resource_row('users', '{password_hash}');
+CREATE TRIGGER groups_audit AFTER INSERT OR UPDATE OR DELETE ON groups FOR EACH ROW EXECUTE FUNCTION audit_resource_row('groups', '{}');
+CREATE TRIGGER applications_audit AFTER INSERT OR UPDATE OR DELETE ON applications
+  FOR EACH ROW EXECUTE FUNCTION audit_resource_row('applications', '{client_secret_hash,previous_secret_hash}');
+CREATE TRIGGER apis_audit AFTER INSERT OR UPDATE OR DELETE ON apis FOR EACH ROW EXECUTE FUNCTION audit_resource_row('apis', '{signing_secret}');
+CREATE TRIGGER group_members_audit AFTER INSERT OR DELETE ON group_members FOR EACH ROW EXECUTE FUNCTION audit_part_row();
+CREATE TRIGGER group_permissions_audit AFTER INSERT OR DELETE ON group_permissions FOR EACH ROW EXECUTE FUNCTION audit_part_row();
+CREATE TRIGGER permission_scopes_audit AFTER INSERT OR UPDATE OR DELETE ON permission_scopes FOR EACH ROW EXECUTE FUNCTION audit_part_row();
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import { type Queryable, transactionSettings } from '../db/index.js';
+
+/**
+ * The audit trail's write side (docs/CONSOLE.md, "History and audit log"). Every management API
+ * request runs in an async context whose transactions begin by naming the caller (iam.actor); the
+ * triggers of migration 15 then record each change of a company, domain, user, group, application
+ * or API in the transaction that makes it. A route adds a record of its own only for a change
+ * outside those tables (recordAudit: a session revoked).
+ */
+
+/** Who is acting, as the triggers read it. */
+export interface AuditActor {
+  userId: string;
+  companyId: string;
+  domainId: string;
+  clientId: string;
+  ip: string;
+}
+
+/** Opens each /api request's context once the guard has read the caller from the access token. */
+export function registerAuditActor(api: FastifyInstance) {
+  api.addHook('onRequest', (request, _reply, done) => {
+    const principal = request.principal;
+    if (!principal) return done();
+    const actor: AuditActor = { userId: principal.userId, companyId: principal.companyId, domainId: principal.domainId, clientId: principal.clientId, ip: request.ip };
+    // the rest of the request (hooks, handler, its transactions) runs inside this context
+    transactionSettings.run(new Map([['iam.actor', JSON.stringify(actor)]]), done);
+  });
+}
+
+/** One change, as a record of the audit trail. */
+export interface AuditEntry {
+  companyId: string;
+  domainId: string | null;
+  resourceType: string;
+  resourceId: string;
+  action: string;
+  /** field -> { before, after } */
+  changes: Record<string, unknown>;
+}
+
+/** Records a change the triggers do not see, in the caller's transaction (nothing outside a request of the API). */
+export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<void> {
+  await tx.query('SELECT audit_record($1, $2, $3, $4, $5, $6::jsonb)', [
+    entry.companyId,
+    entry.domainId,
+    entry.resourceType,
+    entry.resourceId,
+    entry.action,
+    JSON.stringify(entry.changes),
+  ]);
+}
