@@ -658,7 +658,9 @@ $$;
 
 -- A record of its own (company, domain, user, group, application, API): TG_ARGV[0] is its resource
 -- type, TG_ARGV[1] its secret columns. Rows a cascade removes are part of the delete that removed
--- their parent, which has its record (pg_trigger_depth() > 1).
+-- their parent, which has its record: a deleted row whose parent is gone too is not recorded
+-- (PostgreSQL fires a cascade's row triggers after the statement, at the same trigger depth, so
+-- the parent's absence is what tells them apart).
 CREATE FUNCTION audit_resource_row() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   v_old jsonb;
@@ -669,7 +671,14 @@ DECLARE
   v_company text;
   v_domain text;
 BEGIN
-  IF nullif(current_setting('iam.actor', true), '') IS NULL OR pg_trigger_depth() > 1 THEN RETURN NULL; END IF;
+  IF nullif(current_setting('iam.actor', true), '') IS NULL THEN RETURN NULL; END IF;
+  IF TG_OP = 'DELETE' THEN
+    IF TG_TABLE_NAME = 'domains' THEN
+      IF NOT EXISTS (SELECT 1 FROM companies c WHERE c.id = OLD.company_id) THEN RETURN NULL; END IF;
+    ELSIF TG_TABLE_NAME <> 'companies' THEN
+      IF NOT EXISTS (SELECT 1 FROM domains d WHERE d.company_id = OLD.company_id AND d.id = OLD.domain_id) THEN RETURN NULL; END IF;
+    END IF;
+  END IF;
   IF TG_OP <> 'INSERT' THEN v_old := to_jsonb(OLD) - '{created_at,updated_at,ancestors,company_id,domain_id}'::text[]; END IF;
   IF TG_OP <> 'DELETE' THEN v_new := to_jsonb(NEW) - '{created_at,updated_at,ancestors,company_id,domain_id}'::text[]; END IF;
   v_changes := audit_diff(v_old, v_new, TG_ARGV[1]::text[]);
@@ -694,7 +703,7 @@ BEGIN
 END $$;
 
 -- A row that belongs to a group or an API (a member, a permission, a permission scope): a record of
--- the owner, with the row as one value.
+-- the owner, with the row as one value; none when the owner is gone (a cascade, as above).
 CREATE FUNCTION audit_part_row() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   v_row jsonb;
@@ -705,17 +714,26 @@ DECLARE
   v_type text;
   v_name text;
 BEGIN
-  IF nullif(current_setting('iam.actor', true), '') IS NULL OR pg_trigger_depth() > 1 THEN RETURN NULL; END IF;
+  IF nullif(current_setting('iam.actor', true), '') IS NULL THEN RETURN NULL; END IF;
   v_row := to_jsonb(coalesce(NEW, OLD));
+  -- (nested IFs: an expression may only name fields the table has)
+  IF TG_OP = 'DELETE' AND TG_TABLE_NAME <> 'permission_scopes' THEN
+    IF NOT EXISTS (SELECT 1 FROM groups g WHERE g.company_id = OLD.company_id AND g.domain_id = OLD.domain_id AND g.id = OLD.group_id) THEN
+      RETURN NULL;
+    END IF;
+  END IF;
   IF TG_TABLE_NAME = 'group_members' THEN
     v_type := 'groups'; v_name := 'Member'; v_owner := v_row ->> 'group_id';
     v_company := v_row ->> 'company_id'; v_domain := v_row ->> 'domain_id';
     v_part := jsonb_build_object('type', v_row -> 'member_type', 'id', v_row -> 'member_id');
   ELSIF TG_TABLE_NAME = 'group_permissions' THEN
-    v_type := 'groups'; v_name := 'Permission'; v_owner := v_row ->> 'group_id';
+    v_type := 'groups'; v_owner := v_row ->> 'group_id';
     v_company := v_row ->> 'company_id'; v_domain := v_row ->> 'domain_id';
-    v_part := jsonb_build_object('apiId', v_row -> 'api_id', 'scopeId', v_row -> 'scope_id',
-      'permission', (SELECT s.permission FROM permission_scopes s WHERE s.api_id = v_row ->> 'api_id' AND s.id = v_row ->> 'scope_id'));
+    v_name := (SELECT s.permission FROM permission_scopes s WHERE s.api_id = v_row ->> 'api_id' AND s.id = v_row ->> 'scope_id');
+    -- the scope is gone: its grants went with it
+    IF v_name IS NULL THEN RETURN NULL; END IF;
+    v_part := jsonb_build_object('apiId', v_row -> 'api_id', 'scopeId', v_row -> 'scope_id', 'permission', v_name);
+    v_name := 'Permission';
   ELSE
     v_type := 'apis'; v_name := 'Scope'; v_owner := v_row ->> 'api_id';
     SELECT a.company_id, a.domain_id INTO v_company, v_domain FROM apis a WHERE a.id = v_owner;
@@ -743,6 +761,34 @@ CREATE TRIGGER apis_audit AFTER INSERT OR UPDATE OR DELETE ON apis FOR EACH ROW 
 CREATE TRIGGER group_members_audit AFTER INSERT OR DELETE ON group_members FOR EACH ROW EXECUTE FUNCTION audit_part_row();
 CREATE TRIGGER group_permissions_audit AFTER INSERT OR DELETE ON group_permissions FOR EACH ROW EXECUTE FUNCTION audit_part_row();
 CREATE TRIGGER permission_scopes_audit AFTER INSERT OR UPDATE OR DELETE ON permission_scopes FOR EACH ROW EXECUTE FUNCTION audit_part_row();
+`,
+  },
+  {
+    id: 16,
+    name: 'sessions: where and when each sign-in was made and last used, a user\'s live sessions in order',
+    sql: `
+-- Sessions (docs/CONSOLE.md, "Sign-ins and rights"): a grant is one sign-in of one user into one
+-- application, and support staff list a user's live ones with where they came from and when they
+-- were last used, to end them one by one or all at once. ip and user_agent are those of the
+-- request that created the grant (the sign-in, or the consent that completed it); last_used_at
+-- and last_ip those of the latest request that got tokens from it (the sign-in itself, the code
+-- exchange, each refresh). server/oauth/token.ts sets them in the statement that already reads
+-- the grant before issuing tokens, so no token request makes an extra round trip for them.
+ALTER TABLE oauth_grants ADD COLUMN ip text, ADD COLUMN user_agent text, ADD COLUMN last_used_at timestamptz, ADD COLUMN last_ip text;
+-- Live grants of earlier versions: their last known use is their sign-in. Revoked ones stay null
+-- (nothing lists them, and rewriting every grant ever made would buy nothing).
+UPDATE oauth_grants SET last_used_at = created_at WHERE revoked_at IS NULL;
+-- after the backfill, so that it stays a cheap catalog change: a grant inserted by a server of the
+-- previous version (a rolling upgrade) gets its first use too
+ALTER TABLE oauth_grants ALTER COLUMN last_used_at SET DEFAULT now();
+-- A user's live sessions, most recently used first (server/api/sessions.ts): the list walks this
+-- index in its default order and stops at the page. Its leading columns are those of
+-- oauth_grants_live_by_user (migration 8), which it replaces: revoking a user's sign-ins (the
+-- triggers of migration 8, a password change, sign out everywhere) reads it as well. The price:
+-- setting last_used_at is not a HOT update (an indexed column changes), once per token request of
+-- a session, which is one per access token lifetime for a client that refreshes.
+CREATE INDEX oauth_grants_sessions ON oauth_grants (company_id, domain_id, user_id, last_used_at DESC, id DESC) WHERE revoked_at IS NULL;
+DROP INDEX oauth_grants_live_by_user;
 `,
   },
 ];
