@@ -72,6 +72,8 @@ export interface ServerConfig {
   loginLimits?: Partial<LoginLimits>;
   /** Sign-in events older than this many days are deleted in the background (SIGNIN_RETENTION_DAYS, default 90). */
   signInRetentionDays?: number;
+  /** Audit records older than this many days are deleted in the background (AUDIT_RETENTION_DAYS, default 365). */
+  auditRetentionDays?: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -103,7 +105,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     loginLimits: parseLoginLimits(env),
-    signInRetentionDays: parseRetentionDays(env.SIGNIN_RETENTION_DAYS),
+    signInRetentionDays: parseRetentionDays('SIGNIN_RETENTION_DAYS', env.SIGNIN_RETENTION_DAYS, DEFAULT_SIGNIN_RETENTION_DAYS),
+    auditRetentionDays: parseRetentionDays('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS),
   };
 }
 
@@ -198,17 +201,18 @@ export function parsePoolSize(value: string | undefined, processes = 1): number 
   return Number(text);
 }
 
-/** SIGNIN_RETENTION_DAYS: whole days, at most 100 years (beyond that the cut-off leaves the timestamp range). */
-export function parseRetentionDays(value: string | undefined): number {
+/** SIGNIN_RETENTION_DAYS, AUDIT_RETENTION_DAYS: whole days, at most 100 years (beyond that the cut-off leaves the timestamp range). */
+export function parseRetentionDays(name: string, value: string | undefined, fallback: number): number {
   const text = (value ?? '').trim();
-  if (text === '') return DEFAULT_SIGNIN_RETENTION_DAYS;
+  if (text === '') return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 36500) {
-    throw new Error(`SIGNIN_RETENTION_DAYS must be a whole number of days from 1 to 36500, got "${value}"`);
+    throw new Error(`${name} must be a whole number of days from 1 to 36500, got "${value}"`);
   }
   return Number(text);
 }
 
 export const DEFAULT_SIGNIN_RETENTION_DAYS = 90;
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
 
 function parseOnOff(name: string, value: string | undefined, fallback: boolean): boolean {
   const text = (value ?? '').trim().toLowerCase();

@@ -70,6 +70,7 @@ async function serve(announce: boolean) {
   const app = await buildApp({ db, config, keys }, { logger: { level: config.logLevel } });
   const stopMaintenance = startMaintenance(db, {
     signInRetentionDays: config.signInRetentionDays,
+    auditRetentionDays: config.auditRetentionDays,
     log: (message) => app.log.warn(message),
     onStep: (step) => app.log.info({ sql: step.sql, ms: Math.round(step.ms) }, 'database maintenance step'),
   });

@@ -45,7 +45,9 @@ export interface MaintenanceOptions {
   onStep?: (step: MaintenanceStep) => void;
   /** Sign-in events older than this are deleted (SIGNIN_RETENTION_DAYS); unset: kept. */
   signInRetentionDays?: number;
-  /** How often the old sign-in events are purged. */
+  /** Audit records older than this are deleted (AUDIT_RETENTION_DAYS); unset: kept. */
+  auditRetentionDays?: number;
+  /** How often old events are purged. */
   purgeEveryMs?: number;
 }
 
@@ -138,14 +140,19 @@ function analyzeOnce(db: Database, table: TableStats) {
 /** Rows one purge statement deletes at most: a short statement, so writers never wait long on it. */
 export const PURGE_BATCH = 1000;
 
+/** The event tables that are purged by age (docs/OPERATIONS.md). */
+export type EventTable = 'signin_events' | 'audit_events';
+
 /**
- * Deletes the sign-in events older than `days`, PURGE_BATCH rows a statement with a pause between
- * statements (requests waiting for the database go first; PGlite runs one statement at a time).
+ * Deletes the events (sign-in events or audit records) older than `days`, PURGE_BATCH rows a
+ * statement with a pause between statements (requests waiting for the database go first; PGlite
+ * runs one statement at a time; writes that record events never wait for more than one batch).
  * SKIP LOCKED: two instances purging together take different rows instead of waiting on each
  * other. Returns the number of rows deleted.
  */
-export async function purgeSignInEvents(
+export async function purgeOldEvents(
   db: Database,
+  table: EventTable,
   days: number,
   options: { batch?: number; pauseMs?: number; stopped?: () => boolean } = {},
 ): Promise<number> {
@@ -153,8 +160,8 @@ export async function purgeSignInEvents(
   let deleted = 0;
   while (!stopped()) {
     const { rowCount } = await db.query(
-      `DELETE FROM signin_events WHERE id IN (
-         SELECT id FROM signin_events WHERE occurred_at < now() - make_interval(days => $1)
+      `DELETE FROM ${table} WHERE id IN (
+         SELECT id FROM ${table} WHERE occurred_at < now() - make_interval(days => $1)
          ORDER BY occurred_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
       [days, batch],
     );
@@ -171,17 +178,25 @@ export async function purgeSignInEvents(
  */
 export function startMaintenance(db: Database, options: MaintenanceOptions = {}): () => void {
   const { everyMs = 15 * 60_000, firstAfterMs = 60_000, checkEveryMs = CHECK_EVERY_MS, restMs = REST_MS, pauseMs = 20, log = () => {}, onStep } = options;
-  const { signInRetentionDays, purgeEveryMs = 60 * 60_000 } = options;
+  const { purgeEveryMs = 60 * 60_000 } = options;
+  const retention = (
+    [
+      ['signin_events', options.signInRetentionDays],
+      ['audit_events', options.auditRetentionDays],
+    ] as const
+  ).filter((entry): entry is readonly [EventTable, number] => Boolean(entry[1]));
   let stopped = false;
   let purgeTimer: NodeJS.Timeout | undefined;
   // its own timer: a long purge never delays the checks after writes, nor they it
   const purge = async () => {
-    try {
-      const started = performance.now();
-      const deleted = await purgeSignInEvents(db, signInRetentionDays!, { stopped: () => stopped });
-      if (deleted) onStep?.({ sql: `DELETE FROM signin_events (${deleted} rows past ${signInRetentionDays} days)`, ms: performance.now() - started });
-    } catch (error) {
-      if (!stopped) log(`sign-in events purge failed: ${(error as Error).message}`);
+    for (const [table, days] of retention) {
+      try {
+        const started = performance.now();
+        const deleted = await purgeOldEvents(db, table, days, { stopped: () => stopped });
+        if (deleted) onStep?.({ sql: `DELETE FROM ${table} (${deleted} rows past ${days} days)`, ms: performance.now() - started });
+      } catch (error) {
+        if (!stopped) log(`${table} purge failed: ${(error as Error).message}`);
+      }
     }
     if (!stopped) schedulePurge(purgeEveryMs);
   };
@@ -189,7 +204,7 @@ export function startMaintenance(db: Database, options: MaintenanceOptions = {})
     purgeTimer = setTimeout(purge, wait);
     purgeTimer.unref();
   };
-  if (signInRetentionDays) schedulePurge(firstAfterMs);
+  if (retention.length) schedulePurge(firstAfterMs);
   let sweepAt = Date.now() + firstAfterMs;
   let timer: NodeJS.Timeout | undefined;
   const round = async () => {

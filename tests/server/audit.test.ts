@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configFromEnv } from '../../server/config.js';
+import { startMaintenance, type MaintenanceStep } from '../../server/db/maintenance.js';
 import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
 
 /**
@@ -310,5 +312,35 @@ describe('reading the log', () => {
     const own = await call(server, other.adminToken, 'GET', '/api/companys/other/auditEvents?range=[0,999]');
     expect(own.status).toBe(200);
     expect(own.body.filter((record: { actorCompanyId: string }) => record.actorCompanyId === 'acme')).toEqual([]);
+  });
+});
+
+describe('retention', () => {
+  it('the background maintenance deletes the records past AUDIT_RETENTION_DAYS (and sign-in events past theirs), nothing younger', async () => {
+    await server.db.query(
+      `INSERT INTO audit_events (occurred_at, company_id, resource_type, resource_id, action, changes)
+       SELECT now() - make_interval(days => d) + interval '1 hour', 'acme', 'users', 'aged', 'update', jsonb_build_object('age', d)
+       FROM generate_series(1, 50) AS d`,
+    );
+    const before = (await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_events WHERE resource_id <> 'aged'`)).rows[0].n;
+    const steps: MaintenanceStep[] = [];
+    const stop = startMaintenance(server.db, { auditRetentionDays: 20, signInRetentionDays: 90, firstAfterMs: 0, checkEveryMs: 60_000, onStep: (step) => steps.push(step) });
+    try {
+      await expect.poll(() => steps.map((step) => step.sql).join('\n'), { timeout: 10_000 }).toContain('DELETE FROM audit_events (30 rows past 20 days)');
+    } finally {
+      stop();
+    }
+    const { rows } = await server.db.query<{ age: number }>(`SELECT (changes ->> 'age')::int AS age FROM audit_events WHERE resource_id = 'aged' ORDER BY 1`);
+    expect(rows.map((row) => row.age)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    // the records of this test run are all younger: untouched
+    expect((await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_events WHERE resource_id <> 'aged'`)).rows[0].n).toBe(before);
+  });
+
+  it('AUDIT_RETENTION_DAYS: 365 by default, a bad value stops start-up', () => {
+    expect(configFromEnv({}).auditRetentionDays).toBe(365);
+    expect(configFromEnv({ AUDIT_RETENTION_DAYS: '30' }).auditRetentionDays).toBe(30);
+    for (const bad of ['0', '-1', '2.5', 'a year', '36501']) {
+      expect(() => configFromEnv({ AUDIT_RETENTION_DAYS: bad })).toThrow(/^AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 36500/);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../server/config.js';
-import { purgeSignInEvents } from '../../server/db/maintenance.js';
+import { purgeOldEvents } from '../../server/db/maintenance.js';
 import { storable } from '../../server/oauth/signInEvents.js';
 import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
 import { basicAuth, pkce, redirectParams, setPassword } from './oauthHelpers.js';
@@ -268,7 +268,7 @@ describe('retention', () => {
       `INSERT INTO signin_events (occurred_at, company_id, domain_id, client_id, outcome, detail)
        SELECT now() - make_interval(days => d) + interval '1 hour', 'acme', 'acme-domain', 'old', 'success', 'age ' || d FROM generate_series(1, 40) AS d`,
     );
-    const deleted = await purgeSignInEvents(server.db, 30, { batch: 3, pauseMs: 0 });
+    const deleted = await purgeOldEvents(server.db, 'signin_events', 30, { batch: 3, pauseMs: 0 });
     expect(deleted).toBe(10);
     const { rows } = await server.db.query<{ detail: string }>(`SELECT detail FROM signin_events WHERE client_id = 'old' ORDER BY occurred_at`);
     expect(rows.map((row) => row.detail)).toEqual(Array.from({ length: 30 }, (_, i) => `age ${30 - i}`));
