@@ -35,6 +35,7 @@ interface Row {
   changes: Record<string, Record<string, unknown>>;
   actor_user_id: string | null;
   actor_company_id: string | null;
+  actor_domain_id: string | null;
   actor_client_id: string | null;
   actor_ip: string | null;
 }
@@ -230,6 +231,15 @@ describe('each write kind: one record with the caller and the diff', () => {
     // its domain's records are its own (cascaded rows are part of the company's delete)
     await as('POST', '/api/companys/acme-eu/domainNames', { name: 'eu', description: 'EU' });
     await oneRecord(() => as('DELETE', '/api/companys/acme-eu'), 200, 'companies', 'delete');
+  });
+});
+
+describe("a parent company's administrator working in a child company (company switch)", () => {
+  it("is recorded in the child's log, named with their own company", async () => {
+    const { row } = await oneRecord(() => call(server, server.adminToken, 'POST', `${base}/users`, user('from-root')), 201, 'users', 'create');
+    expect(row).toMatchObject({ company_id: 'acme', domain_id: 'acme-domain', actor_company_id: 'root', actor_domain_id: 'default' });
+    const log = await as('GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ actorCompanyId: 'root' }))}`);
+    expect(log.body.map((record: { resourceId: string }) => record.resourceId)).toContain(row.resource_id);
   });
 });
 
