@@ -49,6 +49,8 @@ export interface IamDataProvider extends DataProvider {
   createMany: (resource: string, params: { data: unknown[]; meta?: IamMeta }) => Promise<{ data: RaRecord[] }>;
   /** The domain's active administrators (at most 1000), to say which deletions would leave none. */
   getAdministrators: (params?: { meta?: IamMeta }) => Promise<{ data: Administrator[] }>;
+  /** POSTs to one of the declaration's `actions` (a user's signOutEverywhere) and answers its JSON. */
+  action: <T = unknown>(resource: string, params: { action: string; data?: unknown; meta?: IamMeta }) => Promise<{ data: T }>;
 }
 
 /**
@@ -266,6 +268,18 @@ export function createDataProvider({
       const { url } = records(resource, params.meta);
       const { json } = await httpClient(url, { method: 'PUT', body: JSON.stringify(params.data) });
       return { data: Array.isArray(json) ? json : params.data };
+    },
+
+    action: async (resource, params) => {
+      const declaration = declarationOf(resource);
+      const pathOf = declaration.actions?.[params.action];
+      if (!pathOf) throw new Error(`Resource "${resource}" declares no action "${params.action}"`);
+      const path = checkedPath(pathOf(contextOf(params.meta)));
+      const { json } = await httpClient(`${apiBase}/${path}`, {
+        method: 'POST',
+        body: params.data === undefined ? undefined : JSON.stringify(params.data),
+      });
+      return { data: json as never };
     },
 
     getAdministrators: async (params = {}) => {

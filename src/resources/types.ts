@@ -17,7 +17,26 @@ export type FieldKind =
   /** A list of URIs edited as one text area, one per line (docs/CONSOLE.md, "Applications"). */
   | 'uriList'
   /** Several of `choices`, stored as a list. */
-  | 'checkboxes';
+  | 'checkboxes'
+  /** An ISO date and time, shown in the browser's locale (read-only types: events, sessions). */
+  | 'dateTime';
+
+/** The colours a select field's values may show in lists (a chip tinted like an MUI alert). */
+export type ChoiceColor = 'success' | 'info' | 'warning' | 'error';
+
+/**
+ * A field that names a record of another declared resource: lists show that record's `optionText`
+ * (read in one batched getMany per page) and, with `link`, open it.
+ */
+export interface FieldReference {
+  resource: string;
+  /** The field holding the referenced id, when not the field itself (a login shown, its userId followed). */
+  idSource?: string;
+  /** The referenced record's field to show; without it the field's own value shows. */
+  optionText?: string;
+  /** Where a click on the value goes: the referenced record's screen and its navigation state. */
+  link?: (record: Record<string, unknown>, translate: (key: string, options?: object) => string) => { to: string; state?: unknown };
+}
 
 export interface FieldDeclaration {
   source: string;
@@ -39,6 +58,15 @@ export interface FieldDeclaration {
   min?: number;
   max?: number;
   reserved?: readonly string[];
+  /** For select fields: the chip colour of some values in lists. */
+  choiceColors?: Readonly<Record<string, ChoiceColor>>;
+  reference?: FieldReference;
+  /** Another field shown when this one is empty (a session's first address when it has no last one). */
+  fallback?: string;
+  /** Lists cut the value to this many characters; the whole of it shows on hover and focus. */
+  truncate?: number;
+  /** false: the list cannot sort by it (the provider does not, or not quickly). */
+  sortable?: boolean;
 }
 
 /** Formats the provider checks (server/api/schemas.ts and the resource modules). */
@@ -103,8 +131,10 @@ export interface ResourceDeclaration {
   /** Sources searched by the list's search box (sent as filter.q). */
   searchable?: boolean;
   filters?: readonly FilterDeclaration[];
-  /** No create, edit or delete: the list and the view form only. */
+  /** No create, edit or delete: the list and the view form only; its rows have no checkboxes. */
   readOnly?: boolean;
+  /** What an empty list says, with nothing filtered and with filters or search set (else "No records yet."). */
+  emptyKeys?: { none: string; filtered: string };
   formFields: readonly string[];
   /** For records without an id of their own (a group's permission grants): their key as the id. */
   recordId?: (record: Record<string, unknown>) => string;
@@ -139,4 +169,9 @@ export interface ResourceDeclaration {
    * Its paths read the parent's id from the path context (`parentId`).
    */
   embeddedIn?: string;
+  /**
+   * Calls besides the CRUD ones, by name: a POST to the path (JSON body, JSON answer) through the
+   * data provider's `action` (a user's "Sign out everywhere").
+   */
+  actions?: Record<string, (context: PathContext) => string>;
 }

@@ -1,9 +1,11 @@
 import type { MouseEvent, ReactElement } from 'react';
 import { Link, Typography } from '@mui/material';
-import { Datagrid, FunctionField, List, TextField, useListContext, useTranslate, type RaRecord } from 'react-admin';
+import { Datagrid, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
+import type { FieldDeclaration } from '../types';
 import { useDeclaration } from './DeclarationContext';
 import { declaredFilters } from './declaredFilters';
+import { FieldValue } from './FieldValue';
 import { SelectionReset } from './SelectionReset';
 import { WindowPagination } from './WindowPagination';
 
@@ -21,6 +23,15 @@ interface DeclaredListProps {
   empty?: ReactElement;
   /** Shown in the first column when its value is empty (a user with no display name: the username). */
   firstColumnFallback?: string;
+  /**
+   * Inside another screen (a tab of a record): page, sort and filters stay in the list, not in
+   * the address or the store.
+   */
+  embedded?: boolean;
+  /** Filter values always sent and never shown (a user's sign-ins: their userId). */
+  filter?: Record<string, unknown>;
+  /** Declared filters left out of this list (the one `filter` fixes). */
+  hiddenFilters?: readonly string[];
 }
 
 /**
@@ -37,12 +48,42 @@ function SelectionSummary() {
   );
 }
 
-/** A server-paged list with checkboxes, built from the declaration's columns and page sizes. */
-export function DeclaredList({ actions, onRowClick, meta, title = false, extraColumns = [], storeKey, empty, firstColumnFallback }: DeclaredListProps) {
+/** What an empty list says: the declaration's words, with or without filters set. */
+function EmptyList() {
+  const { emptyKeys } = useDeclaration();
+  const { filterValues } = useListContext();
+  const translate = useTranslate();
+  const filtered = Object.values(filterValues ?? {}).some((value) => value !== undefined && value !== '' && value !== null);
+  return (
+    <Typography sx={{ p: 2 }} color="text.secondary">
+      {translate(emptyKeys ? (filtered ? emptyKeys.filtered : emptyKeys.none) : 'iam.list.empty')}
+    </Typography>
+  );
+}
+
+/**
+ * A server-paged list built from the declaration's columns and page sizes, with checkboxes unless
+ * the type is read-only (it has no bulk actions).
+ */
+export function DeclaredList({
+  actions,
+  onRowClick,
+  meta,
+  title = false,
+  extraColumns = [],
+  storeKey,
+  empty,
+  firstColumnFallback,
+  embedded = false,
+  filter,
+  hiddenFilters = [],
+}: DeclaredListProps) {
   const declaration = useDeclaration();
   const translate = useTranslate();
   const { pageSize, pageWindow } = declaration;
-  const filters = declaredFilters(declaration, translate);
+  const filters = declaredFilters(declaration, translate, hiddenFilters);
+  const fieldOf = (column: string): FieldDeclaration =>
+    declaration.fields.find((field) => field.source === column) ?? { source: column, kind: 'text' };
   // a column may be headed otherwise than its form field (users' "displayName"), else as the field
   const columnLabel = (column: string) =>
     translate(`resources.${declaration.name}.columns.${column}`, { _: translate(`resources.${declaration.name}.fields.${column}`) });
@@ -55,14 +96,16 @@ export function DeclaredList({ actions, onRowClick, meta, title = false, extraCo
       sort={declaration.defaultSort}
       queryOptions={{ meta: meta as Record<string, unknown> | undefined }}
       filters={filters.length ? filters : undefined}
+      filter={filter}
       actions={actions}
       empty={false}
-      storeKey={storeKey ?? `${declaration.name}.list`}
+      storeKey={embedded ? false : (storeKey ?? `${declaration.name}.list`)}
+      disableSyncWithLocation={embedded}
       pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />}
     >
       <SelectionReset />
       <Datagrid
-        bulkActionButtons={<></>}
+        bulkActionButtons={declaration.readOnly ? false : <></>}
         bulkActionsToolbar={<SelectionSummary />}
         rowClick={
           onRowClick
@@ -72,13 +115,7 @@ export function DeclaredList({ actions, onRowClick, meta, title = false, extraCo
               }
             : false
         }
-        empty={
-          empty ?? (
-            <Typography sx={{ p: 2 }} color="text.secondary">
-              {translate('iam.list.empty')}
-            </Typography>
-          )
-        }
+        empty={empty ?? <EmptyList />}
       >
         {declaration.listColumns.map((column, index) =>
           index === 0 && onRowClick ? (
@@ -87,6 +124,7 @@ export function DeclaredList({ actions, onRowClick, meta, title = false, extraCo
               key={column}
               source={column}
               label={columnLabel(column)}
+              sortable={fieldOf(column).sortable !== false}
               render={(record: RaRecord) => (
                 <Link
                   component="button"
@@ -97,12 +135,18 @@ export function DeclaredList({ actions, onRowClick, meta, title = false, extraCo
                     onRowClick(record);
                   }}
                 >
-                  {String(record[column] || (firstColumnFallback ? record[firstColumnFallback] : '') || '')}
+                  <FieldValue field={{ fallback: firstColumnFallback, ...fieldOf(column) }} record={record} plain />
                 </Link>
               )}
             />
           ) : (
-            <TextField key={column} source={column} label={columnLabel(column)} sortable={column !== 'description'} />
+            <FunctionField
+              key={column}
+              source={column}
+              label={columnLabel(column)}
+              sortable={fieldOf(column).sortable !== false && column !== 'description'}
+              render={(record: RaRecord) => <FieldValue field={fieldOf(column)} record={record} />}
+            />
           ),
         )}
         {extraColumns}

@@ -14,13 +14,15 @@ interface ExportCsvButtonProps {
   meta?: IamMeta;
   columns: readonly string[];
   filename: string;
+  /** Filter values the list always sends besides the visible ones (its permanent `filter`). */
+  filter?: Record<string, unknown>;
 }
 
 /**
  * Downloads the rows of the list's current search, sort and status as CSV. The rows are read
  * page by page from the provider, never as one unbounded request.
  */
-export function ExportCsvButton({ meta, columns, filename }: ExportCsvButtonProps) {
+export function ExportCsvButton({ meta, columns, filename, filter }: ExportCsvButtonProps) {
   const { resource, filterValues, sort, total } = useListContext();
   const dataProvider = useDataProvider();
   const translate = useTranslate();
@@ -36,7 +38,7 @@ export function ExportCsvButton({ meta, columns, filename }: ExportCsvButtonProp
         const { data, total: counted } = await dataProvider.getList(resource, {
           pagination: { page, perPage: EXPORT_PAGE },
           sort,
-          filter: filterValues,
+          filter: { ...filterValues, ...filter },
           meta,
         });
         rows.push(...data);

@@ -11,6 +11,7 @@ import { useDeclaration } from './DeclarationContext';
 import { fieldValidators } from './fieldChecks';
 import type { FieldDeclaration } from '../types';
 import { firstUriProblem, splitLines } from './uris';
+import { formatDateTime } from './dateTime';
 
 export interface Choice {
   id: string;
@@ -97,6 +98,9 @@ function FieldInput({ field, readOnly, choices }: { field: FieldDeclaration; rea
     }
     case 'textarea':
       return <TextInput {...common} validate={validate} multiline minRows={2} />;
+    case 'dateTime':
+      // recorded by the provider, never typed: shown in the browser's locale
+      return <TextInput {...common} readOnly format={formatDateTime} />;
     case 'email':
       // not type="email": browsers refuse UTF-8 local parts and store IDN domains as xn--, while
       // the provider accepts internationalized addresses as typed

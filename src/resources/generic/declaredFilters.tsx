@@ -35,13 +35,16 @@ function filterInputs(filter: FilterDeclaration, label: string, translate: Trans
   }
 }
 
-/** The search box (when searchable) and the declared filters, all shown at once (docs/CONSOLE.md, "Resources"). */
-export function declaredFilters(declaration: ResourceDeclaration, translate: TranslateFunction): ReactElement[] {
+/**
+ * The search box (when searchable) and the declared filters, all shown at once (docs/CONSOLE.md,
+ * "Resources"), but for those a screen fixes itself (`hidden`).
+ */
+export function declaredFilters(declaration: ResourceDeclaration, translate: TranslateFunction, hidden: readonly string[] = []): ReactElement[] {
   const search = declaration.searchable ? [<SearchInput key="q" source="q" alwaysOn />] : [];
   return [
     ...search,
-    ...(declaration.filters ?? []).flatMap((filter) =>
-      filterInputs(filter, translate(`resources.${declaration.name}.fields.${filter.source}`), translate),
-    ),
+    ...(declaration.filters ?? [])
+      .filter((filter) => !hidden.includes(filter.source))
+      .flatMap((filter) => filterInputs(filter, translate(`resources.${declaration.name}.fields.${filter.source}`), translate)),
   ];
 }
