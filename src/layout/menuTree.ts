@@ -96,7 +96,6 @@ function templateTree(signedIn: boolean): MenuEntry[] {
       labelKey: 'iam.menu.users',
       icon: PeopleIcon,
       children: [
-        { labelKey: 'iam.menu.signInLogs', to: '/sign-in-logs' },
         { labelKey: 'iam.menu.passwordReset', to: '/password-reset' },
         { labelKey: 'iam.menu.userSettings', to: '/user-settings' },
         { labelKey: 'iam.menu.syncResults', to: '/syncing-results' },

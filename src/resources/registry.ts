@@ -5,6 +5,8 @@ import { users } from './users';
 import { groupMemberCandidates, groupMembers, groupPermissions, groups } from './groups';
 import { applications } from './applications';
 import { apis, permissionScopes } from './apis';
+import { signInEvents } from './signInEvents';
+import { sessions } from './sessions';
 import type { ResourceDeclaration } from './types';
 
 export const registry: readonly ResourceDeclaration[] = [
@@ -18,4 +20,6 @@ export const registry: readonly ResourceDeclaration[] = [
   applications,
   apis,
   permissionScopes,
+  signInEvents,
+  sessions,
 ];
