@@ -114,6 +114,7 @@ export async function consentRoutes(app: FastifyInstance) {
         codeChallenge: ticket.codeChallenge,
         nonce: ticket.nonce,
         resource: ticket.resource,
+        from: attemptOf(request),
       });
       return respond({ code });
     },

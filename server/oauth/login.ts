@@ -96,6 +96,8 @@ export interface CodeRequest {
   resource: string | null;
   /** A password sign-in: its success is recorded with the grant (a consent's answer is not a sign-in). */
   signIn?: { attempt: Attempt; login: string };
+  /** The request that completes the sign-in (the password form, or the consent page's answer): the session's address and user agent. */
+  from: { ip: string; userAgent?: string };
 }
 
 /** Creates the grant (the sign-in) and its one-minute, single-use authorization code. */
@@ -110,6 +112,7 @@ export async function issueCode(db: Database, request: CodeRequest): Promise<str
       userId: request.userId,
       scope: request.scope,
       resource: request.resource,
+      from: request.from,
     });
     await tx.query(
       `INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, code_challenge, code_challenge_method, scope, nonce, resource, expires_at)
@@ -246,6 +249,7 @@ export async function loginRoutes(app: FastifyInstance, options: LoginOptions) {
         nonce: authorization.nonce,
         resource: api?.identifier ?? null,
         signIn: { attempt: seen, login },
+        from: seen,
       });
       return sendRedirect(reply, responseLocation(redirectUri, issuer, { code, state: authorization.state }), redirectUri);
     },

@@ -5,7 +5,7 @@ import { safeEqual, sha256 } from '../ids.js';
 import { allowedGrantTypes, findActiveClient, isPublicClient, type OAuthClient, parseBasicAuth, secretMatches } from './clients.js';
 import { corsFor, setCorsClient } from './cors.js';
 import { issueRefreshToken, useRefreshToken } from './refreshTokens.js';
-import { type Attempt, attemptOf, recordSignIn, type SignInOutcome } from './signInEvents.js';
+import { type Attempt, attemptOf, recordSignIn, type SignInOutcome, storable } from './signInEvents.js';
 import { apiScopeNames, type Audience, namedAudience, OFFLINE_ACCESS, resolveAudience, splitScope, userAccessForApi } from './resources.js';
 import { ADMIN_SCOPE, isAdministrator, issueTokens, signAccessToken, type TokenResponse } from './tokens.js';
 
@@ -101,7 +101,7 @@ const exchangeAuthorizationCode: GrantHandler = async (ctx, client, body, attemp
 
   const named = body.audience || body.resource;
   if (named && named !== (code.resource ?? named)) throw invalidTarget('the audience differs from the one of the authorization request');
-  return tokensForGrant(ctx, client, { grantId: code.grantId, scope: code.scope, resource: code.resource, nonce: code.nonce, newRefreshToken: true });
+  return tokensForGrant(ctx, client, attempt, { grantId: code.grantId, scope: code.scope, resource: code.resource, nonce: code.nonce, newRefreshToken: true });
 };
 
 interface GrantUserRow {
@@ -121,16 +121,21 @@ interface GrantUserRow {
 async function tokensForGrant(
   ctx: AppContext,
   client: OAuthClient,
+  attempt: Attempt,
   grant: { grantId: string; scope: string; resource: string | null; nonce?: string | null; newRefreshToken: boolean; refreshToken?: string },
 ): Promise<TokenResponse> {
   const { db } = ctx;
+  // The statement that reads the grant and its user also records this use of the session (its last
+  // use and address, docs/CONSOLE.md, "Sign-ins and rights"): no round trip of its own. As an
+  // UPDATE it also waits for a revocation in progress and then sees it.
   const { rows } = await db.query<GrantUserRow>(
-    `SELECT u.id AS "userId", u.username, u.display_name AS "displayName", u.email,
-            floor(extract(epoch FROM g.created_at))::integer AS "authTime"
-     FROM oauth_grants g
-     JOIN users u ON u.company_id = g.company_id AND u.domain_id = g.domain_id AND u.id = g.user_id
-     WHERE g.id = $1 AND g.revoked_at IS NULL AND u.status = 'active'`,
-    [grant.grantId],
+    `UPDATE oauth_grants g SET last_used_at = now(), last_ip = $2
+     FROM users u
+     WHERE g.id = $1 AND g.revoked_at IS NULL
+       AND u.company_id = g.company_id AND u.domain_id = g.domain_id AND u.id = g.user_id AND u.status = 'active'
+     RETURNING u.id AS "userId", u.username, u.display_name AS "displayName", u.email,
+               floor(extract(epoch FROM g.created_at))::integer AS "authTime"`,
+    [grant.grantId, storable(attempt.ip, 100)],
   );
   const user = rows[0];
   if (!user) throw invalidGrant('the sign-in behind this grant is no longer valid');
@@ -181,7 +186,7 @@ const exchangeRefreshToken: GrantHandler = async (ctx, client, body, attempt) =>
   }
   const named = body.audience || body.resource;
   if (named && named !== (used.resource ?? named)) throw invalidTarget('a refresh token stays with the audience it was issued for');
-  return tokensForGrant(ctx, client, {
+  return tokensForGrant(ctx, client, attempt, {
     grantId: used.grantId,
     scope: used.scope,
     resource: used.resource,

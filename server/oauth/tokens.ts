@@ -2,6 +2,7 @@ import * as jose from 'jose';
 import type { AppContext, Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { randomAlphanumeric } from '../ids.js';
+import { storable } from './signInEvents.js';
 import type { ResourceApi } from './resources.js';
 
 /** The group whose members (direct or through nested groups) administer their domain's company. */
@@ -43,14 +44,38 @@ export function grantedScopes(requested: string, options: { isAdmin: boolean; sa
   return scopes.filter((scope) => scope !== ADMIN_SCOPE || (options.isAdmin && options.sameDomain)).join(' ');
 }
 
+/**
+ * Records a sign-in: the grant every token of it carries (its session, docs/CONSOLE.md, "Sign-ins
+ * and rights"), with the address and user agent of the request that made it, which is also its
+ * first use.
+ */
 export async function createGrant(
   db: Queryable,
-  grant: { clientId: string; companyId: string; domainId: string; userId: string | null; scope: string; resource?: string | null },
+  grant: {
+    clientId: string;
+    companyId: string;
+    domainId: string;
+    userId: string | null;
+    scope: string;
+    resource?: string | null;
+    from?: { ip: string; userAgent?: string };
+  },
 ): Promise<string> {
   const id = randomAlphanumeric(32);
   await db.query(
-    `INSERT INTO oauth_grants (id, client_id, company_id, domain_id, user_id, scope, resource) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [id, grant.clientId, grant.companyId, grant.domainId, grant.userId, grant.scope, grant.resource ?? null],
+    `INSERT INTO oauth_grants (id, client_id, company_id, domain_id, user_id, scope, resource, ip, user_agent, last_ip, last_used_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $8, now())`,
+    [
+      id,
+      grant.clientId,
+      grant.companyId,
+      grant.domainId,
+      grant.userId,
+      grant.scope,
+      grant.resource ?? null,
+      storable(grant.from?.ip, 100),
+      storable(grant.from?.userAgent, 500),
+    ],
   );
   return id;
 }
