@@ -9,6 +9,7 @@ import { companyRoutes } from './companies.js';
 import { domainRoutes } from './domains.js';
 import { groupRoutes } from './groups.js';
 import { memberRoutes } from './members.js';
+import { sessionRoutes } from './sessions.js';
 import { signInEventRoutes } from './signInEvents.js';
 import { userRoutes } from './users.js';
 import { permissionScopeRoutes } from './permissionScopes.js';
@@ -27,5 +28,6 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(groupPermissionRoutes);
   await app.register(administratorRoutes);
   await app.register(signInEventRoutes);
+  await app.register(sessionRoutes);
   await app.register(auditEventRoutes);
 }
