@@ -1,0 +1,23 @@
+import type { ReactElement } from 'react';
+import { render } from '@testing-library/react';
+import { AdminContext, memoryStore, Notification, TestMemoryRouter } from 'react-admin';
+import { createDataProvider } from '../dataProvider';
+import { i18nProvider } from '../i18n/i18nProvider';
+import { registry } from '../resources/registry';
+
+/**
+ * Renders a panel meant for a tab of a record screen (a user's sign-ins or sessions) inside
+ * react-admin with the real data provider (tests mock fetch) and react-admin's notifications.
+ */
+export function renderPanel(panel: ReactElement, path = '/users-new') {
+  const locations: string[] = [];
+  render(
+    <TestMemoryRouter initialEntries={[path]} locationCallback={(location) => locations.push(location.pathname)}>
+      <AdminContext dataProvider={createDataProvider({ resources: registry })} i18nProvider={i18nProvider} store={memoryStore()}>
+        {panel}
+        <Notification />
+      </AdminContext>
+    </TestMemoryRouter>,
+  );
+  return { locations };
+}
