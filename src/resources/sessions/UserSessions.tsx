@@ -1,5 +1,5 @@
 import { useMemo, useState, type MouseEvent } from 'react';
-import { Alert, Button } from '@mui/material';
+import { Alert, Box, Button } from '@mui/material';
 import LogoutIcon from '@mui/icons-material/Logout';
 import BlockIcon from '@mui/icons-material/Block';
 import {
@@ -195,24 +195,27 @@ function UserSessionList({ userId }: { userId: string }) {
           {translate('iam.sessions.failed', { message: error })}
         </Alert>
       )}
-      <DeclaredList
-        embedded
-        meta={meta}
-        actions={
-          <TopToolbar>
-            <RevokeSelectedButton meta={meta} onError={onError} />
-            <SignOutEverywhereButton meta={meta} userId={userId} onError={onError} />
-          </TopToolbar>
-        }
-        extraColumns={[
-          <FunctionField
-            key="revoke"
-            label={translate('iam.sessions.actions')}
-            sortable={false}
-            render={(record: RaRecord) => <RevokeOneButton record={record} meta={meta} onError={onError} />}
-          />,
-        ]}
-      />
+      {/* a narrow tab scrolls the table rather than cutting it */}
+      <Box sx={{ overflowX: 'auto' }}>
+        <DeclaredList
+          embedded
+          meta={meta}
+          actions={
+            <TopToolbar>
+              <RevokeSelectedButton meta={meta} onError={onError} />
+              <SignOutEverywhereButton meta={meta} userId={userId} onError={onError} />
+            </TopToolbar>
+          }
+          extraColumns={[
+            <FunctionField
+              key="revoke"
+              label={translate('iam.sessions.actions')}
+              sortable={false}
+              render={(record: RaRecord) => <RevokeOneButton record={record} meta={meta} onError={onError} />}
+            />,
+          ]}
+        />
+      </Box>
     </>
   );
 }

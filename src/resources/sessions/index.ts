@@ -23,7 +23,7 @@ export const sessions: ResourceDeclaration = {
     { source: 'createdAt', kind: 'dateTime' },
     { source: 'lastUsedAt', kind: 'dateTime' },
     { source: 'lastIp', kind: 'text', fallback: 'ip', sortable: false },
-    { source: 'userAgent', kind: 'text', truncate: 40, sortable: false },
+    { source: 'userAgent', kind: 'text', truncate: 32, sortable: false },
   ],
   listColumns: ['clientName', 'createdAt', 'lastUsedAt', 'lastIp', 'userAgent'],
   formFields: [],

@@ -1,10 +1,14 @@
 import { useMemo } from 'react';
+import { Box } from '@mui/material';
 import { TopToolbar } from 'react-admin';
 import { DeclaredList } from '../generic/DeclaredList';
 import { DeclaredScope } from '../generic/DeclaredScope';
 import { ExportCsvButton } from '../generic/ExportCsvButton';
 import { useListMeta } from '../generic/useListMeta';
 import { signInEvents } from './index';
+
+/** The log's declaration without its User column: every row is this user's. */
+const oneUsersEvents = { ...signInEvents, listColumns: signInEvents.listColumns.filter((column) => column !== 'login') };
 
 function UserSignInList({ userId }: { userId: string }) {
   const meta = useListMeta();
@@ -30,8 +34,11 @@ function UserSignInList({ userId }: { userId: string }) {
  */
 export default function UserSignIns({ userId }: { userId: string }) {
   return (
-    <DeclaredScope declaration={signInEvents}>
-      <UserSignInList userId={userId} />
+    <DeclaredScope declaration={oneUsersEvents}>
+      {/* a narrow tab scrolls the table rather than cutting it */}
+      <Box sx={{ overflowX: 'auto' }}>
+        <UserSignInList userId={userId} />
+      </Box>
     </DeclaredScope>
   );
 }
