@@ -130,6 +130,7 @@ export function DeclaredList({
                   component="button"
                   type="button"
                   underline="hover"
+                  sx={{ textAlign: 'left' }}
                   onClick={(event: MouseEvent) => {
                     event.stopPropagation();
                     onRowClick(record);

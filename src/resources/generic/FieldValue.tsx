@@ -67,6 +67,7 @@ function ReferenceValue({ field, record, text, plain }: { field: FieldDeclaratio
       component="button"
       type="button"
       underline="hover"
+      sx={{ textAlign: 'left' }}
       onClick={(event: MouseEvent) => {
         // the row may open its own record on click
         event.stopPropagation();
