@@ -107,6 +107,8 @@ export function DeclaredList({
       <Datagrid
         bulkActionButtons={declaration.readOnly ? false : <></>}
         bulkActionsToolbar={<SelectionSummary />}
+        // a wide table scrolls inside the list rather than widening the page
+        sx={{ '& .RaDatagrid-tableWrapper': { overflowX: 'auto' } }}
         rowClick={
           onRowClick
             ? (_id, _resource, record) => {

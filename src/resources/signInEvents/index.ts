@@ -64,7 +64,7 @@ export const signInEvents: ResourceDeclaration = {
     },
     { source: 'clientId', kind: 'text', sortable: false, reference: { resource: 'applications', optionText: 'client_name' } },
     { source: 'ip', kind: 'text', sortable: false },
-    { source: 'userAgent', kind: 'textarea', truncate: 40, sortable: false },
+    { source: 'userAgent', kind: 'textarea', truncate: 28, sortable: false },
     { source: 'detail', kind: 'text', sortable: false },
     { source: 'userId', kind: 'text', sortable: false },
   ],
