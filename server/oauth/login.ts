@@ -49,6 +49,21 @@ async function findUser(db: Queryable, client: OAuthClient, login: string): Prom
 }
 
 /**
+ * For the sign-in event of an unknown login only (never the answer, which stays "Wrong email or
+ * password"): the soft-deleted user it names, so that support staff see why she cannot sign in.
+ */
+async function deletedUserId(db: Queryable, client: OAuthClient, login: string): Promise<string | undefined> {
+  if (!login) return undefined;
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM users
+     WHERE company_id = $1 AND domain_id = $2 AND status = 'deleted' AND (lower(email) = lower($3) OR lower(username) = lower($3))
+     ORDER BY (lower(email) = lower($3)) DESC LIMIT 1`,
+    [client.companyId, client.domainId, login],
+  );
+  return rows[0]?.id;
+}
+
+/**
  * The throttle's key of the account `login` names: the user, however they typed their name (email
  * or username, any case), or when nobody has that name the name itself (hashed: people type their
  * password into the name field), so that guessing at unknown names is throttled too.
@@ -189,7 +204,11 @@ export async function loginRoutes(app: FastifyInstance, options: LoginOptions) {
 
       const matches = await passwordMatches(user, form.password ?? '');
       if (!user || !matches) {
-        await recordSignIn(db, seen, { outcome: user ? 'wrong_password' : 'unknown_user', client, userId: user?.id, login });
+        if (user) await recordSignIn(db, seen, { outcome: 'wrong_password', client, userId: user.id, login });
+        else {
+          const deleted = await deletedUserId(db, client, login).catch(() => undefined);
+          await recordSignIn(db, seen, { outcome: 'unknown_user', client, userId: deleted, login, detail: deleted ? 'the account is deleted' : undefined });
+        }
         if (form.prompt_origin === HOSTED_ORIGIN) {
           return sendPage(reply, 401, renderLoginPage(authorization, { email: login, error: 'Wrong email or password.' }), redirectUri);
         }

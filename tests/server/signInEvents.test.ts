@@ -128,6 +128,18 @@ describe('each sign-in outcome is recorded once', () => {
     expect(unknown.events).toEqual([{ ...ofAcme, client_id: app.client_id, user_id: null, login: 'nobody@acme.example', outcome: 'unknown_user', detail: null }]);
   });
 
+  it('a deleted user: answered like an unknown one, recorded with who she was and why', async () => {
+    await server.db.query(
+      `INSERT INTO users (company_id, domain_id, id, username, display_name, email, password_hash, status)
+       VALUES ('acme', 'acme-domain', 'gone', 'gone', 'Gone', 'gone@acme.example', NULL, 'deleted')`,
+    );
+    const gone = await recorded(() => form('/oauth/login', loginFields(pkce().challenge, { email: 'gone@acme.example' })));
+    expect(redirectParams(gone.result)?.params).toMatchObject({ error: 'access_denied', error_description: 'Wrong email or password' });
+    expect(gone.events).toEqual([
+      { ...ofAcme, client_id: app.client_id, user_id: 'gone', login: 'gone@acme.example', outcome: 'unknown_user', detail: 'the account is deleted' },
+    ]);
+  });
+
   it('throttled', async () => {
     for (let i = 0; i < LIMITS.failuresPerAccount; i++) {
       expect((await form('/oauth/login', loginFields(pkce().challenge, { email: 'boss@acme.example', password: 'wrong' }))).statusCode).toBe(303);
