@@ -7,6 +7,7 @@ import { applications } from './applications';
 import { apis, permissionScopes } from './apis';
 import { signInEvents } from './signInEvents';
 import { sessions } from './sessions';
+import { auditEvents } from './auditEvents';
 import type { ResourceDeclaration } from './types';
 
 export const registry: readonly ResourceDeclaration[] = [
@@ -22,4 +23,5 @@ export const registry: readonly ResourceDeclaration[] = [
   permissionScopes,
   signInEvents,
   sessions,
+  auditEvents,
 ];

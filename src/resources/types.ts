@@ -4,6 +4,7 @@
  * ones, never required (docs/ADDING-A-RESOURCE.md, "Console declaration").
  */
 import type { ComponentType, LazyExoticComponent } from 'react';
+import type { RaRecord } from 'react-admin';
 import type { PathContext } from '../session/session';
 
 export type FieldKind =
@@ -26,16 +27,21 @@ export type ChoiceColor = 'success' | 'info' | 'warning' | 'error';
 
 /**
  * A field that names a record of another declared resource: lists show that record's `optionText`
- * (read in one batched getMany per page) and, with `link`, open it.
+ * (read in one batched getMany per page) and, with `link`, open it. The resource may depend on the
+ * row (an audit record names its changed record's type in another field).
  */
 export interface FieldReference {
-  resource: string;
+  resource: string | ((row: Record<string, unknown>) => string | undefined);
   /** The field holding the referenced id, when not the field itself (a login shown, its userId followed). */
   idSource?: string;
   /** The referenced record's field to show; without it the field's own value shows. */
   optionText?: string;
-  /** Where a click on the value goes: the referenced record's screen and its navigation state. */
-  link?: (record: Record<string, unknown>, translate: (key: string, options?: object) => string) => { to: string; state?: unknown };
+  /** Where a click on the value goes: the referenced record's screen and its navigation state (`row`: the list's own record). */
+  link?: (
+    record: Record<string, unknown>,
+    translate: (key: string, options?: object) => string,
+    row: Record<string, unknown>,
+  ) => { to: string; state?: unknown } | undefined;
 }
 
 export interface FieldDeclaration {
@@ -67,6 +73,11 @@ export interface FieldDeclaration {
   truncate?: number;
   /** false: the list cannot sort by it (the provider does not, or not quickly). */
   sortable?: boolean;
+  /**
+   * Lists show the value with this component (lazily loaded) instead, given the row and the field: a
+   * value that needs more than the field (the Audit log's actor, with where they acted from).
+   */
+  cell?: ComponentType<{ record: RaRecord; field: FieldDeclaration }>;
 }
 
 /** Formats the provider checks (server/api/schemas.ts and the resource modules). */
@@ -81,13 +92,14 @@ export interface SoftDelete {
 /**
  * A list filter beside the search box. Select and boolean filters send `filter.<source>`; a date
  * range sends `<source>_gte` / `<source>_lte`, which the data provider turns into conditions; a
- * reference offers the records of another declared resource and sends the chosen id.
+ * reference offers the records of another declared resource and sends the chosen id (`inDomain`:
+ * those records live in a domain, so while the company has none the id is typed instead).
  */
 export type FilterDeclaration =
   | { source: string; kind: 'select'; choices: readonly string[]; choiceLabelPrefix?: string }
   | { source: string; kind: 'boolean' }
   | { source: string; kind: 'dateRange' }
-  | { source: string; kind: 'reference'; reference: string; optionText: string };
+  | { source: string; kind: 'reference'; reference: string; optionText: string; inDomain?: boolean };
 
 /**
  * Where the resource sits in the side bar's menu (docs/CONSOLE.md, "Layout"). `group` names a menu
@@ -133,6 +145,13 @@ export interface ResourceDeclaration {
   filters?: readonly FilterDeclaration[];
   /** No create, edit or delete: the list and the view form only; its rows have no checkboxes. */
   readOnly?: boolean;
+  /**
+   * A record's detail beyond its fields (lazily loaded; it reads the record's context): shown under a
+   * list row, which expands on click, and under the view form (the Audit log's changes).
+   */
+  expand?: ComponentType;
+  /** The CSV export's columns (else the id and the form's fields); a structured value is written as JSON. */
+  exportColumns?: readonly string[];
   /** What an empty list says, with nothing filtered and with filters or search set (else "No records yet."). */
   emptyKeys?: { none: string; filtered: string };
   formFields: readonly string[];
@@ -174,4 +193,35 @@ export interface ResourceDeclaration {
    * data provider's `action` (a user's "Sign out everywhere").
    */
   actions?: Record<string, (context: PathContext) => string>;
+  /** The record screens have a History tab: the audit records of the record (docs/CONSOLE.md, "History and audit log"). */
+  history?: HistoryDeclaration;
+  /** Tabs the record screens add after their own once the record exists (a user's Sign-ins and Sessions). */
+  recordTabs?: readonly RecordTabDeclaration[];
+}
+
+/** Where a type's changes are in the audit trail (docs/CONSOLE.md, "History and audit log"). */
+export interface HistoryDeclaration {
+  /** The audit records' resourceType; the declaration's name by default. */
+  resourceType?: string;
+  /**
+   * The company whose log holds the record's changes, given the company and domain the record
+   * belongs to; that company by default (a company's own changes are in its parent's log).
+   */
+  logCompany?: (record: RaRecord, context: PathContext) => string;
+}
+
+/** What a record screen's declared tab is given. */
+export interface RecordTabProps {
+  declaration: ResourceDeclaration;
+  record: RaRecord;
+  /** The company and domain the record belongs to. */
+  context: PathContext;
+}
+
+/** A tab of a record screen (generic/RecordTabs), lazily loaded. */
+export interface RecordTabDeclaration {
+  /** Unique among the screen's tabs. */
+  id: string;
+  labelKey: string;
+  component: ComponentType<RecordTabProps>;
 }

@@ -1,6 +1,6 @@
-import { useState, type ReactNode } from 'react';
-import { Card, CardContent, Typography } from '@mui/material';
-import { Form, Title, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } from 'react-admin';
+import { Suspense, useState, type ReactNode } from 'react';
+import { Box, Card, CardContent, LinearProgress, Typography } from '@mui/material';
+import { Form, RecordContextProvider, Title, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import { useDeclaration } from './DeclarationContext';
 import { DeclaredInputs } from './DeclaredInputs';
@@ -50,6 +50,7 @@ export function DeclaredFormScreen({
   const [update, { isPending: updating }] = useUpdate();
   const saving = creating || updating;
   const nameSource = nameField ?? declaration.idFromField ?? 'name';
+  const Expand = declaration.expand;
 
   const submit = async (values: Record<string, unknown>) => {
     setError(undefined);
@@ -102,6 +103,16 @@ export function DeclaredFormScreen({
             hidden={hidden?.(mode) ?? []}
             locked={mode === 'edit' && declaration.idFromField ? [declaration.idFromField] : []}
           />
+          {Expand && mode === 'view' && record?.id !== undefined && (
+            // the record's detail beyond its fields (an audit record's changes)
+            <Box sx={{ my: 2 }}>
+              <RecordContextProvider value={record as RaRecord}>
+                <Suspense fallback={<LinearProgress aria-label={translate('iam.list.loading')} />}>
+                  <Expand />
+                </Suspense>
+              </RecordContextProvider>
+            </Box>
+          )}
           <FormModeButtons
             mode={mode}
             saving={saving}

@@ -1,8 +1,9 @@
-import type { MouseEvent, ReactElement } from 'react';
-import { Link, Typography } from '@mui/material';
+import { Suspense, type MouseEvent, type ReactElement } from 'react';
+import { LinearProgress, Link, Typography } from '@mui/material';
 import { Datagrid, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import type { FieldDeclaration } from '../types';
+import { useSession } from '../../session/useSession';
 import { useDeclaration } from './DeclarationContext';
 import { declaredFilters } from './declaredFilters';
 import { FieldValue } from './FieldValue';
@@ -81,7 +82,9 @@ export function DeclaredList({
   const declaration = useDeclaration();
   const translate = useTranslate();
   const { pageSize, pageWindow } = declaration;
-  const filters = declaredFilters(declaration, translate, hiddenFilters);
+  const { domain } = useSession();
+  const filters = declaredFilters(declaration, translate, hiddenFilters, Boolean(domain));
+  const Expand = declaration.expand;
   const fieldOf = (column: string): FieldDeclaration =>
     declaration.fields.find((field) => field.source === column) ?? { source: column, kind: 'text' };
   // a column may be headed otherwise than its form field (users' "displayName"), else as the field
@@ -109,8 +112,18 @@ export function DeclaredList({
         bulkActionsToolbar={<SelectionSummary />}
         // a wide table scrolls inside the list rather than widening the page
         sx={{ '& .RaDatagrid-tableWrapper': { overflowX: 'auto' } }}
+        // a declared detail shows under its row; the first column's link still opens the record
+        expand={
+          Expand && (
+            <Suspense fallback={<LinearProgress aria-label={translate('iam.list.loading')} />}>
+              <Expand />
+            </Suspense>
+          )
+        }
         rowClick={
-          onRowClick
+          Expand
+            ? 'expand'
+            : onRowClick
             ? (_id, _resource, record) => {
                 onRowClick(record);
                 return false;

@@ -1,4 +1,4 @@
-import type { MouseEvent } from 'react';
+import { Suspense, type MouseEvent } from 'react';
 import { Box, Link, Tooltip } from '@mui/material';
 import { darken, lighten } from '@mui/material/styles';
 import { useGetManyAggregate, useNavigate, useTranslate, type RaRecord } from 'react-admin';
@@ -46,10 +46,11 @@ function useReferenced(field: FieldDeclaration, record: RaRecord): RaRecord | un
   const { company, domain } = useSession();
   const reference = field.reference!;
   const id = record[reference.idSource ?? field.source] as string | null | undefined;
+  const resource = typeof reference.resource === 'function' ? reference.resource(record) : reference.resource;
   const { data } = useGetManyAggregate(
-    reference.resource,
+    resource ?? '',
     { ids: id ? [id] : [], meta: { pathContext: { companyId: company?.id ?? '', domainId: domain?.id ?? '' } } },
-    { enabled: Boolean(id) },
+    { enabled: Boolean(id && resource) },
   );
   return id ? data?.find((found) => found && String(found.id) === String(id)) : undefined;
 }
@@ -60,8 +61,9 @@ function ReferenceValue({ field, record, text, plain }: { field: FieldDeclaratio
   const reference = field.reference!;
   const referenced = useReferenced(field, record);
   const shown = (reference.optionText && referenced ? String(referenced[reference.optionText] ?? '') : '') || text;
-  if (plain || !referenced || !reference.link) return <>{shown}</>;
-  const { to, state } = reference.link(referenced, translate);
+  const target = plain || !referenced ? undefined : reference.link?.(referenced, translate, record);
+  if (!target) return <>{shown}</>;
+  const { to, state } = target;
   return (
     <Link
       component="button"
@@ -83,8 +85,8 @@ function ReferenceValue({ field, record, text, plain }: { field: FieldDeclaratio
  * A declared field's value as lists show it (docs/CONSOLE.md, "Resources"): dates in the browser's
  * locale, a select's label (in a coloured chip when the field gives colours), a referenced record's
  * name (a link to it when the reference says where), long text cut with the whole of it on hover,
- * and the `fallback` field when the value is empty. `plain` leaves out links (the first column is
- * one already).
+ * and the `fallback` field when the value is empty; a field's own `cell` component instead when it
+ * declares one. `plain` leaves out links (the first column is one already).
  */
 export function FieldValue({ field, record, plain = false }: { field: FieldDeclaration; record: RaRecord; plain?: boolean }) {
   const translate = useTranslate();
@@ -95,6 +97,14 @@ export function FieldValue({ field, record, plain = false }: { field: FieldDecla
     return value ? <time dateTime={String(value)}>{formatDateTime(value)}</time> : null;
   }
   const text = value === null || value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value);
+  if (field.cell && !plain) {
+    const Cell = field.cell;
+    return (
+      <Suspense fallback={text}>
+        <Cell record={record} field={field} />
+      </Suspense>
+    );
+  }
   if (field.kind === 'select' && text) {
     const label = choiceLabel(field, text, translate);
     return field.choiceColors ? <ColorChip color={field.choiceColors[text]}>{label}</ColorChip> : <>{label}</>;

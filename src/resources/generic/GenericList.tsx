@@ -39,7 +39,7 @@ function PlainList() {
               <DeleteSelectedButton meta={meta} successMessage="iam.statusList.purged" />
             </>
           )}
-          <ExportCsvButton meta={meta} columns={['id', ...declaration.formFields]} filename={declaration.name} />
+          <ExportCsvButton meta={meta} columns={declaration.exportColumns ?? ['id', ...declaration.formFields]} filename={declaration.name} />
         </TopToolbar>
       }
     />

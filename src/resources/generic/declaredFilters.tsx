@@ -1,8 +1,8 @@
 import type { ReactElement } from 'react';
-import { AutocompleteInput, DateInput, NullableBooleanInput, ReferenceInput, SearchInput, SelectInput, type TranslateFunction } from 'react-admin';
+import { AutocompleteInput, DateInput, NullableBooleanInput, ReferenceInput, SearchInput, SelectInput, TextInput, type TranslateFunction } from 'react-admin';
 import type { FilterDeclaration, ResourceDeclaration } from '../types';
 
-function filterInputs(filter: FilterDeclaration, label: string, translate: TranslateFunction): ReactElement[] {
+function filterInputs(filter: FilterDeclaration, label: string, translate: TranslateFunction, hasDomain: boolean): ReactElement[] {
   const { source } = filter;
   switch (filter.kind) {
     case 'select':
@@ -27,6 +27,10 @@ function filterInputs(filter: FilterDeclaration, label: string, translate: Trans
         <DateInput key={`${source}_lte`} source={`${source}_lte`} alwaysOn label={translate('iam.list.until', { field: label })} />,
       ];
     case 'reference':
+      // records of a domain cannot be offered while the company has none: the id is typed instead
+      if (!hasDomain && filter.inDomain) {
+        return [<TextInput key={source} source={source} alwaysOn label={label} resettable />];
+      }
       return [
         <ReferenceInput key={source} source={source} reference={filter.reference} alwaysOn>
           <AutocompleteInput optionText={filter.optionText} sx={{ minWidth: 200 }} />
@@ -39,12 +43,17 @@ function filterInputs(filter: FilterDeclaration, label: string, translate: Trans
  * The search box (when searchable) and the declared filters, all shown at once (docs/CONSOLE.md,
  * "Resources"), but for those a screen fixes itself (`hidden`).
  */
-export function declaredFilters(declaration: ResourceDeclaration, translate: TranslateFunction, hidden: readonly string[] = []): ReactElement[] {
+export function declaredFilters(
+  declaration: ResourceDeclaration,
+  translate: TranslateFunction,
+  hidden: readonly string[] = [],
+  hasDomain = true,
+): ReactElement[] {
   const search = declaration.searchable ? [<SearchInput key="q" source="q" alwaysOn />] : [];
   return [
     ...search,
     ...(declaration.filters ?? [])
       .filter((filter) => !hidden.includes(filter.source))
-      .flatMap((filter) => filterInputs(filter, translate(`resources.${declaration.name}.fields.${filter.source}`), translate)),
+      .flatMap((filter) => filterInputs(filter, translate(`resources.${declaration.name}.fields.${filter.source}`), translate, hasDomain)),
   ];
 }

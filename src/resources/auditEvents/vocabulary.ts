@@ -1,0 +1,43 @@
+/**
+ * The words of the audit trail (docs/CONSOLE.md, "History and audit log"): the resource types the
+ * provider records and the actions it names. Labels are under iam.audit.types and iam.audit.actions.
+ */
+
+/** Resource types with a history; each is also the name of its console declaration. */
+export const AUDITED_TYPES = ['companies', 'domains', 'users', 'groups', 'applications', 'apis'] as const;
+
+export const AUDIT_ACTIONS = [
+  'create',
+  'update',
+  'delete',
+  'recover',
+  'purge',
+  'setPrimary',
+  'rotateSecret',
+  'addMember',
+  'removeMember',
+  'addPermission',
+  'removePermission',
+  'addScope',
+  'updateScope',
+  'removeScope',
+  'revokeSession',
+  'signOutEverywhere',
+] as const;
+
+/** One record of a company's log, as GET /api/companys/{c}/auditEvents answers it. */
+export interface AuditEvent {
+  id: string;
+  occurredAt: string;
+  domainId: string | null;
+  resourceType: string;
+  resourceId: string;
+  action: string;
+  /** field -> { before?, after? }, or { hidden: true } for a secret that changed. */
+  changes: Record<string, unknown> | null;
+  actorUserId: string | null;
+  actorCompanyId: string | null;
+  actorDomainId: string | null;
+  actorClientId: string | null;
+  actorIp: string | null;
+}
