@@ -4,7 +4,7 @@ import { getSession } from '../../session/session';
 import { CodeSnippet } from '../applications/CodeSnippet';
 import { apiSnippet } from '../applications/quickStart';
 import { useDiscovery } from '../applications/useDiscovery';
-import { ViewTabs } from '../applications/ViewTabs';
+import { RecordTabs } from '../generic/RecordTabs';
 import { ApiFormScreen, type ApiFormState } from './ApiForm';
 import { DomainTab } from './DomainTab';
 import { PermissionTab } from './PermissionTab';
@@ -27,7 +27,10 @@ function QuickStart({ api }: { api: Record<string, unknown> }) {
   );
 }
 
-/** /apis-view: Quick Start, Settings, Permission and Domain tabs (docs/CONSOLE.md, "Applications" and "APIs and permission scopes"). */
+/**
+ * /apis-view: Quick Start, Settings, Permission, Domain and History tabs (docs/CONSOLE.md, "APIs and
+ * permission scopes" and "History and audit log").
+ */
 export default function ApiView() {
   const translate = useTranslate();
   const navigate = useNavigate();
@@ -52,20 +55,24 @@ export default function ApiView() {
 
   const companyId = String(api.companyId ?? state.company?.id ?? getSession().company?.id ?? '');
   return (
-    <ViewTabs
+    <RecordTabs
       idPrefix="api"
       title={String(api.name ?? translate('iam.apis.viewTitle'))}
+      record={api}
+      context={{ companyId, domainId: String(api.domain ?? '') }}
       tabs={[
-        { labelKey: 'iam.apis.tabs.quickStart', content: <QuickStart api={api} /> },
+        { id: 'quickStart', labelKey: 'iam.apis.tabs.quickStart', content: <QuickStart api={api} /> },
         {
+          id: 'settings',
           labelKey: 'iam.apis.tabs.settings',
           framed: true,
           content: (
             <ApiFormScreen state={{ ...state, mode: 'view' }} onDone={close} title={translate('iam.apis.tabs.settings')} />
           ),
         },
-        { labelKey: 'iam.apis.tabs.permission', content: <PermissionTab apiId={String(api.id)} onClose={close} /> },
+        { id: 'permission', labelKey: 'iam.apis.tabs.permission', content: <PermissionTab apiId={String(api.id)} onClose={close} /> },
         {
+          id: 'domain',
           labelKey: 'iam.apis.tabs.domain',
           content: <DomainTab domainId={String(api.domain ?? '')} companyId={companyId} onClose={close} />,
         },

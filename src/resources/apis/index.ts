@@ -43,6 +43,7 @@ export const apis: ResourceDeclaration = {
   pageSize: 15,
   pageWindow: 10,
   routes: { list: '/apis', form: '/apis-new', view: '/apis-view' },
+  history: {},
   screens: {
     list: lazy(() => import('./ApiList')),
     form: lazy(() => import('./ApiForm')),

@@ -5,7 +5,8 @@ import { ApplicationFormScreen, type ApplicationFormState } from './ApplicationF
 import { CodeSnippet } from './CodeSnippet';
 import { RotateSecretButton } from './RotateSecretButton';
 import { useDiscovery } from './useDiscovery';
-import { ViewTabs } from './ViewTabs';
+import { getSession } from '../../session/session';
+import { RecordTabs } from '../generic/RecordTabs';
 
 function QuickStart({ application }: { application: Record<string, unknown> }) {
   const translate = useTranslate();
@@ -30,7 +31,10 @@ function QuickStart({ application }: { application: Record<string, unknown> }) {
   );
 }
 
-/** /applications-view: Quick Start and Settings tabs (docs/CONSOLE.md, "Applications" and "APIs and permission scopes"). */
+/**
+ * /applications-view: Quick Start, Settings and History tabs (docs/CONSOLE.md, "Applications" and
+ * "History and audit log").
+ */
 export default function ApplicationView() {
   const translate = useTranslate();
   const navigate = useNavigate();
@@ -53,12 +57,18 @@ export default function ApplicationView() {
   }
 
   return (
-    <ViewTabs
+    <RecordTabs
       idPrefix="application"
       title={String(application.client_name ?? translate('iam.applications.viewTitle'))}
+      record={application}
+      context={{
+        companyId: String(application.companyId ?? state.company?.id ?? getSession().company?.id ?? ''),
+        domainId: String(application.domain ?? ''),
+      }}
       tabs={[
-        { labelKey: 'iam.applications.tabs.quickStart', content: <QuickStart application={application} /> },
+        { id: 'quickStart', labelKey: 'iam.applications.tabs.quickStart', content: <QuickStart application={application} /> },
         {
+          id: 'settings',
           labelKey: 'iam.applications.tabs.settings',
           framed: true,
           content: (

@@ -85,6 +85,7 @@ export const applications: ResourceDeclaration = {
   pageSize: 15,
   pageWindow: 10,
   routes: { list: '/applications', form: '/applications-new', view: '/applications-view' },
+  history: {},
   screens: {
     list: lazy(() => import('./ApplicationList')),
     form: lazy(() => import('./ApplicationForm')),

@@ -2,6 +2,7 @@ import { useLocation, useTranslate } from 'react-admin';
 import { getSession, type Company } from '../../session/session';
 import { DeclaredFormScreen } from '../generic/DeclaredFormScreen';
 import { isFormMode, type FormMode } from '../generic/formMode';
+import { RecordTabs } from '../generic/RecordTabs';
 
 interface CompanyFormState {
   mode?: unknown;
@@ -38,20 +39,37 @@ export default function CompanyForm() {
   const parent = state.parent ?? getSession().company;
   const effectiveMode: FormMode = mode !== 'new' && !company ? 'new' : mode;
 
+  // General, and History once the company exists (docs/CONSOLE.md, "History and audit log")
   return (
-    <DeclaredFormScreen
-      initialMode={effectiveMode}
-      record={company ?? { type: 'customer' }}
-      titles={{
-        new: translate('iam.companies.newTitle'),
-        view: translate('iam.companies.viewTitle'),
-        edit: translate('iam.companies.editTitle'),
-      }}
-      // View mode shows every company's type read-only; the rule only keeps it from being changed.
-      hidden={(currentMode) => (currentMode !== 'view' && isTypeFieldHidden(company, parent) ? ['type'] : [])}
-      toPayload={(values, currentMode) =>
-        currentMode === 'new' ? { ...values, type: values.type ?? 'customer', parent: parent?.id } : values
-      }
+    <RecordTabs
+      idPrefix="company"
+      label={translate('iam.companies.viewTitle')}
+      record={effectiveMode === 'new' ? undefined : company}
+      context={{ companyId: parent?.id ?? '', domainId: '' }}
+      tabs={[
+        {
+          id: 'general',
+          labelKey: 'iam.tabs.general',
+          framed: true,
+          keepMounted: true,
+          content: (
+            <DeclaredFormScreen
+              initialMode={effectiveMode}
+              record={company ?? { type: 'customer' }}
+              titles={{
+                new: translate('iam.companies.newTitle'),
+                view: translate('iam.companies.viewTitle'),
+                edit: translate('iam.companies.editTitle'),
+              }}
+              // View mode shows every company's type read-only; the rule only keeps it from being changed.
+              hidden={(currentMode) => (currentMode !== 'view' && isTypeFieldHidden(company, parent) ? ['type'] : [])}
+              toPayload={(values, currentMode) =>
+                currentMode === 'new' ? { ...values, type: values.type ?? 'customer', parent: parent?.id } : values
+              }
+            />
+          ),
+        },
+      ]}
     />
   );
 }

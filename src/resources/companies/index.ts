@@ -34,6 +34,8 @@ export const companies: ResourceDeclaration = {
   pageSize: 3,
   pageWindow: 3,
   routes: { list: '/onboarding-companies', form: '/onboarding-company-new' },
+  // a company's changes are in its parent's log; the top company's in its own
+  history: { logCompany: (company) => String(company.parent ?? company.id) },
   screens: {
     list: lazy(() => import('./CompanyList')),
     form: lazy(() => import('./CompanyForm')),

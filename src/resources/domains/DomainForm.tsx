@@ -2,6 +2,7 @@ import { useLocation, useTranslate } from 'react-admin';
 import { getSession, updateSession, type Domain } from '../../session/session';
 import { DeclaredFormScreen } from '../generic/DeclaredFormScreen';
 import { isFormMode, type FormMode } from '../generic/formMode';
+import { RecordTabs } from '../generic/RecordTabs';
 import type { DomainFormState } from './DomainList';
 
 export default function DomainForm() {
@@ -12,21 +13,38 @@ export default function DomainForm() {
   const mode: FormMode = requested !== 'new' && !state.domain ? 'new' : requested;
   const company = state.company ?? getSession().company;
 
+  // General, and History once the domain exists (docs/CONSOLE.md, "History and audit log")
   return (
-    <DeclaredFormScreen
-      initialMode={mode}
+    <RecordTabs
+      idPrefix="domain"
+      label={translate('iam.domains.viewTitle')}
       record={mode === 'new' ? undefined : state.domain}
-      meta={{ pathContext: { companyId: company?.id ?? '' } }}
-      onSaved={(saved) => {
-        // The first domain of the current company becomes the current domain (it is the primary one).
-        const session = getSession();
-        if (!session.domain && session.company?.id === company?.id) updateSession({ domain: saved as Domain });
-      }}
-      titles={{
-        new: translate('iam.domains.newTitle'),
-        view: translate('iam.domains.viewTitle'),
-        edit: translate('iam.domains.editTitle'),
-      }}
+      context={{ companyId: company?.id ?? '', domainId: String(state.domain?.id ?? '') }}
+      tabs={[
+        {
+          id: 'general',
+          labelKey: 'iam.tabs.general',
+          framed: true,
+          keepMounted: true,
+          content: (
+            <DeclaredFormScreen
+              initialMode={mode}
+              record={mode === 'new' ? undefined : state.domain}
+              meta={{ pathContext: { companyId: company?.id ?? '' } }}
+              onSaved={(saved) => {
+                // The first domain of the current company becomes the current domain (it is the primary one).
+                const session = getSession();
+                if (!session.domain && session.company?.id === company?.id) updateSession({ domain: saved as Domain });
+              }}
+              titles={{
+                new: translate('iam.domains.newTitle'),
+                view: translate('iam.domains.viewTitle'),
+                edit: translate('iam.domains.editTitle'),
+              }}
+            />
+          ),
+        },
+      ]}
     />
   );
 }

@@ -21,6 +21,7 @@ export const domains: ResourceDeclaration = {
   pageSize: 3,
   pageWindow: 4,
   routes: { list: '/onboarding-domains', form: '/onboarding-domain-new' },
+  history: {},
   screens: {
     list: lazy(() => import('./DomainList')),
     form: lazy(() => import('./DomainForm')),

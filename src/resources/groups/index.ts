@@ -29,6 +29,7 @@ export const groups: ResourceDeclaration = {
   pageSize: 3,
   pageWindow: 4,
   routes: { list: '/groups', form: '/groups-new', deleted: '/groups-deleted' },
+  history: {},
   screens: {
     list: lazy(() => import('./GroupList')),
     form: lazy(() => import('./GroupForm')),

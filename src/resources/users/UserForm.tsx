@@ -13,7 +13,7 @@ import {
   type RaRecord,
 } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
-import type { Company, Domain } from '../../session/session';
+import { getSession, type Company, type Domain } from '../../session/session';
 import { useDeclaration } from '../generic/DeclarationContext';
 import { DeclaredInputs } from '../generic/DeclaredInputs';
 import { isFormMode, type FormMode } from '../generic/formMode';
@@ -21,6 +21,7 @@ import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
 import { SaveErrorAlert } from '../generic/SaveErrorAlert';
 import { hashPassword, matchesPassword } from './password';
 import { FormModeButtons } from '../generic/FormModeButtons';
+import { RecordTabs } from '../generic/RecordTabs';
 
 interface UserFormState {
   company?: Company;
@@ -42,11 +43,21 @@ function declaredValues(fields: readonly string[], values: Record<string, unknow
 }
 
 /**
- * The user form (docs/CONSOLE.md, "Users"). New: the password is checked against Confirm Password, then bcrypt-hashed
- * here and sent as authVerification. View and edit hide both password fields (a save keeps the
- * password). Opened without state, it is a new user of the current domain.
+ * The user screen: one per user, so that opening another user from here (an actor in the History
+ * tab) starts afresh on its General tab.
  */
 export default function UserForm() {
+  const state = (useLocation().state ?? {}) as UserFormState;
+  return <UserScreen key={String(state.user?.id ?? 'new')} />;
+}
+
+/**
+ * The user form (docs/CONSOLE.md, "Users"). New: the password is checked against Confirm Password, then bcrypt-hashed
+ * here and sent as authVerification. View and edit hide both password fields (a save keeps the
+ * password). Opened without state, it is a new user of the current domain. An existing user's screen
+ * adds the History, Sign-ins and Sessions tabs (docs/CONSOLE.md, "History and audit log").
+ */
+function UserScreen() {
   const declaration = useDeclaration();
   const translate = useTranslate();
   const navigate = useNavigate();
@@ -99,8 +110,9 @@ export default function UserForm() {
   };
 
   const back = () => navigate(-1);
+  const session = getSession();
 
-  return (
+  const form = (
     <Card sx={{ mt: 2, maxWidth: 720 }}>
       <Title title={translate(TITLES[mode])} />
       <CardContent>
@@ -126,5 +138,15 @@ export default function UserForm() {
         </Form>
       </CardContent>
     </Card>
+  );
+
+  return (
+    <RecordTabs
+      idPrefix="user"
+      label={translate('iam.users.viewTitle')}
+      record={user}
+      context={{ companyId: (state.company ?? session.company)?.id ?? '', domainId: (state.domain ?? session.domain)?.id ?? '' }}
+      tabs={[{ id: 'general', labelKey: 'iam.tabs.general', framed: true, keepMounted: true, content: form }]}
+    />
   );
 }

@@ -1,6 +1,13 @@
-import { lazy } from 'react';
+import { createElement, lazy, type ComponentType } from 'react';
 import PeopleIcon from '@mui/icons-material/People';
-import type { ResourceDeclaration } from '../types';
+import type { RecordTabProps, ResourceDeclaration } from '../types';
+
+/** A panel of one user's records (sign-ins, sessions) as a tab of the user screen, loaded on first use (../lazyParts). */
+const userPanel = (pick: (parts: typeof import('../lazyParts')) => ComponentType<{ userId: string }>) =>
+  lazy(async () => {
+    const Panel = pick(await import('../lazyParts'));
+    return { default: ({ record }: RecordTabProps) => createElement(Panel, { userId: String(record.id) }) };
+  });
 
 /**
  * Users of the current domain (docs/CONSOLE.md, "Users"). The provider picks a user's id; the username stays
@@ -30,6 +37,11 @@ export const users: ResourceDeclaration = {
   pageSize: 3,
   pageWindow: 4,
   routes: { list: '/users', form: '/users-new', deleted: '/users-deleted' },
+  history: {},
+  recordTabs: [
+    { id: 'signIns', labelKey: 'iam.users.tabs.signIns', component: userPanel((parts) => parts.UserSignIns) },
+    { id: 'sessions', labelKey: 'iam.sessions.tab', component: userPanel((parts) => parts.UserSessions) },
+  ],
   screens: {
     list: lazy(() => import('./UserList')),
     form: lazy(() => import('./UserForm')),
