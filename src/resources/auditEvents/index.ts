@@ -37,6 +37,9 @@ const RECORD_SCREENS: Record<string, (record: RaRecord, translate: Translate) =>
   apis: (api) => ({ to: '/apis-view', state: apiState('view', api) }),
 };
 
+/** Audited types whose records live in a domain. */
+const IN_DOMAIN = ['users', 'groups', 'applications', 'apis'];
+
 /**
  * A record's History tab (generic/RecordTabs adds it to the screens of types that declare `history`),
  * given this declaration as the log to read; loaded on first use, with the other record tabs and
@@ -72,7 +75,8 @@ export const auditEvents: ResourceDeclaration = {
       sortable: false,
       // the changed record, of whichever type the row names
       reference: {
-        resource: (row) => String(row.resourceType),
+        // records of a domain are looked for in the current one, and not at all while there is none
+        resource: (row) => (getSession().domain || !IN_DOMAIN.includes(String(row.resourceType)) ? String(row.resourceType) : undefined),
         link: (record, translate, row) => RECORD_SCREENS[String(row.resourceType)]?.(record as RaRecord, translate),
       },
     },
@@ -80,7 +84,11 @@ export const auditEvents: ResourceDeclaration = {
       source: 'actorUserId',
       kind: 'text',
       sortable: false,
-      reference: { resource: 'users', optionText: 'displayName', link: (user, translate) => RECORD_SCREENS.users(user as RaRecord, translate) },
+      reference: {
+        resource: () => (getSession().domain ? 'users' : undefined),
+        optionText: 'displayName',
+        link: (user, translate) => RECORD_SCREENS.users(user as RaRecord, translate),
+      },
       cell: ActorCell,
     },
     { source: 'domainId', kind: 'text', sortable: false },
