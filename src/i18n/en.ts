@@ -344,7 +344,6 @@ export const en = {
     history: {
       tab: 'History',
       title: 'Changes, newest first',
-      empty: 'No changes recorded yet.',
       by: 'by',
       from: 'from %{ip}',
       ownCompany:

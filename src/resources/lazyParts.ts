@@ -9,7 +9,7 @@
  * given at run time.
  */
 export { default as HistoryTab } from './auditEvents/HistoryTab';
-export { ActorCell } from './auditEvents/AuditCells';
+export { ActorCell, ResourceCell } from './auditEvents/AuditCells';
 export { default as AuditDiffPanel } from './auditEvents/AuditDiffPanel';
 export { default as UserSignIns } from './signInEvents/UserSignIns';
 export { default as UserSessions } from './sessions/UserSessions';

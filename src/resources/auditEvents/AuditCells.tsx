@@ -1,8 +1,10 @@
 import { Box, Typography } from '@mui/material';
 import { useTranslate, type RaRecord } from 'react-admin';
+import { getSession } from '../../session/session';
 import { useSession } from '../../session/useSession';
 import { FieldValue } from '../generic/FieldValue';
 import type { FieldDeclaration } from '../types';
+import { lookupResource, RECORD_SCREENS } from './recordScreens';
 import type { AuditEvent } from './vocabulary';
 
 /** The browser's locale, date and time to the second. */
@@ -15,12 +17,32 @@ export function AuditTime({ iso }: { iso: string }) {
   return <time dateTime={iso}>{formatTime(iso)}</time>;
 }
 
+/** The actor as a reference to the users of the current domain, shown by name and opened from there. */
+const ACTOR: FieldDeclaration = {
+  source: 'actorUserId',
+  kind: 'text',
+  reference: {
+    resource: () => (getSession().domain ? 'users' : undefined),
+    optionText: 'displayName',
+    link: (user, translate) => RECORD_SCREENS.users(user as RaRecord, translate),
+  },
+};
+
+/** The changed record as a reference to whichever type the row names. */
+const RESOURCE: FieldDeclaration = {
+  source: 'resourceId',
+  kind: 'text',
+  reference: {
+    resource: (row) => lookupResource(String(row.resourceType)),
+    link: (record, translate, row) => RECORD_SCREENS[String(row.resourceType)]?.(record as RaRecord, translate),
+  },
+};
+
 /**
- * Who made a change (`field`: the audit declaration's actorUserId, a reference to users): the
- * user's display name, a link to their screen, when they are a user of the current domain;
- * otherwise their id, with the company and application they acted through.
+ * Who made a change: the user's display name, a link to their screen, when they are a user of the
+ * current domain; otherwise their id, with the company and application they acted through.
  */
-export function AuditActor({ event, field }: { event: AuditEvent; field: FieldDeclaration }) {
+export function AuditActor({ event }: { event: AuditEvent }) {
   const translate = useTranslate();
   const { company, domain } = useSession();
   const here = event.actorCompanyId === company?.id && event.actorDomainId === domain?.id;
@@ -28,7 +50,7 @@ export function AuditActor({ event, field }: { event: AuditEvent; field: FieldDe
   return (
     <Box component="span" sx={{ overflowWrap: 'anywhere' }}>
       {/* outside the current domain there is no screen of theirs to open: the id alone */}
-      <FieldValue field={field} record={event as unknown as RaRecord} plain={!here} />
+      <FieldValue field={ACTOR} record={event as unknown as RaRecord} plain={!here} />
       {!here && (
         <Typography component="span" variant="caption" color="text.secondary" sx={{ display: 'block' }}>
           {translate('iam.audit.actorVia', { company: event.actorCompanyId ?? '?', application: event.actorClientId ?? '?' })}
@@ -38,8 +60,16 @@ export function AuditActor({ event, field }: { event: AuditEvent; field: FieldDe
   );
 }
 
-/** The Audit log's actor column (a declared cell: it is given the row and its field). */
-export function ActorCell({ record, field }: { record: RaRecord; field: FieldDeclaration }) {
-  // without its own cell the field shows as a reference, or the cell would call itself
-  return <AuditActor event={record as unknown as AuditEvent} field={{ ...field, cell: undefined }} />;
+/** The Audit log's Actor column (a declared cell). */
+export function ActorCell({ record }: { record: RaRecord }) {
+  return <AuditActor event={record as unknown as AuditEvent} />;
+}
+
+/** The Audit log's Resource column (a declared cell): the id, a link to the record while the console can open it. */
+export function ResourceCell({ record }: { record: RaRecord }) {
+  return (
+    <Box component="span" sx={{ overflowWrap: 'anywhere' }}>
+      <FieldValue field={RESOURCE} record={record} />
+    </Box>
+  );
 }

@@ -2,7 +2,7 @@ import { Alert, Box, LinearProgress, Stack, Typography } from '@mui/material';
 import { ListContextProvider, useListController, useTranslate } from 'react-admin';
 import { useSession } from '../../session/useSession';
 import { WindowPagination } from '../generic/WindowPagination';
-import type { FieldDeclaration, RecordTabProps, ResourceDeclaration } from '../types';
+import type { RecordTabProps, ResourceDeclaration } from '../types';
 import { AuditDiff } from './AuditDiff';
 import { AuditActor, AuditTime } from './AuditCells';
 import type { AuditEvent } from './vocabulary';
@@ -15,7 +15,7 @@ export function historyLogCompany({ declaration, record, context }: RecordTabPro
   return declaration.history?.logCompany?.(record, context) ?? context.companyId;
 }
 
-function Entry({ event, actor }: { event: AuditEvent; actor: FieldDeclaration }) {
+function Entry({ event }: { event: AuditEvent }) {
   const translate = useTranslate();
   return (
     <Box component="li" sx={{ listStyle: 'none', py: 2, '& + li': { borderTop: 1, borderColor: 'divider' } }}>
@@ -27,7 +27,7 @@ function Entry({ event, actor }: { event: AuditEvent; actor: FieldDeclaration })
           <AuditTime iso={event.occurredAt} />
         </Typography>
         <Typography component="div" variant="body2">
-          {translate('iam.history.by')} <AuditActor event={event} field={actor} />
+          {translate('iam.history.by')} <AuditActor event={event} />
         </Typography>
         {event.actorIp && (
           <Typography variant="body2" color="text.secondary">
@@ -49,7 +49,6 @@ function Entry({ event, actor }: { event: AuditEvent; actor: FieldDeclaration })
 export default function HistoryTab(props: RecordTabProps & { log: ResourceDeclaration }) {
   // log: the audit records' own declaration, given at run time (see ../lazyParts)
   const { declaration, record, log } = props;
-  const actor = log.fields.find((field) => field.source === 'actorUserId') ?? { source: 'actorUserId', kind: 'text' };
   const translate = useTranslate();
   const { rootCompany } = useSession();
   const companyId = historyLogCompany(props);
@@ -95,13 +94,13 @@ export default function HistoryTab(props: RecordTabProps & { log: ResourceDeclar
           <LinearProgress />
         </Box>
       ) : !list.data?.length ? (
-        <Typography color="text.secondary">{translate('iam.history.empty')}</Typography>
+        <Typography color="text.secondary">{translate('iam.audit.empty')}</Typography>
       ) : (
         <>
           {list.isFetching && <LinearProgress aria-label={translate('iam.list.loading')} />}
           <Box component="ol" sx={{ p: 0, m: 0 }} aria-label={translate('iam.history.title')}>
             {list.data.map((event) => (
-              <Entry key={event.id} event={event} actor={actor} />
+              <Entry key={event.id} event={event} />
             ))}
           </Box>
           <WindowPagination window={log.pageWindow} rowsPerPageOptions={[HISTORY_PAGE_SIZE, HISTORY_PAGE_SIZE * 2, HISTORY_PAGE_SIZE * 5]} />
