@@ -233,6 +233,19 @@ describe('authProvider', () => {
     expect(assign).toHaveBeenCalledWith('/login');
   });
 
+  it('says why on /login when the provider refused a token that had not expired (a session ended on its side)', async () => {
+    const assign = vi.spyOn(browser, 'assign').mockImplementation(() => undefined);
+    updateSession({ accessToken: token.access_token, user: token.user });
+    await expect(authProvider.checkError({ status: 401 })).rejects.toBeDefined();
+    await authProvider.logout({});
+    expect(assign).toHaveBeenLastCalledWith('/login?reason=ended');
+    // an expired token refused: the plain form, as before (and the reason is not carried over)
+    updateSession({ accessToken: `h.${btoa(JSON.stringify({ exp: 1 }))}.s` });
+    await expect(authProvider.checkError({ status: 401 })).rejects.toBeDefined();
+    await authProvider.logout({});
+    expect(assign).toHaveBeenLastCalledWith('/login');
+  });
+
   it('gives the identity from the session', async () => {
     updateSession({ user: token.user });
     await expect(authProvider.getIdentity!()).resolves.toEqual({

@@ -11,13 +11,22 @@ import { isTokenExpired } from './tokenExpiry';
 
 export { isTokenExpired };
 
+/**
+ * Set when the provider refuses a token that has not expired: the sign-in was ended on its side
+ * (signed out everywhere, a session revoked, rights taken away), and /login says so
+ * (docs/CONSOLE.md, "Sign-in form").
+ */
+let endedByProvider = false;
+
 export const authProvider: AuthProvider = {
   // The sign-in is the native form post of the /login page, never react-admin's login().
   login: () => Promise.resolve(),
 
   logout: async () => {
+    const reason = endedByProvider ? '?reason=ended' : '';
+    endedByProvider = false;
     await signOut();
-    browser.assign('/login');
+    browser.assign(`/login${reason}`);
     // false: we navigated ourselves, react-admin must not redirect as well.
     return false;
   },
@@ -31,7 +40,11 @@ export const authProvider: AuthProvider = {
   },
 
   checkError: (error: { status?: number }) => {
-    if (error?.status === 401) return Promise.reject({ message: false });
+    if (error?.status === 401) {
+      const { accessToken } = getSession();
+      endedByProvider = Boolean(accessToken && !isTokenExpired(accessToken));
+      return Promise.reject({ message: false });
+    }
     return Promise.resolve();
   },
 

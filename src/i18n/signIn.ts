@@ -18,6 +18,7 @@ export const signInMessages = {
     // Why the form is shown again: /login?reason=<code>; only these codes are shown (docs/CONSOLE.md "Sign-in form").
     reason: {
       expired: 'Your remembered sign-in is no longer valid. Sign in again.',
+      ended: 'Your session was ended by the provider: you were signed out everywhere, or your rights changed. Sign in again.',
     },
   },
   callback: {

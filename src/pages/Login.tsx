@@ -11,7 +11,7 @@ import { getSession } from '../session/session';
  * Why the form is shown again (/login?reason=<code>): only these fixed codes are shown, each as its
  * own sentence, so a link cannot put words on this page (docs/CONSOLE.md "Sign-in form").
  */
-const REASONS: Record<string, string> = { expired: 'iam.login.reason.expired' };
+const REASONS: Record<string, string> = { expired: 'iam.login.reason.expired', ended: 'iam.login.reason.ended' };
 
 function reasonMessage(): string | undefined {
   const code = new URLSearchParams(window.location.search).get('reason') ?? '';

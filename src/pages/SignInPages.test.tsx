@@ -101,6 +101,13 @@ describe('login page: why the form is shown again (docs/CONSOLE.md "Sign-in form
     expect(replace).not.toHaveBeenCalled();
   });
 
+  it('says the session was ended by the provider', async () => {
+    window.history.replaceState(null, '', '/login?reason=ended');
+    render(<Login />);
+    expect(await screen.findByText(/Your session was ended by the provider/)).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+  });
+
   it.each(['nope', 'constructor', '__proto__', 'toString', '<b>Call 555</b>', ''])('shows nothing for the unknown reason %j', async (reason) => {
     window.history.replaceState(null, '', `/login?reason=${encodeURIComponent(reason)}`);
     const { container } = render(<Login />);

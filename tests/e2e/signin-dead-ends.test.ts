@@ -122,6 +122,30 @@ describe('a remembered sign-in the provider no longer accepts', () => {
   });
 });
 
+describe('a session ended on the provider side while the console is open', () => {
+  it('lands on /login saying the session was ended, and signs in again', async () => {
+    const ended = await createUser(`e2e-ended-${run}`, true);
+    const context = await freshContext();
+    const page = await context.newPage();
+    await page.goto(`${baseUrl()}/login`);
+    await submitForm(page, ended.email, PASSWORD);
+    await page.waitForURL(/\/dashboard(\?|#|$)/, { timeout: 30_000 });
+
+    // Another administrator signs them out everywhere (the user's Sessions tab does the same call).
+    const { revoked } = await api('POST', `/users/${ended.id}/signOutEverywhere`);
+    expect(revoked).toBeGreaterThan(0);
+
+    // Their next call to the API (opening the users list) is refused with 401: the console says why.
+    await page.goto(`${baseUrl()}/users`);
+    await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('reason') === 'ended', { timeout: 30_000 });
+    await poll(() => page.getByText(/Your session was ended by the provider/).isVisible()).toBe(true);
+    await checkBothSchemes(page, 'login-ended');
+    await submitForm(page, ended.email, PASSWORD);
+    await page.waitForURL(/\/(dashboard|users)(\?|#|$)/, { timeout: 30_000 });
+    await context.close();
+  });
+});
+
 describe('a person who may not administer', () => {
   it('is told which company, and signs in as someone else through a proper sign-out', async () => {
     const plain = await createUser(`e2e-plain-${run}`, false);
