@@ -355,6 +355,20 @@ function firstLook(resource: ListResource, whereSql: string, params: unknown[]) 
 }
 
 /**
+ * In the list's default order (every list has an index in it), the capped count walks the rows in
+ * the page's own order: the index the page reads, from the rows it has just read, stopping at the
+ * cap. Unordered, PostgreSQL may take any plan that finds the rows, and at 10 million events two of
+ * those cost far more than the page: a bitmap of every matching row when the table has no
+ * statistics yet (0.6-1 s for a tenant's 8 million events, where the planner guessed 25,000 or 157),
+ * and a sequential scan from the oldest rows, read again from outside shared_buffers on every call
+ * (20-45 ms for a 20% filter) once it has them (docs/PERFORMANCE.md, "Event lists at 10 million
+ * rows"). In other orders an ORDER BY would make the count sort every match, so there is none.
+ */
+function countOrder(resource: ListResource, parsed: ParsedList) {
+  return parsed.sort.column === resource.fields[resource.defaultSort]?.column ? ` ORDER BY ${parsed.orderBy}` : '';
+}
+
+/**
  * The total and, for a sliced list past its first page (or at the first look at it), the slices'
  * shape, which tells whether they need cutting: one statement either way.
  */
@@ -367,7 +381,7 @@ function totalSql(resource: ListResource, parsed: ParsedList, whereSql: string) 
        FROM ${slices.table} t ${whereSql}`
     : resource.counts && parsed.statusOnly
       ? `SELECT coalesce(sum(t.n), 0)::int AS total FROM ${resource.counts} t ${whereSql}`
-      : `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
+      : `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql}${countOrder(resource, parsed)} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
   const estimateSql = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${resource.table} ${whereSql}`;
   return { countSql, estimateSql };
 }
