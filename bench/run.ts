@@ -1,16 +1,19 @@
 /**
- * npm run bench [-- --large] [-- --users N]
- * Seeds users in one domain with bulk SQL, then creates more through the API (a fifth as many, at
- * most 20,000: an import) while the server's maintenance runs as in production
- * (server/db/maintenance.ts), and times list calls through the HTTP API next to the very statements
- * the API ran, executed directly on the same database, twice: right after those writes, and after
- * maintenance (its steps run to the end; on PostgreSQL also the VACUUM autovacuum does). Prints the
- * figures; with DATABASE_URL set it runs on that PostgreSQL (in a database of its own), else on
- * embedded PGlite in a temp dir.
+ * npm run bench [-- --parts users,events,audit] [-- --large] [-- --users N] [-- --events N]
+ * Parts (all by default, in this order; --parts picks some):
+ * - users: seeds users in one domain with bulk SQL, then creates more through the API (a fifth as
+ *   many, at most 20,000: an import) while the server's maintenance runs as in production
+ *   (server/db/maintenance.ts), and times list calls through the HTTP API next to the very statements
+ *   the API ran, executed directly on the same database, twice: right after those writes, and after
+ *   maintenance (its steps run to the end; on PostgreSQL also the VACUUM autovacuum does).
+ * - events: the audit trail's and the sign-in events' lists at scale (bench/events.ts; 1,000,000 rows
+ *   each, --events N or --large for 10,000,000).
+ * - audit: the audit trail's cost, write throughput with it and without it (bench/auditCost.ts).
+ * With DATABASE_URL set it runs on that PostgreSQL (each part in a database of its own), else on
+ * embedded PGlite in a temp dir. --large: 1,000,000 users and 10,000,000 events.
  * Also prints the console bundle sizes when dist/ exists (npm run build).
  */
 import fs from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../server/app.js';
@@ -24,11 +27,18 @@ import { rebuildUserSlices } from '../server/api/userSlices.js';
 import { maintainTables, startMaintenance, type MaintenanceStep } from '../server/db/maintenance.js';
 import { bundleReport } from './bundle.js';
 import { throwAwayDatabase } from '../tests/server/program.js';
+import { auditCostBench } from './auditCost.js';
+import { apiTimer, percentile } from './common.js';
+import { eventsBench } from './events.js';
 
 const args = process.argv.slice(2);
+const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const large = args.includes('--large');
-const userArg = args.indexOf('--users');
-const USERS = userArg >= 0 ? Number(args[userArg + 1]) : large ? 1_000_000 : 100_000;
+const USERS = Number(option('--users') ?? (large ? 1_000_000 : 100_000));
+const EVENTS = Number(option('--events') ?? (large ? 10_000_000 : 1_000_000));
+const ALL_PARTS = ['users', 'events', 'audit'];
+const PARTS = new Set((option('--parts') ?? ALL_PARTS.join(',')).split(',').filter(Boolean));
+for (const part of PARTS) if (!ALL_PARTS.includes(part)) throw new Error(`--parts: unknown part ${part} (parts: ${ALL_PARTS.join(', ')})`);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
 /** Users created through the API before the first measurement. */
 const CREATED = Math.min(20_000, Math.floor(USERS / 5));
@@ -103,10 +113,6 @@ function withoutAccessCheck(statements: Recorded[]): Recorded[] {
   });
 }
 
-function percentile(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 async function time(fn: () => Promise<unknown>) {
   const samples: number[] = [];
   for (let i = 0; i < 3; i++) await fn();
@@ -117,48 +123,6 @@ async function time(fn: () => Promise<unknown>) {
   }
   samples.sort((a, b) => a - b);
   return { p50: percentile(samples, 50), p95: percentile(samples, 95) };
-}
-
-/**
- * The HTTP client runs on its own thread (its own event loop, like a browser elsewhere): timing the
- * API from the server's own event loop would charge the client's work to the server. Keep-alive
- * connections, as browsers use.
- */
-const CLIENT = `
-const { parentPort } = require('node:worker_threads');
-const http = require('node:http');
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const get = (url, token) => new Promise((resolve, reject) => {
-  http.get(url, { agent, headers: { authorization: 'Bearer ' + token } }, (res) => {
-    res.resume();
-    res.on('end', () => resolve(res.statusCode));
-  }).on('error', reject);
-});
-parentPort.on('message', async ({ url, token, warmups, iterations }) => {
-  for (let i = 0; i < warmups; i++) await get(url, token);
-  const samples = [];
-  for (let i = 0; i < iterations; i++) {
-    const start = process.hrtime.bigint();
-    const status = await get(url, token);
-    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
-    if (status !== 200) { parentPort.postMessage({ error: 'HTTP ' + status }); return; }
-  }
-  parentPort.postMessage({ samples });
-});`;
-
-function apiTimer(token: string) {
-  const worker = new Worker(CLIENT, { eval: true });
-  return {
-    /** Milliseconds of `iterations` calls of url (after `warmups` untimed ones). */
-    async samples(url: string, iterations: number, warmups = 0) {
-      const reply = new Promise<{ samples?: number[]; error?: string }>((resolve) => worker.once('message', resolve));
-      worker.postMessage({ url, token, warmups, iterations });
-      const { samples, error } = await reply;
-      if (!samples) throw new Error(`${url}: ${error}`);
-      return samples;
-    },
-    close: () => worker.terminate(),
-  };
 }
 
 /** The indexes (or sequential scans) a statement's plan reads the tables with: `users_live_by_name+users_pkey`. */
@@ -176,7 +140,7 @@ async function planReads(query: Database['query'], statement: Recorded): Promise
   return reads.filter((read) => /users_(?!counts|slices)|seq users/.test(read)).join('+');
 }
 
-async function main() {
+async function usersBench() {
   // on PostgreSQL, a database of its own, so that its tables start without statistics
   const fresh = process.env.DATABASE_URL ? await throwAwayDatabase(process.env.DATABASE_URL, 'iam_bench') : undefined;
   const databaseUrl = fresh?.url;
@@ -346,8 +310,11 @@ async function main() {
   closed = true;
   await fresh?.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const bundles = bundleReport(path.resolve('dist'));
-  if (bundles) console.log(bundles);
 }
 
-await main();
+if (PARTS.has('users')) await usersBench();
+const AUDIT_SECONDS = Number(option('--audit-seconds') ?? 5);
+if (PARTS.has('events')) await eventsBench({ rows: EVENTS, iterations: ITERATIONS, auditSeconds: AUDIT_SECONDS });
+if (PARTS.has('audit')) await auditCostBench({ seconds: AUDIT_SECONDS });
+const bundles = bundleReport(path.resolve('dist'));
+if (bundles) console.log(bundles);
