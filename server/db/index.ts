@@ -34,11 +34,17 @@ export interface Database extends Queryable {
  */
 export const transactionSettings = new AsyncLocalStorage<Map<string, string>>();
 
-/** The statement that applies the settings of the caller's context, or none. */
-function settingsStatement(): [string, unknown[]] | undefined {
+/**
+ * What begins a transaction: BEGIN, and the settings of the caller's context in the same message
+ * (one round trip, not two: a separate statement was most of what the audit trail cost a write,
+ * docs/PERFORMANCE.md, "Cost of the audit trail"). The values are quoted as literals by node-postgres'
+ * escapeLiteral, which holds whatever standard_conforming_strings says.
+ */
+function beginScript(): string {
   const settings = transactionSettings.getStore();
-  if (!settings?.size) return undefined;
-  return ['SELECT set_config(s.name, s.value, true) FROM unnest($1::text[], $2::text[]) AS s(name, value)', [[...settings.keys()], [...settings.values()]]];
+  if (!settings?.size) return 'BEGIN';
+  const calls = [...settings].map(([name, value]) => `set_config(${pg.escapeLiteral(name)}, ${pg.escapeLiteral(value)}, true)`);
+  return `BEGIN; SELECT ${calls.join(', ')}`;
 }
 
 /**
@@ -149,11 +155,11 @@ class PgliteDatabase implements Database {
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     // read now: the queue may run this transaction from another request's continuation
-    const settings = settingsStatement();
+    const begin = beginScript();
     return this.queue.run(async () => {
-      await this.call('exec', 'BEGIN');
       try {
-        if (settings) await this.raw(...settings);
+        // inside the try: a failed setting leaves a begun transaction to roll back
+        await this.call('exec', begin);
         const value = await fn({ query: (text, params = []) => this.raw(text, params), exec: (script) => this.rawExec(script) });
         await this.call('exec', 'COMMIT');
         return value;
@@ -207,11 +213,11 @@ class PostgresDatabase implements Database {
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const settings = settingsStatement();
-    return retryConflicts(() => this.transactionOnce(fn, settings));
+    const begin = beginScript();
+    return retryConflicts(() => this.transactionOnce(fn, begin));
   }
 
-  private async transactionOnce<T>(fn: (tx: Queryable) => Promise<T>, settings: [string, unknown[]] | undefined): Promise<T> {
+  private async transactionOnce<T>(fn: (tx: Queryable) => Promise<T>, begin: string): Promise<T> {
     const client = await this.pool.connect();
     // Checked-out clients have no listener of their own: a connection lost between two statements of
     // this transaction must fail the transaction, not the process.
@@ -230,8 +236,7 @@ class PostgresDatabase implements Database {
       },
     };
     try {
-      await client.query('BEGIN');
-      if (settings) await client.query(...settings);
+      await client.query(begin);
       const value = await fn(tx);
       try {
         await client.query('COMMIT');
