@@ -192,6 +192,8 @@ export function eventCases(auditStart: Date, signInStart: Date): [string, string
     ['audit: a day', `${audit}${first}&${auditDay}`],
     ['audit: actor + a week', `${audit}${first}&${filter({ actorUserId: 'a3' })}&${auditWeek}`],
     ['audit: resourceType + a day', `${audit}${first}&${filter({ resourceType: 'applications' })}&${auditDay}`],
+    // filters the API accepts and the console does not offer: no index of their own
+    ['audit: domainId (acme-staff, 10%; no index)', `${audit}${first}&${filter({ domainId: 'acme-staff' })}`],
     ['sign-ins: first page', `${signIns}${first}`],
     ['sign-ins: page 500-524', `${signIns}range=[500,524]`],
     ['sign-ins: userId', `${signIns}${first}&${filter({ userId: 'u1000' })}`],
@@ -203,6 +205,7 @@ export function eventCases(auditStart: Date, signInStart: Date): [string, string
     ['sign-ins: a day', `${signIns}${first}&${signInDay}`],
     ['sign-ins: outcome + user (wrong_password)', `${signIns}${first}&${filter({ outcome: 'wrong_password', userId: 'u1000' })}`],
     ['sign-ins: outcome (throttled, 0.8%) + a week', `${signIns}${first}&${filter({ outcome: 'throttled' })}&${signInWeek}`],
+    ['sign-ins: ip (one address, rare; no index)', `${signIns}${first}&${filter({ ip: '10.42.42.42' })}`],
   ];
 }
 
