@@ -62,7 +62,8 @@ function ReferenceValue({ field, record, text, plain }: { field: FieldDeclaratio
   const referenced = useReferenced(field, record);
   const shown = (reference.optionText && referenced ? String(referenced[reference.optionText] ?? '') : '') || text;
   const target = plain || !referenced ? undefined : reference.link?.(referenced, translate, record);
-  if (!target) return <>{shown}</>;
+  // a link needs words: an empty value stays plain text (a button without a name fails axe)
+  if (!target || !shown) return <>{shown}</>;
   const { to, state } = target;
   return (
     <Link

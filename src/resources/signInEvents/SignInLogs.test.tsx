@@ -18,10 +18,23 @@ const EVENTS = `${BASE}/signInEvents`;
 const LONG_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
 
 const ada = { id: 'u1', username: 'ada', displayName: 'Ada Lovelace', email: 'ada@example.com', status: 'active' };
-const events = [
+interface EventRow {
+  id: string;
+  occurredAt: string;
+  outcome: string;
+  clientId: string;
+  userId: string | null;
+  login: string | null;
+  detail: string | null;
+  ip: string;
+  userAgent: string;
+}
+const events: EventRow[] = [
   { id: '3', occurredAt: '2026-03-02T10:00:00.000Z', outcome: 'wrong_password', clientId: 'portal', userId: 'u1', login: 'ada@example.com', detail: null, ip: '203.0.113.7', userAgent: LONG_AGENT },
   { id: '2', occurredAt: '2026-03-01T09:00:00.000Z', outcome: 'unknown_user', clientId: 'gone-app', userId: null, login: 'nobody@example.com', detail: null, ip: '198.51.100.1', userAgent: 'curl/8' },
   { id: '1', occurredAt: '2026-02-28T08:00:00.000Z', outcome: 'success', clientId: 'portal', userId: 'u1', login: 'ada', detail: 'consent asked', ip: '203.0.113.7', userAgent: 'curl/8' },
+  // nothing typed (a refresh): the user's id stands in, so the link has a name
+  { id: '0', occurredAt: '2026-02-27T08:00:00.000Z', outcome: 'refresh_reuse', clientId: 'portal', userId: 'u1', login: null, detail: null, ip: '203.0.113.7', userAgent: 'curl/8' },
 ];
 
 function provider(rows: typeof events) {
@@ -89,6 +102,7 @@ describe('Sign-in logs', () => {
 
     // a known user is a link to the user screen; an unknown login is plain text
     expect(within(rowOf('Unknown user')).queryByRole('button', { name: 'nobody@example.com' })).toBeNull();
+    expect(within(rowOf('Refresh token reused')).getByRole('button', { name: 'u1' })).toBeInTheDocument();
     await userEvent.click(await within(rowOf('Wrong password')).findByRole('button', { name: 'ada@example.com' }, { timeout: 5000 }));
     await waitFor(() => expect(window.location.pathname).toBe('/users-new'));
     expect(await screen.findByDisplayValue('Ada Lovelace', {}, { timeout: 5000 })).toBeInTheDocument();

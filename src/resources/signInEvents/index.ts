@@ -60,6 +60,8 @@ export const signInEvents: ResourceDeclaration = {
       source: 'login',
       kind: 'text',
       sortable: false,
+      // an attempt with a known user but nothing typed (a refresh, a consent answer) shows the user's id
+      fallback: 'userId',
       reference: { resource: 'users', idSource: 'userId', link: (user, translate) => ({ to: '/users-new', state: userFormState('view', translate, user as never) }) },
     },
     { source: 'clientId', kind: 'text', sortable: false, reference: { resource: 'applications', optionText: 'client_name' } },
