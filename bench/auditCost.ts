@@ -4,11 +4,11 @@
  * added and removed, application updates; 8 requests at a time, on a thread of its own) with the
  * audit trail on, as it runs in production, and off: the nine audit triggers disabled
  * (ALTER TABLE ... DISABLE TRIGGER, on the benchmark's own database) and no caller named to the
- * transactions (no iam.actor, so not even the set_config statement each write transaction begins
- * with). After a warm-up round, rounds of N seconds (default 5) alternate on, off, off, on, ...,
+ * transactions (no iam.actor: a plain BEGIN instead of BEGIN with its set_config). After a
+ * warm-up round, rounds of N seconds (default 5) alternate on, off, off, on, ...,
  * four of each, so that both meet the same background load; writes per second over all rounds of a
- * state, and the cost 1 - on / off. On PGlite it runs with DATA_SYNC on (the default: an fsync per
- * commit) and off.
+ * state, the cost 1 - on / off and the median of the costs of each pair of neighbouring rounds.
+ * On PGlite it runs with DATA_SYNC on (the default: an fsync per commit) and off.
  */
 import { Worker } from 'node:worker_threads';
 import { transactionSettings, type Database } from '../server/db/index.js';
@@ -73,7 +73,7 @@ export async function measureWriteCost(server: BenchServer, company: string, dom
     if (res.status !== 201) throw new Error(`creating an application: HTTP ${res.status} ${await res.text()}`);
     apps.push(((await res.json()) as { id: string }).id);
   }
-  // Off: no caller named, so no set_config statement either (db.transaction reads the context when it begins).
+  // Off: no caller named, so a plain BEGIN (db.transaction reads the context when it begins).
   let auditOn = true;
   const transaction = db.transaction.bind(db);
   (db as { transaction: Database['transaction'] }).transaction = (fn) => (auditOn ? transaction(fn) : transactionSettings.exit(() => transaction(fn)));
