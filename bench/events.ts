@@ -205,7 +205,6 @@ export function eventCases(auditStart: Date, signInStart: Date): [string, string
     ['sign-ins: a day', `${signIns}${first}&${signInDay}`],
     ['sign-ins: outcome + user (wrong_password)', `${signIns}${first}&${filter({ outcome: 'wrong_password', userId: 'u1000' })}`],
     ['sign-ins: outcome (throttled, 0.8%) + a week', `${signIns}${first}&${filter({ outcome: 'throttled' })}&${signInWeek}`],
-    ['sign-ins: ip (one address, rare; no index)', `${signIns}${first}&${filter({ ip: '10.42.42.42' })}`],
   ];
 }
 

@@ -27,9 +27,11 @@ export const auditEventDefinition = {
     action: { column: 't.action' },
     changes: { column: 't.changes', type: 'object', listed: false },
     actorUserId: { column: 't.actor_user_id', type: 'nullableText' },
-    actorCompanyId: { column: 't.actor_company_id', type: 'nullableText' },
-    actorDomainId: { column: 't.actor_domain_id', type: 'nullableText' },
-    actorClientId: { column: 't.actor_client_id', type: 'nullableText' },
+    // not filterable, as no index leads with them: a rare value would read the company's whole log
+    // (docs/PERFORMANCE.md, "Event lists at 10 million rows"); actorUserId is
+    actorCompanyId: { column: 't.actor_company_id', type: 'nullableText', listed: false },
+    actorDomainId: { column: 't.actor_domain_id', type: 'nullableText', listed: false },
+    actorClientId: { column: 't.actor_client_id', type: 'nullableText', listed: false },
     actorIp: { column: 't.actor_ip', type: 'nullableText', listed: false },
   },
   key: ['t.company_id', 't.id'],

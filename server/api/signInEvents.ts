@@ -17,9 +17,11 @@ export const signInEventDefinition = {
     outcome: { column: 't.outcome' },
     clientId: { column: 't.client_id', type: 'nullableText' },
     userId: { column: 't.user_id', type: 'nullableText' },
-    login: { column: 't.login', type: 'nullableText' },
+    // not filterable: no index of its own, and at 10 million events one rare value read the whole
+    // domain (seconds; docs/PERFORMANCE.md, "Event lists at 10 million rows"). userId is.
+    login: { column: 't.login', type: 'nullableText', listed: false },
     detail: { column: 't.detail', type: 'nullableText', listed: false },
-    ip: { column: 't.ip', type: 'nullableText' },
+    ip: { column: 't.ip', type: 'nullableText', listed: false },
     userAgent: { column: 't.user_agent', type: 'nullableText', listed: false },
   },
   key: ['t.company_id', 't.domain_id', 't.id'],

@@ -238,8 +238,8 @@ describe("a parent company's administrator working in a child company (company s
   it("is recorded in the child's log, named with their own company", async () => {
     const { row } = await oneRecord(() => call(server, server.adminToken, 'POST', `${base}/users`, user('from-root')), 201, 'users', 'create');
     expect(row).toMatchObject({ company_id: 'acme', domain_id: 'acme-domain', actor_company_id: 'root', actor_domain_id: 'default' });
-    const log = await as('GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ actorCompanyId: 'root' }))}`);
-    expect(log.body.map((record: { resourceId: string }) => record.resourceId)).toContain(row.resource_id);
+    const history = await as('GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ resourceType: 'users', resourceId: row.resource_id }))}`);
+    expect(history.body).toMatchObject([{ action: 'create', actorUserId: row.actor_user_id, actorCompanyId: 'root', actorDomainId: 'default' }]);
   });
 });
 
@@ -300,9 +300,12 @@ describe('reading the log', () => {
   });
 
   it('names what a list may not filter by, and survives hostile filters', async () => {
-    const bad = await as('GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ changes: 'x' }))}`);
-    expect(bad.status).toBe(400);
-    expect(bad.body.message).toContain('changes');
+    // the changes, and fields no index leads with (a rare value would read the whole log)
+    for (const field of ['changes', 'actorCompanyId', 'actorClientId', 'actorIp']) {
+      const bad = await as('GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ [field]: 'x' }))}`);
+      expect(bad.status, field).toBe(400);
+      expect(bad.body.message).toContain(field);
+    }
     for (const value of ['__proto__', 'a\u0000b', 'x'.repeat(10_000)]) {
       const res = await as('GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ resourceId: value }))}`);
       expect(res.status, value.slice(0, 20)).toBeLessThan(500);
