@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+import { expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn, consoleApi } from './browser.js';
 
 /** The whole page, app bar and list checkboxes included (src/layout/theme.ts makes them pass). */
 async function checkA11y(page: Page) {
@@ -15,21 +15,7 @@ let browser: Browser;
 let page: Page;
 
 /** Calls the management API with the signed-in console's own token (setup that is not under test). */
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  return page.evaluate(
-    async ({ method, path, body }) => {
-      const token = JSON.parse(sessionStorage.getItem('accessToken') ?? '""');
-      const response = await fetch(`/api/${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, json: text ? JSON.parse(text) : undefined };
-    },
-    { method, path, body },
-  );
-}
+const api = (method: string, path: string, body?: unknown) => consoleApi(page, method, path, body);
 
 async function chooseDomain(name: string) {
   await page.getByRole('combobox', { name: 'Domains' }).click();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import bcrypt from 'bcryptjs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+import { baseUrl, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn, consoleApi } from './browser.js';
 
 let browser: Browser;
 let page: Page;
@@ -22,21 +22,7 @@ let userId = '';
 const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 250 });
 
 /** Calls the management API with the signed-in console's own token (setup that is not under test). */
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  return page.evaluate(
-    async ({ method, path, body }) => {
-      const token = JSON.parse(sessionStorage.getItem('accessToken') ?? '""');
-      const response = await fetch(`/api/${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, json: text ? JSON.parse(text) : undefined };
-    },
-    { method, path, body },
-  );
-}
+const api = (method: string, path: string, body?: unknown) => consoleApi(page, method, path, body);
 
 async function domainPath(): Promise<string> {
   const { company, domain } = await page.evaluate(() => ({

@@ -83,3 +83,23 @@ export async function expectNoAxeViolations(page: Page, options: { exclude?: str
   );
   expect(summary, `axe violations on ${page.url()}`).toEqual([]);
 }
+
+/**
+ * Calls the management API at /api/<path> from inside `page`, with the signed-in console's own
+ * access token (test setup that is not under test); the body is sent as JSON.
+ */
+export async function consoleApi(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const token = JSON.parse(sessionStorage.getItem('accessToken') ?? '""');
+      const response = await fetch(`/api/${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, json: text ? JSON.parse(text) : undefined };
+    },
+    { method, path, body },
+  );
+}

@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as jose from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+import { baseUrl, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn, consoleApi } from './browser.js';
 
 /** expect.poll with room for a loaded machine. */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 200 });
@@ -43,21 +43,7 @@ const registered = { clientId: '', secret: '' };
 let callback: URL | undefined;
 
 /** Calls the management API with the signed-in console's own token (setup that is not under test). */
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  return admin.evaluate(
-    async ({ method, path, body }) => {
-      const token = JSON.parse(sessionStorage.getItem('accessToken') ?? '""');
-      const response = await fetch(`/api/${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, json: text ? JSON.parse(text) : undefined };
-    },
-    { method, path, body },
-  );
-}
+const api = (method: string, path: string, body?: unknown) => consoleApi(admin, method, path, body);
 
 const groupPath = () => `companys/root/domainNames/default/groups/${encodeURIComponent(groupName)}`;
 
