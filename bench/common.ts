@@ -13,7 +13,7 @@ import type { ServerConfig } from '../server/config.js';
 import type { AppContext } from '../server/context.js';
 import { openDatabase, type Database } from '../server/db/index.js';
 import { loadSigningKeys } from '../server/keys.js';
-import { createGrant, issueTokens } from '../server/oauth/tokens.js';
+import { mintAccessToken } from '../tests/server/mintToken.js';
 import { seedFirstRun } from '../server/seed.js';
 import { throwAwayDatabase } from '../tests/server/program.js';
 
@@ -122,20 +122,7 @@ export async function startBenchServer(
     app,
     base,
     async token({ companyId, domainId, userId }) {
-      const { rows } = await db.query<{ username: string; displayName: string; email: string }>(
-        `SELECT username, display_name AS "displayName", email FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
-        [companyId, domainId, userId],
-      );
-      if (!rows[0]) throw new Error(`no user ${userId}`);
-      const scope = 'openid user:admin';
-      const grantId = await createGrant(db, { clientId: config.consoleClientId, companyId, domainId, userId, scope });
-      const { access_token } = await issueTokens(ctx, {
-        grantId,
-        user: { id: userId, ...rows[0] },
-        client: { id: config.consoleClientId, companyId, domainId, idTokenExpiration: 36000 },
-        scope,
-      });
-      return access_token;
+      return mintAccessToken(ctx, { companyId, domainId, userId, scope: 'openid user:admin', keepScope: true });
     },
     async close() {
       await app.close();

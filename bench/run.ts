@@ -22,7 +22,7 @@ import type { AppContext } from '../server/context.js';
 import { openDatabase, type Database } from '../server/db/index.js';
 import { loadSigningKeys } from '../server/keys.js';
 import { seedFirstRun } from '../server/seed.js';
-import { createGrant, issueTokens } from '../server/oauth/tokens.js';
+import { mintAccessToken } from '../tests/server/mintToken.js';
 import { rebuildUserSlices } from '../server/api/userSlices.js';
 import { maintainTables, startMaintenance, type MaintenanceStep } from '../server/db/maintenance.js';
 import { bundleReport } from './bundle.js';
@@ -199,13 +199,7 @@ async function usersBench() {
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const grantId = await createGrant(db, { clientId: 'iam-console', companyId: 'root', domainId: 'default', userId: 'admin', scope: 'openid user:admin' });
-  const { access_token: token } = await issueTokens(ctx, {
-    grantId,
-    user: { id: 'admin', username: 'admin@example.com', displayName: 'Administrator', email: 'admin@example.com' },
-    client: { id: 'iam-console', companyId: 'root', domainId: 'default', idTokenExpiration: 36000 },
-    scope: 'openid user:admin',
-  });
+  const token = await mintAccessToken(ctx, { companyId: 'root', domainId: 'default', userId: 'admin', scope: 'openid user:admin' });
 
   // The writes: users created through the API, as an import would, several requests at a time, while
   // the server's maintenance runs as it does in production (server/main.ts), from the bulk load on.

@@ -70,6 +70,12 @@ export interface ServerConfig {
   trustProxy?: number | string[];
   /** Unset fields take DEFAULT_LOGIN_LIMITS. */
   loginLimits?: Partial<LoginLimits>;
+  /**
+   * OpenID Connect Dynamic Client Registration (RFC 7591) is on only with this initial access token
+   * (REGISTRATION_ACCESS_TOKEN); registered clients join REGISTRATION_DOMAIN (`company/domain`).
+   */
+  registrationAccessToken?: string;
+  registrationDomain?: { companyId: string; domainId: string };
   /** Sign-in events older than this many days are deleted in the background (SIGNIN_RETENTION_DAYS, default 90). */
   signInRetentionDays?: number;
   /** Audit records older than this many days are deleted in the background (AUDIT_RETENTION_DAYS, default 365). */
@@ -105,6 +111,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     loginLimits: parseLoginLimits(env),
+    registrationAccessToken: env.REGISTRATION_ACCESS_TOKEN || undefined,
+    registrationDomain: parseRegistrationDomain(env.REGISTRATION_DOMAIN),
     signInRetentionDays: parseRetentionDays('SIGNIN_RETENTION_DAYS', env.SIGNIN_RETENTION_DAYS, DEFAULT_SIGNIN_RETENTION_DAYS),
     auditRetentionDays: parseRetentionDays('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS),
   };
@@ -220,4 +228,12 @@ function parseOnOff(name: string, value: string | undefined, fallback: boolean):
   if (['on', 'true', '1', 'yes'].includes(text)) return true;
   if (['off', 'false', '0', 'no'].includes(text)) return false;
   throw new Error(`${name} must be on or off, got "${value}"`);
+}
+
+/** REGISTRATION_DOMAIN: `company/domain`, by default the root company's default domain. */
+function parseRegistrationDomain(value: string | undefined): { companyId: string; domainId: string } {
+  if (!value) return { companyId: 'root', domainId: 'default' };
+  const match = /^([^/\s]+)\/([^/\s]+)$/.exec(value);
+  if (!match) throw new Error(`REGISTRATION_DOMAIN must be company/domain, got ${value}`);
+  return { companyId: match[1], domainId: match[2] };
 }

@@ -8,7 +8,7 @@ import { errorResponses, params } from './schemas.js';
 /**
  * A user's sessions (docs/CONSOLE.md, "Sign-ins and rights", Sessions): the live grants of one user,
  * one per sign-in into an application, each revocable, and "sign out everywhere". Revoking a grant
- * ends its refresh tokens (every refresh joins its grant, server/oauth/refreshTokens.ts) and makes
+ * ends its refresh tokens (every refresh joins its grant, server/oauth/adapter.ts) and makes
  * its access tokens answer 401 at the next management API call (api_access, migration 7). Grants
  * without a user (none are made for client_credentials) are nobody's session.
  */
@@ -43,10 +43,10 @@ export type Session = RecordOf<typeof sessionDefinition>;
  * live while it could still be behind a valid token or produce one:
  * - it issued tokens (or was signed in with) within the lifetime of the access tokens it gets: ttl
  *   for the management API; for an API, its token_expiration, or token_expiration_browser when the
- *   application is public (SPA, native or without a secret), as server/oauth/tokens.ts signs them;
+ *   application is public (SPA, native or without a secret), as server/oauth/provider.ts sets them;
  * - or it holds a refresh token that can still be spent: one not yet rotated (a rotated one only
- *   lasts the reuse interval), while the family is within the application's absolute lifetime
- *   when the application sets one.
+ *   lasts the reuse interval) and not expired (its expiry holds the application's absolute
+ *   lifetime, server/oauth/provider.ts).
  * A grant that is neither is dormant: it is not listed, but revoking it (one by one or with the
  * others) still works, since a settings change could wake it.
  */
@@ -54,8 +54,7 @@ const live = (ttl: string) => `(
   t.last_used_at > now() - make_interval(secs => CASE WHEN t.resource IS NULL THEN ${ttl} ELSE
     (SELECT CASE WHEN a.app_type IN ('SPA', 'native') OR a.client_secret_hash IS NULL THEN x.token_expiration_browser ELSE x.token_expiration END
      FROM apis x WHERE x.company_id = t.company_id AND x.domain_id = t.domain_id AND x.identifier = t.resource AND x.status = 'active') END)
-  OR (EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.grant_id = t.id AND r.rotated_at IS NULL)
-      AND (a.refresh_absolute_expiration IS NOT TRUE OR t.created_at > now() - make_interval(secs => a.refresh_absolute_lifetime))))`;
+  OR EXISTS (SELECT 1 FROM oidc_payloads r WHERE r.grant_id = t.id AND r.model = 'RefreshToken' AND r.consumed_at IS NULL AND r.expires_at > now()))`;
 
 type UserParams = { companyId: string; domainId: string; userId: string };
 

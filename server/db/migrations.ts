@@ -810,6 +810,46 @@ DROP INDEX audit_events_resource;
 CREATE INDEX audit_events_resource ON audit_events (company_id, resource_id, resource_type, occurred_at DESC, id DESC);
 `,
   },
+  {
+    id: 18,
+    name: 'the authorization server on oidc-provider: its storage',
+    sql: `
+-- What oidc-provider keeps (server/oauth/adapter.ts): authorization codes, access and refresh
+-- tokens, browser sessions, interactions, device codes, pushed requests, registration tokens. One
+-- row per model and id, its payload as the library wrote it, with the columns the adapter finds
+-- rows by. Every process of a deployment reads and writes here: a code issued by one is redeemed
+-- at another, a revocation at one holds at all.
+CREATE TABLE oidc_payloads (
+  model text NOT NULL,
+  id text NOT NULL,
+  payload jsonb NOT NULL,
+  grant_id text,
+  user_code text,
+  uid text,
+  expires_at timestamptz,
+  consumed_at timestamptz,
+  PRIMARY KEY (model, id)
+);
+CREATE INDEX oidc_payloads_grant ON oidc_payloads (grant_id) WHERE grant_id IS NOT NULL;
+CREATE INDEX oidc_payloads_user_code ON oidc_payloads (user_code) WHERE user_code IS NOT NULL;
+CREATE INDEX oidc_payloads_uid ON oidc_payloads (uid) WHERE uid IS NOT NULL;
+CREATE INDEX oidc_payloads_expiry ON oidc_payloads (expires_at);
+
+-- A grant stays a row of oauth_grants: it is the sign-in the sessions tab lists, the guard checks
+-- and the revocation triggers end. oidc-provider's Grant model is kept in it (payload), with its
+-- expiry; a revoked grant is not found, so every token of it stops at its next use.
+ALTER TABLE oauth_grants ADD COLUMN payload jsonb, ADD COLUMN expires_at timestamptz;
+
+-- OpenID Connect Back-Channel Logout 1.0: where the provider posts a logout token when a sign-in
+-- of the application ends.
+ALTER TABLE applications ADD COLUMN backchannel_logout_uri text NOT NULL DEFAULT '';
+
+-- Replaced by oidc_payloads. Codes live a minute; refresh tokens issued before the upgrade stop
+-- working (their sign-ins have to be made again), which docs/OPERATIONS.md says.
+DROP TABLE oauth_codes;
+DROP TABLE oauth_refresh_tokens;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

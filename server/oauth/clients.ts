@@ -1,8 +1,20 @@
-import type { Queryable } from '../db/index.js';
+import type { ClientMetadata } from 'oidc-provider';
 import { safeEqual, sha256 } from '../ids.js';
+import type { Tenant } from './accounts.js';
 
-/** A registered application as the authorization server sees it. */
-export interface OAuthClient {
+/** The device authorization grant (RFC 8628) by its registered name; applications store `device_code`. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** The columns of an application the authorization server reads. */
+export const APPLICATION_COLUMNS = `id, company_id AS "companyId", domain_id AS "domainId", client_name AS name, app_type AS "appType",
+  client_secret_hash AS "secretHash",
+  CASE WHEN previous_secret_expires_at > now() THEN previous_secret_hash END AS "previousSecretHash",
+  redirect_uris AS "redirectUris", client_logout_uri AS "logoutUris", allowed_web_orgins AS "webOrigins",
+  grant_types AS "grantTypes", id_token_expiration AS "idTokenExpiration",
+  refresh_token_rotation AS "refreshTokenRotation", refresh_absolute_expiration AS "refreshAbsoluteExpiration",
+  refresh_absolute_lifetime AS "refreshAbsoluteLifetime", audience, backchannel_logout_uri AS "backchannelLogoutUri"`;
+
+export interface ApplicationRow {
   id: string;
   companyId: string;
   domainId: string;
@@ -11,85 +23,113 @@ export interface OAuthClient {
   secretHash: string | null;
   /** The secret replaced by the last rotation, while its grace period lasts; else null. */
   previousSecretHash: string | null;
-  redirectUris: string[];
-  logoutUris: string[];
-  webOrigins: string[];
-  grantTypes: string[];
+  redirectUris: unknown;
+  logoutUris: unknown;
+  webOrigins: unknown;
+  grantTypes: unknown;
   idTokenExpiration: number;
   refreshTokenRotation: boolean;
-  refreshReuseInterval: number;
   refreshAbsoluteExpiration: boolean;
   refreshAbsoluteLifetime: number;
-  /** Default audience: the API identifier used when a request names none. */
-  audience: string;
+  audience: string | null;
+  backchannelLogoutUri: string;
 }
+
+/** Our metadata beside the standard fields, as oidc-provider keeps it on a client. */
+export const EXTRA_CLIENT_METADATA = [
+  'company_id',
+  'domain_id',
+  'app_type',
+  'web_origins',
+  'id_token_ttl',
+  'refresh_token_rotation',
+  'refresh_absolute_lifetime',
+  'default_audience',
+  'previous_secret_hash',
+  'public_secret_hash',
+] as const;
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
-/** Active applications only: a deleted application signs nobody in and gets no token. */
-export async function findActiveClient(db: Queryable, clientId: string | undefined): Promise<OAuthClient | undefined> {
-  if (!clientId) return undefined;
-  const { rows } = await db.query<OAuthClient>(
-    `SELECT id, company_id AS "companyId", domain_id AS "domainId", client_name AS name, app_type AS "appType",
-            client_secret_hash AS "secretHash",
-            CASE WHEN previous_secret_expires_at > now() THEN previous_secret_hash END AS "previousSecretHash",
-            redirect_uris AS "redirectUris", client_logout_uri AS "logoutUris", allowed_web_orgins AS "webOrigins",
-            grant_types AS "grantTypes", id_token_expiration AS "idTokenExpiration",
-            refresh_token_rotation AS "refreshTokenRotation", refresh_reuse_interval AS "refreshReuseInterval",
-            refresh_absolute_expiration AS "refreshAbsoluteExpiration", refresh_absolute_lifetime AS "refreshAbsoluteLifetime",
-            audience
-     FROM applications WHERE id = $1 AND status = 'active'`,
-    [clientId],
-  );
-  const client = rows[0];
-  if (!client) return undefined;
-  client.redirectUris = strings(client.redirectUris);
-  client.logoutUris = strings(client.logoutUris);
-  client.webOrigins = strings(client.webOrigins);
-  client.grantTypes = strings(client.grantTypes);
-  client.audience = (client.audience ?? '').trim();
-  return client;
-}
-
 /** SPA and native apps cannot keep a secret: they prove possession with PKCE instead. */
-export function isPublicClient(client: OAuthClient): boolean {
-  return client.appType === 'SPA' || client.appType === 'native' || !client.secretHash;
+export const isPublicApplication = (row: Pick<ApplicationRow, 'appType' | 'secretHash'>) => row.appType === 'SPA' || row.appType === 'native' || !row.secretHash;
+
+/**
+ * The grant types an application may use: what the administrator enabled that this server
+ * implements; for a machine-to-machine application only client_credentials (it has no user to sign
+ * in), and never client_credentials for a public one (it has no secret to prove who it is).
+ */
+function grantTypes(row: ApplicationRow): string[] {
+  const enabled = strings(row.grantTypes).map((type) => (type === 'device_code' ? DEVICE_CODE_GRANT : type));
+  const implemented = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT];
+  return enabled.filter((type) => {
+    if (!implemented.includes(type)) return false;
+    if (row.appType === 'machine') return type === 'client_credentials';
+    return type !== 'client_credentials' || !isPublicApplication(row);
+  });
 }
 
 /**
- * The grant types the application may use: what the administrator enabled, and for a
- * machine-to-machine application only client_credentials (it has no user to sign in).
+ * An application as oidc-provider's client. Confidential clients authenticate with HTTP Basic; the
+ * secret is only ever stored hashed, so `client_secret` holds the hash and compareClientSecret
+ * (provider.ts) compares hashes.
  */
-export function allowedGrantTypes(client: OAuthClient): string[] {
-  return client.appType === 'machine' ? client.grantTypes.filter((type) => type === 'client_credentials') : client.grantTypes;
-}
-
-/** RFC 6749 3.1.2.3 / RFC 9700 2.1: simple string comparison, no normalisation of any kind. */
-export function isRegisteredRedirect(client: OAuthClient, redirectUri: string | undefined): redirectUri is string {
-  return !!redirectUri && client.redirectUris.some((registered) => registered === redirectUri);
+export function clientMetadata(row: ApplicationRow): ClientMetadata {
+  const publicClient = isPublicApplication(row);
+  const grants = grantTypes(row);
+  const code = grants.includes('authorization_code');
+  return {
+    client_id: row.id,
+    client_name: row.name,
+    application_type: row.appType === 'native' ? 'native' : 'web',
+    token_endpoint_auth_method: publicClient ? 'none' : 'client_secret_basic',
+    ...(publicClient ? {} : { client_secret: row.secretHash! }),
+    grant_types: grants,
+    response_types: code ? ['code'] : [],
+    redirect_uris: code ? strings(row.redirectUris) : [],
+    post_logout_redirect_uris: strings(row.logoutUris),
+    id_token_signed_response_alg: 'RS256',
+    ...(row.backchannelLogoutUri ? { backchannel_logout_uri: row.backchannelLogoutUri, backchannel_logout_session_required: true } : {}),
+    company_id: row.companyId,
+    domain_id: row.domainId,
+    app_type: row.appType,
+    web_origins: strings(row.webOrigins),
+    id_token_ttl: row.idTokenExpiration,
+    refresh_token_rotation: row.refreshTokenRotation,
+    refresh_absolute_lifetime: row.refreshAbsoluteExpiration ? row.refreshAbsoluteLifetime : 0,
+    default_audience: (row.audience ?? '').trim(),
+    previous_secret_hash: row.previousSecretHash ?? '',
+    // a public client may still have a secret (an SPA given one): if it sends it, it must be right
+    public_secret_hash: publicClient ? (row.secretHash ?? '') : '',
+  };
 }
 
 /** The current secret, or the previous one during the grace period its rotation granted. */
-export function secretMatches(client: OAuthClient, secret: string): boolean {
+export function secretMatches(hashes: { current?: string; previous?: string }, secret: string): boolean {
   const hash = sha256(secret);
-  return (!!client.secretHash && safeEqual(hash, client.secretHash)) || (!!client.previousSecretHash && safeEqual(hash, client.previousSecretHash));
+  return (!!hashes.current && safeEqual(hash, hashes.current)) || (!!hashes.previous && safeEqual(hash, hashes.previous));
 }
 
-/**
- * Reads `Authorization: Basic base64(urlencode(id):urlencode(secret))` (RFC 6749 2.3.1).
- * Undefined when there is no Basic header; null when there is one but it cannot be read, which
- * includes a control character (NUL, say) in the id or the secret: neither ever holds one.
- */
-export function parseBasicAuth(header: string | undefined): { clientId: string; secret: string } | null | undefined {
-  if (!header || !/^basic\s/i.test(header)) return undefined;
-  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 1) return null;
-  try {
-    const unescape = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
-    const credentials = { clientId: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
-    return /[\u0000-\u001F\u007F]/.test(credentials.clientId + credentials.secret) ? null : credentials;
-  } catch {
-    return null;
-  }
+/** What oidc-provider keeps on a client beyond the standard (clients.ts, clientMetadata). */
+export interface ClientExtras {
+  clientId: string;
+  tokenEndpointAuthMethod?: string;
+  company_id: string;
+  domain_id: string;
+  app_type: string;
+  web_origins: string[];
+  id_token_ttl: number;
+  refresh_token_rotation: boolean;
+  refresh_absolute_lifetime: number;
+  default_audience: string;
+  previous_secret_hash: string;
+  public_secret_hash: string;
+  clientSecret?: string;
+  grantTypeAllowed(type: string): boolean;
 }
+
+export const extrasOf = (client: unknown) => client as ClientExtras;
+export const tenantOf = (client: unknown): Tenant => ({ companyId: extrasOf(client).company_id, domainId: extrasOf(client).domain_id });
+/** A client that authenticates with nothing: PKCE stands in for its secret. */
+export const isPublicClient = (client: unknown) => extrasOf(client).tokenEndpointAuthMethod === 'none';
+

@@ -1,16 +1,16 @@
 import crypto from 'node:crypto';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as jose from 'jose';
+import type Provider from 'oidc-provider';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
 import { clientError } from '../errors.js';
-import { authorizeRoutes } from './authorize.js';
-import { consentRoutes } from './consent.js';
-import { discoveryRoutes } from './discovery.js';
-import { loginRoutes } from './login.js';
-import { logoutRoutes } from './logout.js';
-import { renderErrorPage, sendPage } from './loginPage.js';
+import { consoleLoginRoutes } from './consoleLogin.js';
+import { interactionRoutes } from './interactions.js';
+import { loginPagePolicy, renderErrorPage, sendPage } from './loginPage.js';
 import { DeviceCookies, LoginThrottle } from './loginThrottle.js';
-import { tokenRoutes } from './token.js';
+import { providerHooks } from './providerHooks.js';
+import { createProvider, managementAudience } from './provider.js';
+import { withRequestOrigin } from './requestOrigin.js';
 import { userinfoRoutes } from './userinfo.js';
 
 /**
@@ -23,29 +23,81 @@ async function deviceCookieSecret(privateKey: CryptoKey): Promise<Buffer> {
 }
 
 /** The pages a browser navigates to: HTML errors, and never any CORS header (they are not APIs). */
-async function signInRoutes(app: FastifyInstance) {
-  const { config, keys } = app.ctx;
+async function signInRoutes(app: FastifyInstance, options: { provider: Provider }) {
+  const { config, keys, db } = app.ctx;
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const refused = clientError(error);
+    const refused = clientError(error) ?? (isProviderError(error) ? { status: 400, message: readable(error) } : undefined);
     if (!refused) request.log.error({ err: error }, 'sign-in page failed');
     return sendPage(reply, refused?.status ?? 500, renderErrorPage(refused?.message ?? 'Something went wrong. Please try again.'));
   });
   app.addHook('onSend', async (request, reply) => {
     for (const name of Object.keys(reply.getHeaders())) if (name.toLowerCase().startsWith('access-control-')) reply.removeHeader(name);
   });
-
-  const throttle = new LoginThrottle(app.ctx.db, { ...DEFAULT_LOGIN_LIMITS, ...config.loginLimits }, { log: (message) => app.log.warn(message) });
+  const throttle = new LoginThrottle(db, { ...DEFAULT_LOGIN_LIMITS, ...config.loginLimits }, { log: (message) => app.log.warn(message) });
   const devices = new DeviceCookies(await deviceCookieSecret(keys.privateKey), config.publicUrl.startsWith('https:'));
-  await app.register(authorizeRoutes);
-  await app.register(loginRoutes, { throttle, devices });
-  await app.register(consentRoutes);
-  await app.register(logoutRoutes);
+  const shared = { provider: options.provider, db, throttle, devices, managementApi: managementAudience(app.ctx) };
+  await app.register(consoleLoginRoutes, { ...shared, issuer: config.publicUrl });
+  await app.register(interactionRoutes, shared);
 }
 
-/** The authorization server: /oauth/* and discovery. */
+const isProviderError = (error: unknown): error is { error: string; error_description?: string; statusCode?: number } =>
+  typeof error === 'object' && error !== null && typeof (error as { error?: unknown }).error === 'string';
+const readable = (error: { error: string; error_description?: string }) =>
+  error.error === 'invalid_request' && /interaction/i.test(error.error_description ?? '') ? 'This sign-in has expired. Please start again.' : (error.error_description ?? error.error);
+
+/**
+ * Hands a request to oidc-provider (a Koa application) from inside Fastify. Fastify has parsed the
+ * body already: oidc-provider reads it from `req.body`. `audience` (the parameter the console's
+ * settings and Auth0-style clients use) is the RFC 8707 `resource`.
+ */
+function passToProvider(provider: Provider, publicUrl: URL) {
+  const callback = provider.callback();
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const raw = request.raw as typeof request.raw & { body?: unknown };
+    if (request.body && typeof request.body === 'object') {
+      const body = { ...(request.body as Record<string, unknown>) };
+      if (typeof body.audience === 'string' && body.resource === undefined) body.resource = body.audience;
+      delete body.audience;
+      raw.body = body;
+      // oidc-provider reads form posts only; a JSON token request means the same fields
+      if (String(raw.headers['content-type'] ?? '').startsWith('application/json')) raw.headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const url = new URL(raw.url ?? '/', 'http://x');
+    if (url.searchParams.has('audience')) {
+      if (!url.searchParams.has('resource')) url.searchParams.set('resource', url.searchParams.get('audience')!);
+      url.searchParams.delete('audience');
+      raw.url = `${url.pathname}${url.search}`;
+    }
+    // oidc-provider builds its URLs (and checks DPoP proofs) from the request: make it the public
+    // URL's, with the client address Fastify worked out (TRUST_PROXY), never a header as sent
+    raw.headers.host = publicUrl.host;
+    raw.headers['x-forwarded-proto'] = publicUrl.protocol.replace(':', '');
+    raw.headers['x-forwarded-for'] = request.ip;
+    delete raw.headers['x-forwarded-host'];
+    reply.hijack();
+    await withRequestOrigin({ ip: request.ip, userAgent: request.headers['user-agent'] }, async () => {
+      await new Promise<void>((resolve) => {
+        reply.raw.once('finish', resolve);
+        reply.raw.once('close', resolve);
+        void callback(raw, reply.raw);
+      });
+    });
+  };
+}
+
+/** The authorization server: oidc-provider at /oauth/* and discovery, with our sign-in pages and userinfo. */
 export async function oauthRoutes(app: FastifyInstance) {
-  await app.register(signInRoutes);
-  await app.register(tokenRoutes);
+  const { config } = app.ctx;
+  const provider = await createProvider(app.ctx, {
+    pages: { interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` } },
+    registrationToken: config.registrationAccessToken,
+  });
+  providerHooks(provider, app.ctx, { pagePolicy: loginPagePolicy, log: app.log });
+  await app.register(signInRoutes, { provider });
   await app.register(userinfoRoutes);
-  await app.register(discoveryRoutes);
+  const handler = passToProvider(provider, new URL(config.publicUrl));
+  app.register(async (scope) => {
+    scope.all('/oauth/*', { schema: { hide: true } }, handler);
+    scope.get('/.well-known/openid-configuration', { schema: { hide: true } }, handler);
+  });
 }

@@ -1,9 +1,5 @@
 import crypto from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import type { AuthorizationRequest } from './authorizationRequest.js';
-
-/** Marks a form post that came from our hosted page, so that a failed sign-in re-renders it. */
-export const HOSTED_ORIGIN = 'hosted';
 
 const STYLE = `
 :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
@@ -43,7 +39,7 @@ export function loginPagePolicy(redirectUri?: string): string {
   ].join('; ');
 }
 
-function page(title: string, body: string): string {
+export function renderPage(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -65,17 +61,19 @@ function hidden(name: string, value: string | undefined): string {
   return value === undefined ? '' : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">\n`;
 }
 
-export function renderLoginPage(request: AuthorizationRequest, options: { email?: string; error?: string } = {}): string {
-  const error = options.error
-    ? `<p class="error" id="login-error" role="alert">${escapeHtml(options.error)}</p>\n`
-    : '';
-  const describedBy = options.error ? ' aria-describedby="login-error" aria-invalid="true"' : '';
-  return page(
-    `Sign in to ${request.client.name}`,
-    `<h1>Sign in to ${escapeHtml(request.client.name)}</h1>
-${error}<form method="post" action="/oauth/login">
-${hidden('client_id', request.client.id)}${hidden('redirect_uri', request.redirectUri)}${hidden('scope', request.scope)}${hidden('state', request.state)}${hidden('code_challenge', request.codeChallenge)}${hidden('code_challenge_method', request.codeChallenge ? 'S256' : undefined)}${hidden('nonce', request.nonce)}${hidden('audience', request.audience)}${hidden('prompt_origin', HOSTED_ORIGIN)}<label for="email">Email or username</label>
-<input type="text" id="email" name="email" autocomplete="username" required autofocus value="${escapeHtml(options.email ?? '')}"${describedBy}>
+/** The sign-in form of an application: posts email (or username) and password to `action`, with `hidden` fields. */
+export function renderLoginPage(input: { clientName: string; action: string; hidden?: Record<string, string | undefined>; email?: string; error?: string }): string {
+  const error = input.error ? `<p class="error" id="login-error" role="alert">${escapeHtml(input.error)}</p>\n` : '';
+  const describedBy = input.error ? ' aria-describedby="login-error" aria-invalid="true"' : '';
+  const fields = Object.entries(input.hidden ?? {})
+    .map(([name, value]) => hidden(name, value))
+    .join('');
+  return renderPage(
+    `Sign in to ${input.clientName}`,
+    `<h1>Sign in to ${escapeHtml(input.clientName)}</h1>
+${error}<form method="post" action="${escapeHtml(input.action)}">
+${fields}<label for="email">Email or username</label>
+<input type="text" id="email" name="email" autocomplete="username" required autofocus value="${escapeHtml(input.email ?? '')}"${describedBy}>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${describedBy}>
 <button type="submit">Sign in</button>
@@ -84,7 +82,7 @@ ${hidden('client_id', request.client.id)}${hidden('redirect_uri', request.redire
 }
 
 export function renderErrorPage(message: string): string {
-  return page('Sign-in error', `<h1>Sign-in error</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>`);
+  return renderPage('Sign-in error', `<h1>Sign-in error</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>`);
 }
 
 /** Sends an HTML page of the authorization server: never cached, with the login page policy. */
@@ -98,31 +96,31 @@ export function sendPage(reply: FastifyReply, status: number, html: string, redi
 }
 
 /**
- * Asks the signed-in user whether the application may act for them on an API. The ticket (signed,
- * short-lived) carries the authorization request; nothing else in the form is trusted.
+ * Asks the signed-in user whether the application may act for them on an API. The form posts to the
+ * interaction (oidc-provider's, bound to this browser by its cookie): nothing in it is trusted.
  */
 export function renderConsentPage(input: {
   clientName: string;
   apiName: string;
   userName: string;
   scopes: { name: string; description: string }[];
-  ticket: string;
+  action: string;
 }): string {
   const items = input.scopes.length
     ? `<ul>\n${input.scopes.map((scope) => `<li><strong>${escapeHtml(scope.name)}</strong>${scope.description ? `: ${escapeHtml(scope.description)}` : ''}</li>`).join('\n')}\n</ul>`
     : '<p>No specific permission: only to know who you are.</p>';
-  return page(
+  return renderPage(
     `Authorize ${input.clientName}`,
     `<h1>Authorize ${escapeHtml(input.clientName)}</h1>
 <p>Signed in as ${escapeHtml(input.userName)}. <strong>${escapeHtml(input.clientName)}</strong> asks to access <strong>${escapeHtml(input.apiName)}</strong> on your behalf:</p>
 ${items}
-<form method="post" action="/oauth/consent">
-${hidden('ticket', input.ticket)}<button type="submit" name="decision" value="allow">Allow</button>
+<form method="post" action="${escapeHtml(input.action)}">
+<button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`,
   );
 }
 
 export function renderMessagePage(title: string, message: string): string {
-  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`);
+  return renderPage(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`);
 }

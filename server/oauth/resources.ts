@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.js';
-import type { OAuthClient } from './clients.js';
+import type { Tenant } from './accounts.js';
 
 /** An API (resource server) registered beside the applications of a domain, as token issuance needs it. */
 export interface ResourceApi {
@@ -20,31 +20,17 @@ export interface ResourceApi {
 export const IDENTITY_SCOPES = ['openid', 'profile', 'email', 'username', 'offline_access'];
 export const OFFLINE_ACCESS = 'offline_access';
 
-/** Where tokens of a request go: this provider's management API, or an API of the client's domain. */
-export type Audience = { kind: 'management' } | { kind: 'api'; api: ResourceApi };
-
 export const splitScope = (scope: string | undefined | null) => [...new Set((scope ?? '').split(/\s+/).filter(Boolean))];
 
-/**
- * The audience a request names (`audience`, or RFC 8707 `resource`), else the application's default
- * audience. Undefined when the two parameters disagree.
- */
-export function namedAudience(client: OAuthClient, params: { audience?: string; resource?: string }): string | undefined | null {
-  const audience = params.audience?.trim() || undefined;
-  const resource = params.resource?.trim() || undefined;
-  if (audience && resource && audience !== resource) return null;
-  return audience ?? resource ?? (client.audience || undefined);
-}
-
 /** An active API of the client's own company and domain with this identifier. */
-export async function findActiveApi(db: Queryable, client: OAuthClient, identifier: string): Promise<ResourceApi | undefined> {
+export async function findActiveApi(db: Queryable, tenant: Tenant, identifier: string): Promise<ResourceApi | undefined> {
   const { rows } = await db.query<ResourceApi>(
     `SELECT id, name, identifier, token_expiration AS "tokenExpiration", token_expiration_browser AS "tokenExpirationBrowser",
             signing_algorithm AS "signingAlgorithm", signing_secret AS "signingSecret", rbac,
             add_permission_access_token AS "addPermissionAccessToken", allow_skipping_user_consent AS "allowSkippingUserConsent",
             allow_offline_access AS "allowOfflineAccess"
      FROM apis WHERE company_id = $1 AND domain_id = $2 AND identifier = $3 AND status = 'active'`,
-    [client.companyId, client.domainId, identifier],
+    [tenant.companyId, tenant.domainId, identifier],
   );
   const api = rows[0];
   // an HS256 API without its secret cannot sign anything: treat it as unusable rather than fail later
@@ -52,29 +38,9 @@ export async function findActiveApi(db: Queryable, client: OAuthClient, identifi
   return api;
 }
 
-/**
- * Resolves the audience of a request. The management API (no audience, or PUBLIC_URL/api) is how the
- * console and every existing sign-in work; anything else must be an active API of the client's domain.
- */
-export async function resolveAudience(db: Queryable, issuer: string, client: OAuthClient, identifier: string | undefined): Promise<Audience | undefined> {
-  if (!identifier || identifier === `${issuer}/api`) return { kind: 'management' };
-  const api = await findActiveApi(db, client, identifier);
-  return api ? { kind: 'api', api } : undefined;
-}
-
 export async function apiScopeNames(db: Queryable, apiId: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(`SELECT id FROM permission_scopes WHERE api_id = $1 ORDER BY id`, [apiId]);
   return rows.map((row) => row.id);
-}
-
-/**
- * What a sign-in for an API may hold before RBAC: the identity scopes and the API's own permission
- * scopes that were asked for; offline_access only when the API allows offline access.
- */
-export function scopeForApi(requested: string, api: ResourceApi, apiScopes: string[]): string {
-  return splitScope(requested)
-    .filter((scope) => (scope === OFFLINE_ACCESS ? api.allowOfflineAccess : IDENTITY_SCOPES.includes(scope) || apiScopes.includes(scope)))
-    .join(' ');
 }
 
 /**
@@ -90,29 +56,6 @@ export async function userPermissions(db: Queryable, companyId: string, domainId
     [companyId, domainId, userId, apiId],
   );
   return rows.map((row) => row.scopeId);
-}
-
-/**
- * The scope and `permissions` of a user's access token for an API, computed when the token is
- * issued (code exchange and every refresh), so that a permission taken away stops at the next token.
- * With RBAC on, API scopes are limited to the user's permissions and `permissions` lists all of them
- * (whether asked for or not); with RBAC off, `permissions` repeats the API scopes granted.
- */
-export async function userAccessForApi(
-  db: Queryable,
-  api: ResourceApi,
-  user: { companyId: string; domainId: string; userId: string },
-  scope: string,
-): Promise<{ scope: string; permissions: string[] }> {
-  const apiScopes = await apiScopeNames(db, api.id);
-  let scopes = splitScope(scopeForApi(scope, api, apiScopes));
-  let permissions = scopes.filter((name) => apiScopes.includes(name) && !IDENTITY_SCOPES.includes(name));
-  if (api.rbac) {
-    const held = await userPermissions(db, user.companyId, user.domainId, user.userId, api.id);
-    scopes = scopes.filter((name) => IDENTITY_SCOPES.includes(name) || held.includes(name));
-    permissions = held;
-  }
-  return { scope: scopes.join(' '), permissions };
 }
 
 /** Has the user already agreed to give this client every API scope of `scope`? */
@@ -142,4 +85,13 @@ export async function rememberConsent(
      SELECT $1, $2, $3, $4, $5, unnest($6::text[]) ON CONFLICT DO NOTHING`,
     [who.companyId, who.domainId, who.userId, who.clientId, who.resource, scopes],
   );
+}
+
+/** The API scopes of `scope` with their descriptions, for the consent page. */
+export async function describeScopes(db: Queryable, apiId: string, scope: string): Promise<{ name: string; description: string }[]> {
+  const { rows } = await db.query<{ name: string; description: string }>(
+    `SELECT id AS name, description FROM permission_scopes WHERE api_id = $1 AND id = ANY ($2) ORDER BY id`,
+    [apiId, splitScope(scope)],
+  );
+  return rows;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bcrypt from 'bcryptjs';
-import { issueTokens, createGrant } from '../../server/oauth/tokens.js';
+import { mintAccessToken } from './mintToken.js';
 import { addAdministrator, call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
 import { pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
 
@@ -174,20 +174,8 @@ describe('rights follow the account', () => {
   it('the guard checks membership when a token is used, not only when it was issued', async () => {
     const tenant = await createTenant(server, 'rights-use-time');
     // a token that claims user:admin for someone who is not an administrator (as if issued before a change)
-    const grantId = await createGrant(server.db, {
-      clientId: 'iam-console',
-      companyId: tenant.companyId,
-      domainId: tenant.domainId,
-      userId: 'worker',
-      scope: 'openid user:admin',
-    });
-    const forged = await issueTokens(server.ctx, {
-      grantId,
-      user: { id: 'worker', username: 'worker', displayName: 'worker', email: 'worker@x.example' },
-      client: { id: 'iam-console', companyId: tenant.companyId, domainId: tenant.domainId, idTokenExpiration: 600 },
-      scope: 'openid user:admin',
-    });
-    expect(await apiStatus(tenant, forged.access_token)).toBe(401);
+    const forged = await mintAccessToken(server.ctx, { companyId: tenant.companyId, domainId: tenant.domainId, userId: 'worker', scope: 'openid user:admin', keepScope: true });
+    expect(await apiStatus(tenant, forged)).toBe(401);
   });
 
   it('a refresh never returns user:admin to an account that lost it, even if its grant was left live', async () => {

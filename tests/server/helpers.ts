@@ -7,7 +7,7 @@ import type { AppContext } from '../../server/context.js';
 import { openDatabase, type Database } from '../../server/db/index.js';
 import { loadSigningKeys, type SigningKeys } from '../../server/keys.js';
 import { seedFirstRun } from '../../server/seed.js';
-import { createGrant, grantedScopes, isAdministrator, issueTokens } from '../../server/oauth/tokens.js';
+import { mintAccessToken } from './mintToken.js';
 import { throwAwayDatabase } from './program.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
@@ -90,30 +90,16 @@ export async function serverOn(db: Database, overrides: Partial<ServerConfig> = 
 }
 
 /**
- * Signs in a user the way the token endpoint does after a successful code exchange (same grant
- * record, same scope rule, same signer), without the browser round trip. The OAuth flow itself is
- * tested end to end in oauth.test.ts.
+ * A management API token for a user, as a sign-in gives one (mintToken.ts), without the browser
+ * round trip. The OAuth flow itself is tested end to end in oauth.test.ts.
  */
 export async function tokenFor(
   ctx: AppContext,
   who: { companyId: string; domainId: string; userId: string; clientId?: string; scope?: string },
 ): Promise<string> {
-  const { rows } = await ctx.db.query<{ id: string; username: string; displayName: string; email: string }>(
-    `SELECT id, username, display_name AS "displayName", email FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
-    [who.companyId, who.domainId, who.userId],
-  );
+  const { rows } = await ctx.db.query(`SELECT 1 FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [who.companyId, who.domainId, who.userId]);
   if (!rows[0]) throw new Error(`no user ${who.userId}`);
-  const isAdmin = await isAdministrator(ctx.db, who.companyId, who.domainId, who.userId);
-  const scope = grantedScopes(who.scope ?? 'openid username email user:admin', { isAdmin, sameDomain: true });
-  const clientId = who.clientId ?? ctx.config.consoleClientId;
-  const grantId = await createGrant(ctx.db, { clientId, companyId: who.companyId, domainId: who.domainId, userId: who.userId, scope });
-  const response = await issueTokens(ctx, {
-    grantId,
-    user: rows[0],
-    client: { id: clientId, companyId: who.companyId, domainId: who.domainId, idTokenExpiration: 36000 },
-    scope,
-  });
-  return response.access_token;
+  return mintAccessToken(ctx, who);
 }
 
 /** app.inject with a bearer token and a JSON body; returns status, parsed JSON and headers. */

@@ -1,7 +1,7 @@
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../server/ids.js';
-import { call, createTenant, PUBLIC_URL, startServer, type TestServer } from './helpers.js';
+import { ADMIN_EMAIL, call, createTenant, PUBLIC_URL, startServer, type TestServer } from './helpers.js';
 import {
   addApplication,
   basicAuth,
@@ -9,6 +9,8 @@ import {
   consoleCode,
   consoleLoginFields,
   pkce,
+  formAction,
+  injectBrowser,
   postLogin,
   postToken,
   redirectParams,
@@ -94,8 +96,11 @@ describe('console sign-in (authorization code with PKCE)', () => {
 
   it('re-renders the hosted page with a readable error (401) when the form came from it', async () => {
     const { challenge } = pkce();
-    const response = await postLogin(server, consoleLoginFields(challenge, { password: 'wrong', prompt_origin: 'hosted' }));
-    expect(response.statusCode).toBe(401);
+    const browser = injectBrowser(server);
+    const authorize = new URLSearchParams({ response_type: 'code', client_id: 'iam-console', redirect_uri: CONSOLE_REDIRECT, scope: 'openid', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+    const page = await browser.get(`/oauth/authorize?${authorize}`);
+    const response = await browser.post(formAction(page.body)!, { email: ADMIN_EMAIL, password: 'wrong' });
+    expect(response.status).toBe(401);
     expect(response.headers.location).toBeUndefined();
     expect(response.headers['content-type']).toContain('text/html');
     expect(response.body).toContain('Wrong email or password.');
@@ -149,7 +154,10 @@ describe('authorization codes', () => {
 
   it('expire', async () => {
     const { code, verifier } = await consoleCode(server);
-    await server.db.query(`UPDATE oauth_codes SET expires_at = now() - interval '1 second' WHERE code_hash = $1`, [sha256(code)]);
+    await server.db.query(
+      `UPDATE oidc_payloads SET payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch FROM now())::integer - 1)) WHERE model = 'AuthorizationCode' AND id = $1`,
+      [code],
+    );
     const response = await exchange(code, verifier);
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'invalid_grant', error_description: 'the authorization code has expired' });
@@ -158,8 +166,8 @@ describe('authorization codes', () => {
   it('live sixty seconds', async () => {
     const { code } = await consoleCode(server);
     const { rows } = await server.db.query<{ seconds: number }>(
-      `SELECT extract(epoch FROM expires_at - now())::float AS seconds FROM oauth_codes WHERE code_hash = $1`,
-      [sha256(code)],
+      `SELECT extract(epoch FROM expires_at - now())::float AS seconds FROM oidc_payloads WHERE model = 'AuthorizationCode' AND id = $1`,
+      [code],
     );
     expect(rows[0].seconds).toBeGreaterThan(50);
     expect(rows[0].seconds).toBeLessThanOrEqual(60);
@@ -244,7 +252,9 @@ describe('clients and redirect URIs', () => {
     expect(anonymous.body.error).toBe('invalid_client');
     expect(anonymous.headers['www-authenticate']).toMatch(/^Basic/);
     expect((await exchangeAs(code, { authorization: basicAuth('web-app', 'wrong') })).status).toBe(401);
-    expect((await exchangeAs(code, {}, { client_id: 'web-app', client_secret: secret })).status).toBe(401);
+    // client_secret_post (the secret in the form) is the other standard way to send it
+    expect((await exchangeAs(await signIn(), {}, { client_id: 'web-app', client_secret: secret })).status).toBe(200);
+    expect((await exchangeAs(await signIn(), {}, { client_id: 'web-app', client_secret: 'wrong' })).status).toBe(401);
     expect((await exchangeAs(code, { authorization: 'Basic !!!' })).status).toBe(401);
 
     const good = await exchangeAs(await signIn(), { authorization: basicAuth('web-app', secret) });
@@ -306,24 +316,23 @@ describe('who gets user:admin', () => {
 describe('authorize endpoint and discovery', () => {
   const authorizeUrl = (params: Record<string, string>) => `/oauth/authorize?${new URLSearchParams(params)}`;
 
-  it('renders the hosted login page with hidden fields and a strict policy', async () => {
+  it('renders the hosted login page with a strict policy; the request stays at the provider', async () => {
     const { challenge } = pkce();
-    const response = await server.app.inject({
-      method: 'GET',
-      url: authorizeUrl({ response_type: 'code', client_id: 'iam-console', redirect_uri: CONSOLE_REDIRECT, scope: 'openid', state: '"><b>x', code_challenge: challenge, code_challenge_method: 'S256', nonce: 'n1' }),
-    });
-    expect(response.statusCode).toBe(200);
+    const response = await injectBrowser(server).get(
+      authorizeUrl({ response_type: 'code', client_id: 'iam-console', redirect_uri: CONSOLE_REDIRECT, scope: 'openid', state: '"><b>x', code_challenge: challenge, code_challenge_method: 'S256', nonce: 'n1' }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.path).toMatch(/^\/oauth\/interaction\/[\w-]+$/);
     expect(response.headers['content-type']).toContain('text/html');
     expect(response.headers['cache-control']).toBe('no-store');
     const csp = String(response.headers['content-security-policy']);
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("form-action 'self' http://localhost:8080");
-    expect(response.body).toContain('<form method="post" action="/oauth/login">');
+    expect(formAction(response.body)).toBe(`${response.path}/login`);
     expect(response.body).toContain('<label for="email">');
     expect(response.body).toContain('<label for="password">');
-    expect(response.body).toContain(`name="code_challenge" value="${challenge}"`);
-    expect(response.body).toContain('name="prompt_origin" value="hosted"');
-    expect(response.body).toContain('value="&quot;&gt;&lt;b&gt;x"');
+    // the authorization request (challenge, state) is kept by the provider, not in the form
+    expect(response.body).not.toContain(challenge);
     expect(response.body).not.toContain('<b>x');
     expect(response.body).not.toContain('<script');
   });
@@ -368,10 +377,15 @@ describe('authorize endpoint and discovery', () => {
       userinfo_endpoint: `${PUBLIC_URL}/oauth/userinfo`,
       jwks_uri: `${PUBLIC_URL}/oauth/jwks`,
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'],
       end_session_endpoint: `${PUBLIC_URL}/oauth/logout`,
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+      revocation_endpoint: `${PUBLIC_URL}/oauth/revoke`,
+      introspection_endpoint: `${PUBLIC_URL}/oauth/introspect`,
+      device_authorization_endpoint: `${PUBLIC_URL}/oauth/device/auth`,
+      pushed_authorization_request_endpoint: `${PUBLIC_URL}/oauth/par`,
+      backchannel_logout_supported: true,
       id_token_signing_alg_values_supported: ['RS256'],
       subject_types_supported: ['public'],
       authorization_response_iss_parameter_supported: true,

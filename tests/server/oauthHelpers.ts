@@ -42,7 +42,8 @@ export function redirectParams(response: { statusCode: number; headers: Record<s
   const location = response.headers.location;
   if (typeof location !== 'string') return undefined;
   const url = new URL(location);
-  return { url, params: Object.fromEntries(url.searchParams) };
+  // an error for a response type that uses the fragment (RFC 6749 4.2.2.1) comes back in it
+  return { url, params: { ...Object.fromEntries(new URLSearchParams(url.hash.slice(1))), ...Object.fromEntries(url.searchParams) } };
 }
 
 export async function postToken(server: TestServer, fields: Record<string, string | undefined>, headers: Record<string, string> = {}) {
@@ -88,3 +89,68 @@ export async function addApplication(
     [app.id, app.companyId, app.domainId, app.appType ?? 'SPA', app.secret ? sha256(app.secret) : null, JSON.stringify(app.redirectUris)],
   );
 }
+
+/**
+ * A browser's cookie jar in front of a way to send requests (app.inject or fetch): the hosted
+ * sign-in is oidc-provider's interaction, bound to the browser by cookies.
+ */
+export class CookieJar {
+  private readonly cookies = new Map<string, string>();
+
+  header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  keep(setCookie: string | string[] | undefined) {
+    for (const cookie of [setCookie ?? []].flat()) {
+      const [pair] = cookie.split(';');
+      const index = pair.indexOf('=');
+      const name = pair.slice(0, index).trim();
+      const value = pair.slice(index + 1).trim();
+      if (!value || /expires=Thu, 01 Jan 1970/i.test(cookie)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+}
+
+export interface BrowserAnswer {
+  status: number;
+  body: string;
+  headers: Record<string, unknown>;
+  /** Where the provider sent the browser last, when that is outside the provider (the application). */
+  location?: URL;
+  /** The path of the last page shown. */
+  path: string;
+}
+
+/**
+ * A browser on the test server (app.inject): follows the provider's own redirects with its cookies
+ * and stops at a page, or at a redirect to the application.
+ */
+export function injectBrowser(server: TestServer, jar = new CookieJar()) {
+  const send = async (method: 'GET' | 'POST', url: string, form?: Record<string, string>): Promise<BrowserAnswer> => {
+    let response = await server.app.inject({
+      method,
+      url,
+      headers: { cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
+    });
+    let path = url;
+    for (;;) {
+      jar.keep(response.headers['set-cookie'] as string | string[] | undefined);
+      const location = response.headers.location;
+      if (typeof location !== 'string' || response.statusCode < 300 || response.statusCode >= 400) break;
+      const target = new URL(location, PUBLIC_URL);
+      if (target.origin !== PUBLIC_URL || !target.pathname.startsWith('/oauth/')) {
+        return { status: response.statusCode, body: response.body, headers: response.headers, location: target, path };
+      }
+      path = `${target.pathname}${target.search}`;
+      response = await server.app.inject({ method: 'GET', url: path, headers: { cookie: jar.header() } });
+    }
+    return { status: response.statusCode, body: response.body, headers: response.headers, path };
+  };
+  return { jar, get: (url: string) => send('GET', url), post: (url: string, form: Record<string, string>) => send('POST', url, form) };
+}
+
+/** The action of the first form of a page (the hosted sign-in and consent pages have one). */
+export const formAction = (html: string) => /<form method="post" action="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');

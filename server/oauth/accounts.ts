@@ -1,0 +1,115 @@
+import crypto from 'node:crypto';
+import bcrypt from '@node-rs/bcrypt';
+import type { Account } from 'oidc-provider';
+import type { Queryable } from '../db/index.js';
+import { sha256 } from '../ids.js';
+
+/** The group whose members (direct or through nested groups) administer their domain's company. */
+export const ADMIN_GROUP = 'administrators';
+export const ADMIN_SCOPE = 'user:admin';
+
+/** Where an application's users live: its company and domain. */
+export interface Tenant {
+  companyId: string;
+  domainId: string;
+}
+
+export interface KnownUser {
+  id: string;
+  username: string;
+  displayName: string;
+  email: string;
+  passwordHash: string | null;
+}
+
+const USER_COLUMNS = `id, username, display_name AS "displayName", email, password_hash AS "passwordHash"`;
+
+/** The active user of the domain whose email or username is `login` (case-folded), if any. */
+export async function findUserByLogin(db: Queryable, tenant: Tenant, login: string): Promise<KnownUser | undefined> {
+  if (!login) return undefined;
+  const { rows } = await db.query<KnownUser>(
+    `SELECT ${USER_COLUMNS} FROM users
+     WHERE company_id = $1 AND domain_id = $2 AND status = 'active' AND (lower(email) = lower($3) OR lower(username) = lower($3))
+     ORDER BY (lower(email) = lower($3)) DESC LIMIT 1`,
+    [tenant.companyId, tenant.domainId, login],
+  );
+  return rows[0];
+}
+
+export async function findActiveUser(db: Queryable, tenant: Tenant, userId: string): Promise<KnownUser | undefined> {
+  const { rows } = await db.query<KnownUser>(`SELECT ${USER_COLUMNS} FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND status = 'active'`, [
+    tenant.companyId,
+    tenant.domainId,
+    userId,
+  ]);
+  return rows[0];
+}
+
+/**
+ * For the sign-in event of an unknown login only (never the answer, which stays "Wrong email or
+ * password"): the soft-deleted user it names, so that support staff see why she cannot sign in.
+ */
+export async function deletedUserId(db: Queryable, tenant: Tenant, login: string): Promise<string | undefined> {
+  if (!login) return undefined;
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM users
+     WHERE company_id = $1 AND domain_id = $2 AND status = 'deleted' AND (lower(email) = lower($3) OR lower(username) = lower($3))
+     ORDER BY (lower(email) = lower($3)) DESC LIMIT 1`,
+    [tenant.companyId, tenant.domainId, login],
+  );
+  return rows[0]?.id;
+}
+
+/**
+ * The throttle's key of the account `login` names: the user, however they typed their name (email
+ * or username, any case), or when nobody has that name the name itself (hashed: people type their
+ * password into the name field), so that guessing at unknown names is throttled too.
+ */
+export function accountKey(tenant: Tenant, login: string, user: KnownUser | undefined): string {
+  const domain = `${tenant.companyId}/${tenant.domainId}`;
+  return user ? `user:${domain}/${user.id}` : `name:${domain}/${sha256(login.toLowerCase())}`;
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Does `password` match the user's? Unknown users (and users without a password) cost a bcrypt
+ * comparison too, so timing does not reveal who exists.
+ */
+export async function passwordMatches(user: KnownUser | undefined, password: string): Promise<boolean> {
+  dummyHash ??= bcrypt.hash(crypto.randomBytes(16).toString('hex'), 10);
+  const hash = user?.passwordHash ?? (await dummyHash);
+  let matches = false;
+  try {
+    // native and asynchronous: the comparison runs on libuv's thread pool, never on the event loop
+    matches = await bcrypt.verify(password, hash);
+  } catch {
+    matches = false;
+  }
+  return Boolean(user?.passwordHash && password && matches);
+}
+
+/**
+ * Is the user a member of the active `administrators` group of their domain, directly or through
+ * nested active groups? The walk is the database's member_groups function (migration 13), the one
+ * the API guard, RBAC and the member cycle check read too.
+ */
+export async function isAdministrator(db: Queryable, companyId: string, domainId: string, userId: string): Promise<boolean> {
+  const result = await db.query<{ admin: boolean }>(`SELECT is_administrator($1, $2, $3) AS admin`, [companyId, domainId, userId]);
+  return result.rows[0]?.admin === true;
+}
+
+/** The user as oidc-provider's account: the claims of ID tokens and userinfo, by granted scope. */
+export function toAccount(user: KnownUser): Account & { user: KnownUser } {
+  return {
+    accountId: user.id,
+    user,
+    claims: () => ({
+      sub: user.id,
+      name: user.displayName,
+      preferred_username: user.username,
+      email: user.email,
+      email_verified: false,
+    }),
+  };
+}

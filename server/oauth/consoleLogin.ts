@@ -1,0 +1,137 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type Provider from 'oidc-provider';
+import { extrasOf, isPublicClient, tenantOf } from './clients.js';
+import { issueCode, planGrant } from './grants.js';
+import { renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
+import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
+import { attemptOf, recordSignIn } from './signInEvents.js';
+
+/** The fields of the console's form post: an authorization request plus the credentials. */
+interface LoginForm {
+  client_id?: string;
+  redirect_uri?: string;
+  response_type?: string;
+  scope?: string;
+  state?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+  nonce?: string;
+  prompt?: string;
+  audience?: string;
+  resource?: string;
+  email?: string;
+  password?: string;
+}
+
+const stringProperty = (maxLength: number) => ({ type: 'string', maxLength }) as const;
+
+/** RFC 6749 3.3 scope-token characters. */
+const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
+/** An S256 challenge is the base64url SHA-256 of the verifier: exactly 43 characters (RFC 7636 4.2). */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+interface ConsoleLoginOptions extends PasswordStepOptions {
+  provider: Provider;
+  issuer: string;
+  managementApi: string;
+}
+
+/**
+ * POST /oauth/login: the console's own sign-in page posts the authorization request and the
+ * credentials in one form and lands on its redirect URI with a code (docs/CONSOLE.md, "Signing
+ * in"). The checks are the authorization endpoint's, in RFC 6749's order: the client and its exact
+ * redirect URI first (an error page, never a redirect), then the rest (errors sent back to the
+ * client). The code and its grant are oidc-provider's own, so the token endpoint redeems them like
+ * any other.
+ */
+export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleLoginOptions) {
+  const { provider, db, issuer, managementApi } = options;
+
+  const redirectTo = (reply: FastifyReply, redirectUri: string, params: Record<string, string | undefined>) => {
+    const url = new URL(redirectUri);
+    for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
+    url.searchParams.set('iss', issuer);
+    return reply.header('Cache-Control', 'no-store').redirect(url.toString(), 303);
+  };
+
+  app.post<{ Body: LoginForm }>(
+    '/oauth/login',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Sign in with email (or username) and password; 303 to the redirect URI with code, state and iss',
+        security: [],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: {
+          type: 'object',
+          properties: {
+            client_id: stringProperty(200),
+            redirect_uri: stringProperty(2000),
+            response_type: stringProperty(50),
+            scope: stringProperty(2000),
+            state: stringProperty(2000),
+            code_challenge: stringProperty(200),
+            code_challenge_method: stringProperty(20),
+            nonce: stringProperty(500),
+            prompt: stringProperty(100),
+            audience: stringProperty(2000),
+            resource: stringProperty(2000),
+            email: stringProperty(254),
+            password: stringProperty(1024),
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const form = request.body ?? {};
+      const seen = attemptOf(request);
+      const client = form.client_id ? await provider.Client.find(form.client_id).catch(() => undefined) : undefined;
+      if (!client) {
+        await recordSignIn(db, seen, { outcome: 'bad_client', clientId: form.client_id, login: form.email });
+        return sendPage(reply, 400, renderErrorPage('Unknown or inactive application (client_id).'));
+      }
+      const tenant = tenantOf(client);
+      const who = { id: client.clientId, ...tenant };
+      const redirectUri = form.redirect_uri;
+      if (!redirectUri || !client.redirectUris?.includes(redirectUri)) {
+        await recordSignIn(db, seen, { outcome: 'bad_redirect_uri', client: who, login: form.email, detail: `redirect_uri ${redirectUri ?? '(none)'}` });
+        return sendPage(reply, 400, renderErrorPage('The redirect_uri is missing or is not registered for this application.'));
+      }
+      const fail = (error: string, description: string) => redirectTo(reply, redirectUri, { error, error_description: description, state: form.state });
+
+      if (!client.grantTypeAllowed('authorization_code')) return fail('unauthorized_client', 'the authorization_code grant is not enabled for this application');
+      if (form.response_type !== undefined && form.response_type !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
+      const scope = (form.scope ?? '').trim();
+      if (scope && !SCOPE.test(scope)) return fail('invalid_scope', 'scope holds characters that are not allowed');
+      if (form.prompt?.split(' ').includes('none')) return fail('login_required', 'the user must sign in');
+      const challenge = form.code_challenge || undefined;
+      const method = form.code_challenge_method || undefined;
+      if (challenge || method) {
+        // a challenge without a method means "plain" (RFC 7636 4.3), which is refused like any method but S256
+        if (method !== 'S256') return fail('invalid_request', 'PKCE: only code_challenge_method=S256 is supported');
+        if (!challenge || !S256_CHALLENGE.test(challenge)) return fail('invalid_request', 'PKCE: code_challenge must be 43 base64url characters');
+      } else if (isPublicClient(client)) {
+        return fail('invalid_request', 'PKCE: this application must send a code_challenge (S256)');
+      }
+      const audience = form.audience?.trim() || undefined;
+      const named = form.resource?.trim() || undefined;
+      if (audience && named && audience !== named) return fail('invalid_request', 'audience and resource name different APIs');
+      const resource = audience ?? named ?? (extrasOf(client).default_audience || managementApi);
+
+      const outcome = await passwordStep(options, request, reply, { tenant, client: who, login: form.email ?? '', password: form.password ?? '' });
+      if (outcome.kind === 'throttled') {
+        // the console's page shows the message; a form here lets a person try again later
+        const hidden = { ...form, email: undefined, password: undefined };
+        return sendPage(reply, 429, renderLoginPage({ clientName: client.clientName ?? client.clientId, action: '/oauth/login', hidden, email: outcome.login, error: outcome.message }), redirectUri);
+      }
+      if (outcome.kind === 'wrong') return fail('access_denied', 'Wrong email or password');
+
+      const plan = await planGrant(db, { client, accountId: outcome.user.id, scope, resource, managementApi }).catch(() => undefined);
+      if (!plan || (resource !== managementApi && !plan.api)) return fail('invalid_target', 'the audience is not an active API of this application\'s domain');
+      if (plan.consentNeeded) return fail('consent_required', 'this API asks the user first: sign in through /oauth/authorize');
+      const value = await issueCode(provider, { client, accountId: outcome.user.id, plan, redirectUri, codeChallenge: challenge, nonce: form.nonce || undefined });
+      await recordSignIn(db, seen, { outcome: 'success', client: who, userId: outcome.user.id, login: outcome.login });
+      return redirectTo(reply, redirectUri, { code: value, state: form.state });
+    },
+  );
+}

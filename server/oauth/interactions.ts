@@ -1,0 +1,125 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { InteractionResults } from 'oidc-provider';
+import { findActiveUser } from './accounts.js';
+import { extrasOf, tenantOf } from './clients.js';
+import { planGrant, saveGrant } from './grants.js';
+import { renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
+import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
+import { describeScopes, rememberConsent } from './resources.js';
+import { attemptOf, recordSignIn } from './signInEvents.js';
+
+interface InteractionOptions extends PasswordStepOptions {
+  provider: Provider;
+  managementApi: string;
+}
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/**
+ * The hosted sign-in and consent pages of every registered application: oidc-provider's
+ * interactions, rendered by us. oidc-provider sends the browser here with a prompt (login or
+ * consent) and takes the answer back through interactionResult; the interaction is bound to the
+ * browser by its cookie, so nothing in our forms is trusted.
+ */
+export async function interactionRoutes(app: FastifyInstance, options: InteractionOptions) {
+  const { provider, db, managementApi } = options;
+  const path = (uid: string, step: string) => `/oauth/interaction/${encodeURIComponent(uid)}/${step}`;
+
+  const load = async (request: FastifyRequest, reply: FastifyReply) => {
+    const details = await provider.interactionDetails(request.raw, reply.raw);
+    const client = await provider.Client.find(String(details.params.client_id));
+    if (!client) throw Object.assign(new Error('Unknown or inactive application (client_id).'), { statusCode: 400 });
+    return { details, client };
+  };
+
+  /** Hands the result to oidc-provider and follows it back to the authorization endpoint. */
+  const finish = async (request: FastifyRequest, reply: FastifyReply, result: InteractionResults) => {
+    const location = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
+    // oidc-provider set its cookies on the raw response: carry them into Fastify's answer
+    const cookies = reply.raw.getHeader('set-cookie');
+    reply.raw.removeHeader('set-cookie');
+    for (const cookie of [cookies ?? []].flat()) reply.header('set-cookie', String(cookie));
+    return reply.status(303).header('Cache-Control', 'no-store').redirect(location, 303);
+  };
+
+  const redirectUriOf = (details: Details) => (typeof details.params.redirect_uri === 'string' ? details.params.redirect_uri : undefined);
+
+  /** The consent page of an API, or the grant made at once when nobody needs to be asked. */
+  const consentStep = async (request: FastifyRequest, reply: FastifyReply, details: Details, client: Awaited<ReturnType<typeof load>>['client']) => {
+    const accountId = details.session?.accountId;
+    if (!accountId) return sendPage(reply, 400, renderErrorPage('This sign-in has expired. Please sign in again.'));
+    const plan = await planGrant(db, {
+      client,
+      accountId,
+      scope: String(details.params.scope ?? ''),
+      resource: typeof details.params.resource === 'string' ? details.params.resource : extrasOf(client).default_audience || managementApi,
+      managementApi,
+    });
+    if (!plan.consentNeeded || !plan.api) {
+      const grant = await saveGrant(provider, { clientId: client.clientId, accountId, plan });
+      return finish(request, reply, { consent: { grantId: grant.jti } });
+    }
+    const user = await findActiveUser(db, tenantOf(client), accountId);
+    const page = renderConsentPage({
+      clientName: client.clientName ?? client.clientId,
+      apiName: plan.api.name,
+      userName: user?.displayName ?? accountId,
+      scopes: await describeScopes(db, plan.api.id, plan.resourceScopes.join(' ')),
+      action: path(details.uid, 'consent'),
+    });
+    return sendPage(reply, 200, page, redirectUriOf(details));
+  };
+
+  app.get<{ Params: { uid: string } }>('/oauth/interaction/:uid', { schema: { hide: true } }, async (request, reply) => {
+    const { details, client } = await load(request, reply);
+    if (details.prompt.name === 'login') {
+      const page = renderLoginPage({ clientName: client.clientName ?? client.clientId, action: path(details.uid, 'login') });
+      return sendPage(reply, 200, page, redirectUriOf(details));
+    }
+    return consentStep(request, reply, details, client);
+  });
+
+  app.post<{ Params: { uid: string }; Body: { email?: string; password?: string } }>(
+    '/oauth/interaction/:uid/login',
+    {
+      schema: {
+        hide: true,
+        body: { type: 'object', properties: { email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: 1024 } } },
+      },
+    },
+    async (request, reply) => {
+      const { details, client } = await load(request, reply);
+      if (details.prompt.name !== 'login') return sendPage(reply, 400, renderErrorPage('This sign-in step is already done. Please start again.'));
+      const tenant = tenantOf(client);
+      const who = { id: client.clientId, ...tenant };
+      const outcome = await passwordStep(options, request, reply, { tenant, client: who, login: request.body?.email ?? '', password: request.body?.password ?? '' });
+      const again = (status: number, error: string) =>
+        sendPage(reply, status, renderLoginPage({ clientName: client.clientName ?? client.clientId, action: path(details.uid, 'login'), email: outcome.login, error }), redirectUriOf(details));
+      if (outcome.kind === 'throttled') return again(429, outcome.message);
+      if (outcome.kind === 'wrong') return again(401, 'Wrong email or password.');
+      await recordSignIn(db, attemptOf(request), { outcome: 'success', client: who, userId: outcome.user.id, login: outcome.login });
+      return finish(request, reply, { login: { accountId: outcome.user.id, remember: false } });
+    },
+  );
+
+  app.post<{ Params: { uid: string }; Body: { decision?: string } }>(
+    '/oauth/interaction/:uid/consent',
+    { schema: { hide: true, body: { type: 'object', properties: { decision: { type: 'string', maxLength: 10 } } } } },
+    async (request, reply) => {
+      const { details, client } = await load(request, reply);
+      const accountId = details.session?.accountId;
+      if (details.prompt.name !== 'consent' || !accountId) return sendPage(reply, 400, renderErrorPage('This consent request is invalid or has expired. Please sign in again.'));
+      const tenant = tenantOf(client);
+      const resource = typeof details.params.resource === 'string' ? details.params.resource : extrasOf(client).default_audience || managementApi;
+      if (request.body?.decision !== 'allow') {
+        await recordSignIn(db, attemptOf(request), { outcome: 'consent_denied', client: { id: client.clientId, ...tenant }, userId: accountId, detail: resource });
+        return finish(request, reply, { error: 'access_denied', error_description: 'the user did not give consent' });
+      }
+      const plan = await planGrant(db, { client, accountId, scope: String(details.params.scope ?? ''), resource, managementApi });
+      await rememberConsent(db, { ...tenant, userId: accountId, clientId: client.clientId, resource }, plan.resourceScopes.join(' '));
+      const grant = await saveGrant(provider, { clientId: client.clientId, accountId, plan });
+      return finish(request, reply, { consent: { grantId: grant.jti } });
+    },
+  );
+}

@@ -1,0 +1,70 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/index.js';
+import { accountKey, deletedUserId, findUserByLogin, type KnownUser, passwordMatches, type Tenant } from './accounts.js';
+import { addressKey, type DeviceCookies, type LoginThrottle } from './loginThrottle.js';
+import { attemptOf, recordSignIn } from './signInEvents.js';
+
+export interface PasswordStepOptions {
+  db: Database;
+  throttle: LoginThrottle;
+  devices: DeviceCookies;
+}
+
+export type PasswordOutcome =
+  | { kind: 'signed-in'; user: KnownUser; login: string }
+  | { kind: 'throttled'; retryAfter: number; message: string; login: string }
+  | { kind: 'wrong'; login: string };
+
+/** "Try again in 5 minutes." / "in 40 seconds." */
+function tryAgainIn(seconds: number): string {
+  if (seconds < 60) return `Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
+  const minutes = Math.ceil(seconds / 60);
+  return `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+}
+
+/**
+ * One password sign-in into an application (the console's form post and the hosted page alike):
+ * throttled per account, address and device (loginThrottle.ts, shared by every process through the
+ * database), the password checked with bcrypt off the event loop, every failure recorded as a
+ * sign-in event. A success is recorded by the caller, with what it creates. Sets the device cookie
+ * and Retry-After on the reply.
+ */
+export async function passwordStep(
+  options: PasswordStepOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: { tenant: Tenant; client: { id: string; companyId: string; domainId: string }; login: string; password: string },
+): Promise<PasswordOutcome> {
+  const { db, throttle, devices } = options;
+  const { tenant, client } = input;
+  const login = input.login.trim();
+  const seen = attemptOf(request);
+  const user = await findUserByLogin(db, tenant, login);
+  const account = accountKey(tenant, login, user);
+  const address = addressKey(request.ip);
+  // counted before the password is checked: a throttled attempt never reaches bcrypt
+  const attempt = await throttle.begin(account, address, devices.deviceId(request.headers.cookie, account));
+  if (attempt.retryAfter > 0) {
+    await recordSignIn(db, seen, { outcome: 'throttled', client, userId: user?.id, login, detail: `retry after ${attempt.retryAfter} s` });
+    reply.header('Retry-After', String(attempt.retryAfter));
+    return { kind: 'throttled', retryAfter: attempt.retryAfter, login, message: `Too many failed sign-in attempts. ${tryAgainIn(attempt.retryAfter)}` };
+  }
+
+  if (!user || !(await passwordMatches(user, input.password))) {
+    if (user) await recordSignIn(db, seen, { outcome: 'wrong_password', client, userId: user.id, login });
+    else {
+      const deleted = await deletedUserId(db, tenant, login).catch(() => undefined);
+      await recordSignIn(db, seen, { outcome: 'unknown_user', client, userId: deleted, login, detail: deleted ? 'the account is deleted' : undefined });
+    }
+    return { kind: 'wrong', login };
+  }
+
+  const wait = await throttle.succeeded(attempt, account, address);
+  if (wait > 0) {
+    await recordSignIn(db, seen, { outcome: 'throttled', client, userId: user.id, login, detail: `too many sign-ins: retry after ${wait} s` });
+    reply.header('Retry-After', String(wait));
+    return { kind: 'throttled', retryAfter: wait, login, message: `Too many sign-ins in a short time. ${tryAgainIn(wait)}` };
+  }
+  reply.header('Set-Cookie', devices.issue(account));
+  return { kind: 'signed-in', user, login };
+}

@@ -1,0 +1,261 @@
+import crypto from 'node:crypto';
+import * as jose from 'jose';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { AppContext } from '../context.js';
+import { ADMIN_SCOPE, findActiveUser, isAdministrator, toAccount } from './accounts.js';
+import { adapterFactory } from './adapter.js';
+import { type ClientExtras, EXTRA_CLIENT_METADATA, extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
+import { planGrant, saveGrant } from './grants.js';
+import { renderErrorPage, renderMessagePage, renderPage } from './loginPage.js';
+import { apiScopeNames, findActiveApi, IDENTITY_SCOPES, OFFLINE_ACCESS, userPermissions } from './resources.js';
+
+/** Authorization codes live one minute (RFC 6749 4.1.2 recommends at most ten). */
+export const CODE_TTL_SECONDS = 60;
+
+/** Audience of access tokens for this provider's own management API. */
+export const managementAudience = (ctx: AppContext) => `${ctx.config.publicUrl}/api`;
+
+/** The key of oidc-provider's cookies, derived from the signing key: it survives restarts and changes with the key. */
+async function cookieKey(ctx: AppContext, purpose: string): Promise<string> {
+  const { d } = await jose.exportJWK(ctx.keys.privateKey);
+  return crypto.createHmac('sha256', d ?? crypto.randomBytes(32)).update(purpose).digest('base64url');
+}
+
+const accountOf = (ctx: KoaContextWithOIDC) => (ctx.oidc.entities.Account as { accountId?: string } | undefined)?.accountId;
+
+/**
+ * The authorization server: oidc-provider, configured with our accounts, storage, keys, pages and
+ * the settings of each application and API (docs/CONSOLE.md, "Sign-ins and rights").
+ */
+export async function createProvider(ctx: AppContext, options: { pages: Pick<Configuration, 'interactions'>; registrationToken?: string }) {
+  const { db, config } = ctx;
+  const managementApi = managementAudience(ctx);
+  const signingJwk = { ...(await jose.exportJWK(ctx.keys.privateKey)), kid: ctx.keys.kid, alg: 'RS256', use: 'sig' };
+
+  /**
+   * The API a resource indicator names for this client: ours (management) or an active API of its
+   * domain. Its scopes include the identity scopes: an access token's scope names everything the
+   * sign-in granted (openid too, which /oauth/userinfo asks of it), as the console's contract says.
+   */
+  async function resourceServer(oidc: KoaContextWithOIDC, indicator: string, client: unknown) {
+    const tenant = tenantOf(client);
+    const accountId = accountOf(oidc);
+    if (indicator === managementApi) {
+      // the management API needs a signed-in administrator of the application's own domain
+      if (oidc.oidc.route === 'token' && !accountId) throw new errors.InvalidTarget('the management API needs a signed-in administrator');
+      const admin = !accountId || (await isAdministrator(db, tenant.companyId, tenant.domainId, accountId));
+      return { scope: [...IDENTITY_SCOPES, ...(admin ? [ADMIN_SCOPE] : [])].join(' '), audience: managementApi, accessTokenTTL: config.accessTokenTtl, accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'RS256' as const } } };
+    }
+    const api = await findActiveApi(db, tenant, indicator);
+    if (!api) throw new errors.InvalidTarget('the audience is not an active API of this application\'s domain');
+    let scopes = await apiScopeNames(db, api.id);
+    // RBAC: a user's tokens hold only the permissions the user's groups give, read at every issuance
+    if (api.rbac && accountId) {
+      const held = new Set(await userPermissions(db, tenant.companyId, tenant.domainId, accountId, api.id));
+      scopes = scopes.filter((scope) => held.has(scope));
+    }
+    return {
+      scope: [...IDENTITY_SCOPES, ...scopes].join(' '),
+      audience: api.identifier,
+      // public clients' tokens live in a browser or on a device
+      accessTokenTTL: isPublicClient(client) ? api.tokenExpirationBrowser : api.tokenExpiration,
+      accessTokenFormat: 'jwt' as const,
+      jwt: { sign: api.signingAlgorithm === 'HS256' ? { alg: 'HS256' as const, key: Buffer.from(api.signingSecret!) } : { alg: 'RS256' as const } },
+    };
+  }
+
+  const configuration: Configuration = {
+    adapter: adapterFactory(db, config.publicUrl),
+    clients: [],
+    jwks: { keys: [signingJwk as jose.JWK as never] },
+    cookies: {
+      keys: [await cookieKey(ctx, 'iam oidc cookies')],
+      long: { signed: true, httpOnly: true, sameSite: 'lax', secure: config.publicUrl.startsWith('https:') },
+      short: { signed: true, httpOnly: true, sameSite: 'lax', secure: config.publicUrl.startsWith('https:') },
+      names: { session: 'iam_session', interaction: 'iam_interaction', resume: 'iam_resume' },
+    },
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      userinfo: '/oauth/userinfo',
+      jwks: '/oauth/jwks',
+      end_session: '/oauth/logout',
+      revocation: '/oauth/revoke',
+      introspection: '/oauth/introspect',
+      device_authorization: '/oauth/device/auth',
+      code_verification: '/oauth/device',
+      pushed_authorization_request: '/oauth/par',
+      registration: '/oauth/register',
+      backchannel_authentication: '/oauth/backchannel',
+      challenge: '/oauth/challenge',
+    },
+    ...options.pages,
+    async findAccount(oidc, sub, token) {
+      const client = oidc.oidc.client ?? (token?.clientId ? await oidc.oidc.provider.Client.find(token.clientId) : undefined);
+      if (!client) return undefined;
+      const user = await findActiveUser(db, tenantOf(client), sub);
+      return user ? toAccount(user) : undefined;
+    },
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'preferred_username'],
+      username: ['preferred_username', 'name'],
+      email: ['email', 'email_verified'],
+    },
+    scopes: [...IDENTITY_SCOPES],
+    conformIdTokenClaims: false,
+    responseTypes: ['code'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    pkce: { required: (_ctx, client) => isPublicClient(client) },
+    clientBasedCORS: (_ctx, origin, client) => extrasOf(client).web_origins.includes(origin),
+    extraClientMetadata: { properties: [...EXTRA_CLIENT_METADATA], validator() {} },
+    clientDefaults: { id_token_signed_response_alg: 'RS256', grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' },
+    enabledJWA: { idTokenSigningAlgValues: ['RS256'] } as Configuration['enabledJWA'],
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      dPoP: { enabled: true },
+      pushedAuthorizationRequests: { enabled: true },
+      backchannelLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(koa, form) {
+          const html = renderPage('Sign out', `<h1>Sign out</h1>\n<p>Do you want to sign out of ${escape(config.publicUrl)}?</p>\n${form}\n<button type="submit" form="op.logoutForm" value="yes" name="logout" autofocus>Yes, sign me out</button>\n<button type="submit" form="op.logoutForm">No, stay signed in</button>`);
+          koa.type = 'html';
+          koa.body = html;
+        },
+        async postLogoutSuccessSource(koa) {
+          koa.type = 'html';
+          koa.body = renderMessagePage('Signed out', 'You are signed out. You can close this window.');
+        },
+      },
+      deviceFlow: {
+        enabled: true,
+        charset: 'base-20',
+        mask: '****-****',
+        async userCodeInputSource(koa, form, _out, err) {
+          const message = err ? '<p class="error" role="alert">The code is not valid. Check it and try again.</p>' : '<p>Enter the code your device shows.</p>';
+          koa.type = 'html';
+          koa.body = renderPage('Connect a device', `<h1>Connect a device</h1>\n${message}\n${form.replace('<input ', '<label for="user_code">Code</label><input id="user_code" ')}\n<button type="submit" form="op.deviceInputForm">Continue</button>`);
+        },
+        async userCodeConfirmSource(koa, form, client, _deviceInfo, userCode) {
+          koa.type = 'html';
+          koa.body = renderPage('Connect a device', `<h1>Connect ${escape(String(client.clientName ?? client.clientId))}</h1>\n<p>Make sure the device shows <strong>${escape(userCode)}</strong>.</p>\n${form}\n<button type="submit" form="op.deviceConfirmForm" autofocus>Continue</button>\n<button type="submit" form="op.deviceConfirmForm" value="yes" name="abort">Cancel</button>`);
+        },
+        async successSource(koa) {
+          koa.type = 'html';
+          koa.body = renderMessagePage('Device connected', 'Your device is signed in. You can close this window.');
+        },
+      },
+      registration: options.registrationToken
+        ? { enabled: true as boolean, initialAccessToken: options.registrationToken, idFactory: () => `dyn-${crypto.randomBytes(12).toString('base64url')}` }
+        : { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx, client) => extrasOf(client).default_audience || managementApi,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (koa, indicator, client) => resourceServer(koa, indicator, client),
+      },
+    },
+    ttl: {
+      AuthorizationCode: CODE_TTL_SECONDS,
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? config.accessTokenTtl,
+      ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? config.accessTokenTtl,
+      IdToken: (_ctx, _token, client) => extrasOf(client).id_token_ttl || 3600,
+      RefreshToken(_ctx, token, client) {
+        // the family dies refresh_absolute_lifetime seconds after the sign-in, when the application sets one
+        const absolute = extrasOf(client).refresh_absolute_lifetime;
+        const lifetime = 30 * 24 * 3600;
+        if (!absolute) return lifetime;
+        const left = (token.iiat ?? token.iat ?? Math.floor(Date.now() / 1000)) + absolute - Math.floor(Date.now() / 1000);
+        return Math.max(1, Math.min(lifetime, left));
+      },
+      Grant: 365 * 24 * 3600,
+      Session: 14 * 24 * 3600,
+      Interaction: 3600,
+      DeviceCode: 600,
+      PushedAuthorizationRequest: 60,
+      BackchannelAuthenticationRequest: 600,
+    },
+    async issueRefreshToken(koa, client, code) {
+      if (!client.grantTypeAllowed('refresh_token') || !code.scopes.has(OFFLINE_ACCESS)) return false;
+      const resource = typeof code.resource === 'string' ? code.resource : undefined;
+      if (!resource || resource === managementApi) return true;
+      const api = await findActiveApi(db, tenantOf(client), resource);
+      return !!api?.allowOfflineAccess;
+    },
+    rotateRefreshToken: (koa) => extrasOf(koa.oidc.client).refresh_token_rotation === true,
+    async extraTokenClaims(koa, issued) {
+      const token = issued as typeof issued & { grantId?: string; accountId?: string };
+      const client = koa?.oidc?.client ?? (await provider.Client.find(token.clientId!));
+      const tenant = tenantOf(client);
+      const claims: Record<string, unknown> = { company: tenant.companyId, domain: tenant.domainId };
+      if (token.grantId) claims.gid = token.grantId;
+      const resource = (token as { resourceServer?: { audience?: string } }).resourceServer?.audience;
+      if (resource && resource !== managementApi) {
+        const api = await findActiveApi(db, tenant, resource);
+        if (api?.addPermissionAccessToken) {
+          const scopes = new Set(String(token.scope ?? '').split(' '));
+          const apiScopes = await apiScopeNames(db, api.id);
+          claims.permissions =
+            api.rbac && token.accountId
+              ? await userPermissions(db, tenant.companyId, tenant.domainId, token.accountId, api.id)
+              : apiScopes.filter((scope) => scopes.has(scope));
+        }
+      }
+      return claims;
+    },
+    // A sign-in is one grant (one row of oauth_grants): made here when the user needs not be asked
+    // (the management API, an API that skips consent, or a consent already given), else by the
+    // consent page (interactions.ts).
+    async loadExistingGrant(koa) {
+      const consented = koa.oidc.result?.consent?.grantId;
+      if (consented) return koa.oidc.provider.Grant.find(consented);
+      const accountId = koa.oidc.session?.accountId;
+      if (!accountId) return undefined;
+      const resource = Object.keys(koa.oidc.resourceServers ?? {})[0] ?? managementApi;
+      const plan = await planGrant(db, { client: koa.oidc.client, accountId, scope: String(koa.oidc.params?.scope ?? ''), resource, managementApi });
+      if (plan.consentNeeded) return undefined;
+      return saveGrant(koa.oidc.provider, { clientId: koa.oidc.client!.clientId, accountId, plan });
+    },
+    expiresWithSession: () => false,
+    allowOmittingSingleRegisteredRedirectUri: false,
+    async renderError(koa, out) {
+      koa.type = 'html';
+      koa.body = renderErrorPage(readableError(out));
+    },
+  };
+  const provider = new Provider(config.publicUrl, configuration);
+  provider.proxy = true;
+
+  // Secrets are stored hashed (SHA-256 of a high-entropy secret): compare hashes, the current secret
+  // or, during the grace period of a rotation, the previous one.
+  (provider.Client.prototype as unknown as { compareClientSecret(actual: string): Promise<boolean> }).compareClientSecret = async function (
+    this: ClientExtras,
+    actual: string,
+  ) {
+    return secretMatches({ current: this.clientSecret, previous: this.previous_secret_hash || undefined }, actual);
+  };
+  providers.set(ctx, provider);
+  return provider;
+}
+
+const providers = new WeakMap<AppContext, Provider>();
+
+/** The authorization server of a running app (benchmarks and tests issue tokens through it). */
+export function providerOf(ctx: AppContext): Provider {
+  const provider = providers.get(ctx);
+  if (!provider) throw new Error('the authorization server is not started');
+  return provider;
+}
+
+const escape = (value: string) => value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+
+/** The words of an error page: oidc-provider's description, else its code. */
+function readableError(out: { error?: string; error_description?: string }): string {
+  const text = out.error_description || out.error || 'Something went wrong. Please try again.';
+  return /client/i.test(text) && out.error === 'invalid_client' ? 'Unknown or inactive application (client_id).' : text;
+}

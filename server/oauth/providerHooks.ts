@@ -1,0 +1,189 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { AppContext } from '../context.js';
+import type { KnownUser } from './accounts.js';
+import { extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
+import { recordSignIn, type SignInOutcome, storable } from './signInEvents.js';
+
+/** Where clients authenticate. */
+const CLIENT_AUTH_PATHS = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/par', '/oauth/device/auth']);
+
+/**
+ * `Authorization: Basic base64(urlencode(id):urlencode(secret))` (RFC 6749 2.3.1), when that is what
+ * the header holds.
+ */
+function parseBasicAuth(header: string): { clientId: string; secret: string } | undefined {
+  if (!/^basic\s/i.test(header)) return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 1) return undefined;
+  try {
+    const unescape = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+    const credentials = { clientId: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+    // neither an id nor a secret ever holds a control character (NUL, say)
+    return /[\u0000-\u001F\u007F]/.test(credentials.clientId + credentials.secret) ? undefined : credentials;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A token endpoint failure as a sign-in event, from oidc-provider's error and its detail. */
+function outcomeOf(grantType: string, error: { error?: string; error_detail?: string; message?: string }): SignInOutcome | undefined {
+  const detail = `${error.error_detail ?? ''} ${error.message ?? ''}`;
+  if (error.error === 'invalid_client') return 'bad_client';
+  if (error.error !== 'invalid_grant') return undefined;
+  if (grantType === 'refresh_token') return /already used/.test(detail) ? 'refresh_reuse' : undefined;
+  if (grantType !== 'authorization_code') return undefined;
+  if (/already consumed/.test(detail)) return 'code_reused';
+  if (/PKCE|code_verifier/i.test(detail)) return 'bad_pkce';
+  if (/redirect_uri/.test(detail)) return 'bad_redirect_uri';
+  return 'bad_code';
+}
+
+/**
+ * oidc-provider answers every refused grant with "grant request is invalid" and keeps the reason
+ * to itself; integrators (and support staff reading sign-in events) need the reason.
+ */
+const GRANT_REFUSALS: [RegExp, string][] = [
+  [/authorization code is expired/, 'the authorization code has expired'],
+  [/authorization code not found/, 'the authorization code is invalid'],
+  [/authorization code already consumed/, 'the authorization code was already used'],
+  [/PKCE|code_verifier/i, 'PKCE: code_verifier does not match the code_challenge'],
+  [/redirect_uri mismatch/, 'redirect_uri differs from the one of the authorization request'],
+  [/client mismatch/, 'the code or token was issued to another client'],
+  [/grant not found|grant is expired/, 'the sign-in behind this grant is no longer valid'],
+  [/refresh token already used/, 'the refresh token was already used: every token of this sign-in is revoked'],
+  [/refresh token not found/, 'the refresh token is invalid'],
+  [/refresh token is expired/, 'the refresh token has expired (or reached its absolute lifetime)'],
+  [/account not found|no longer valid/, 'the user of this sign-in is no longer active'],
+];
+
+const describeRefusal = (detail: string) => GRANT_REFUSALS.find(([pattern]) => pattern.test(detail))?.[1];
+
+/**
+ * Our additions around oidc-provider's own handling, as Koa middleware:
+ * - the token response carries `user` and `client` (the console's contract, docs/CONSOLE.md,
+ *   "Signing in"), and each use of a grant is recorded as its last use (the sessions tab);
+ * - every refused token request is a sign-in event (bad client, code reused, PKCE, refresh reuse);
+ * - its HTML pages get the strict policy of our sign-in pages; redirects are 303 (a form post is
+ *   never repeated);
+ * - RP-initiated logout ends the sign-in its ID token names (the console's sign-ins have no browser
+ *   session at the provider: the grant is the session).
+ */
+export function providerHooks(provider: Provider, ctx: AppContext, options: { pagePolicy: (redirectUri?: string) => string; log: FastifyBaseLogger }) {
+  const { db } = ctx;
+  const errorsOf = new WeakMap<object, { error?: string; error_detail?: string; message?: string }>();
+  provider.on('grant.error', (koa: KoaContextWithOIDC, error: { error?: string; error_detail?: string; message?: string }) => errorsOf.set(koa, error));
+
+  provider.use(async (koa, next) => {
+    if (CLIENT_AUTH_PATHS.has(koa.path) && koa.method === 'POST' && !(await publicClientSecretChecked(koa))) {
+      koa.status = 401;
+      koa.set('WWW-Authenticate', 'Basic realm="oauth", charset="UTF-8"');
+      koa.body = { error: 'invalid_client', error_description: 'wrong client credentials' };
+      return;
+    }
+    const logoutConfirm = koa.path === '/oauth/logout/confirm' ? String((koa.req as { body?: { xsrf?: unknown } }).body?.xsrf ?? '') : '';
+    await next();
+    if (koa.status === 302) koa.status = 303;
+    if (koa.path === '/oauth/token') await afterToken(koa as KoaContextWithOIDC);
+    if (koa.path === '/oauth/logout' && koa.status === 200) await rememberLogoutHint(koa as KoaContextWithOIDC);
+    if (logoutConfirm && koa.status === 303) await endHintedSignIn(logoutConfirm);
+    koa.set('X-Content-Type-Options', 'nosniff');
+    koa.set('Referrer-Policy', 'no-referrer');
+    if (koa.response.is('html')) {
+      koa.set('Cache-Control', 'no-store');
+      koa.set('X-Frame-Options', 'DENY');
+      const redirect = (koa as KoaContextWithOIDC).oidc?.params?.redirect_uri ?? (koa as KoaContextWithOIDC).oidc?.params?.post_logout_redirect_uri;
+      if (!koa.response.get('Content-Security-Policy')) koa.set('Content-Security-Policy', options.pagePolicy(typeof redirect === 'string' ? safeUrl(redirect) : undefined));
+    }
+  });
+
+  /**
+   * A public client (no authentication) that sends a secret anyway, with HTTP Basic: the secret
+   * must be right. Then the request goes on as the public client's (oidc-provider takes no Basic
+   * header from a client registered without authentication).
+   */
+  async function publicClientSecretChecked(koa: Parameters<Parameters<Provider['use']>[0]>[0]): Promise<boolean> {
+    const header = koa.get('authorization');
+    const basic = parseBasicAuth(header);
+    // Basic credentials that cannot be read are failed authentication (RFC 6749 5.2: invalid_client)
+    if (!basic) return !/^basic\s/i.test(header);
+    const client = await provider.Client.find(basic.clientId).catch(() => undefined);
+    const hash = client ? extrasOf(client).public_secret_hash : '';
+    if (!client || !isPublicClient(client) || !hash) return true;
+    // (a confidential client's secret is oidc-provider's to check)
+    if (!secretMatches({ current: hash }, basic.secret)) return false;
+    delete koa.req.headers.authorization;
+    const body = (koa.req as { body?: Record<string, unknown> }).body;
+    if (body) body.client_id = basic.clientId;
+    return true;
+  }
+
+  async function afterToken(koa: KoaContextWithOIDC) {
+    const body = koa.body as Record<string, unknown> | undefined;
+    if (koa.status === 401) koa.set('WWW-Authenticate', 'Basic realm="oauth", charset="UTF-8"');
+    const client = koa.oidc?.client;
+    const grantType = String(koa.oidc?.params?.grant_type ?? '');
+    if (koa.status === 200 && body?.access_token && client) {
+      const tenant = tenantOf(client);
+      const account = koa.oidc.entities.Account as { user?: KnownUser } | undefined;
+      if (account?.user) {
+        const { id, username, displayName, email } = account.user;
+        body.user = { id, username, displayName, email };
+      }
+      body.client = { client_id: client.clientId, companyId: tenant.companyId, domain: tenant.domainId };
+      const grant = koa.oidc.entities.Grant as { jti?: string } | undefined;
+      if (grant?.jti) {
+        await db.query(`UPDATE oauth_grants SET last_used_at = now(), last_ip = $2 WHERE id = $1`, [grant.jti, storable(koa.ip, 100)]);
+      }
+      return;
+    }
+    const error = errorsOf.get(koa);
+    if (!error) return;
+    const detail = `${error.error_detail ?? ''} ${error.message ?? ''}`;
+    const description = error.error === 'invalid_grant' ? describeRefusal(detail) : undefined;
+    if (description && body) body.error_description = description;
+    const outcome = outcomeOf(grantType, error);
+    if (!outcome) return;
+    const attempt = { ip: koa.ip, userAgent: koa.get('user-agent') || undefined, log: options.log };
+    const source = (koa.oidc?.entities.AuthorizationCode ?? koa.oidc?.entities.RefreshToken) as { accountId?: string } | undefined;
+    let userId = source?.accountId;
+    if (!userId && grantType === 'authorization_code' && typeof koa.oidc?.params?.code === 'string') {
+      const { rows } = await db.query<{ accountId: string }>(`SELECT payload->>'accountId' AS "accountId" FROM oidc_payloads WHERE model = 'AuthorizationCode' AND id = $1`, [
+        koa.oidc.params.code,
+      ]);
+      userId = rows[0]?.accountId;
+    }
+    const who = client ? { id: client.clientId, ...tenantOf(client) } : undefined;
+    const clientId = typeof koa.oidc?.params?.client_id === 'string' ? koa.oidc.params.client_id : undefined;
+    await recordSignIn(db, attempt, { outcome, client: who, clientId, userId, detail: description ?? error.error_detail });
+  }
+
+  async function rememberLogoutHint(koa: KoaContextWithOIDC) {
+    const state = (koa.oidc?.session as { state?: { secret?: string; clientId?: string } } | undefined)?.state;
+    const hint = koa.oidc?.entities.IdTokenHint as { payload?: { sid?: string } } | undefined;
+    const sid = hint?.payload?.sid;
+    if (!state?.secret || !state.clientId || !sid) return;
+    await db.query(
+      `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ('LogoutHint', $1, $2, now() + interval '1 hour') ON CONFLICT (model, id) DO NOTHING`,
+      [state.secret, JSON.stringify({ sid, clientId: state.clientId })],
+    );
+  }
+
+  async function endHintedSignIn(secret: string) {
+    const { rows } = await db.query<{ sid: string; clientId: string }>(
+      `DELETE FROM oidc_payloads WHERE model = 'LogoutHint' AND id = $1 RETURNING payload->>'sid' AS sid, payload->>'clientId' AS "clientId"`,
+      [secret],
+    );
+    if (rows[0]) await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND client_id = $2 AND revoked_at IS NULL`, [rows[0].sid, rows[0].clientId]);
+  }
+}
+
+const safeUrl = (value: string) => {
+  try {
+    return new URL(value).toString();
+  } catch {
+    return undefined;
+  }
+};
