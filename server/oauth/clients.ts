@@ -86,7 +86,7 @@ export function clientMetadata(row: ApplicationRow): ClientMetadata {
     ...(publicClient ? {} : { client_secret: row.secretHash! }),
     grant_types: grants,
     response_types: code ? ['code'] : [],
-    redirect_uris: code ? strings(row.redirectUris) : [],
+    redirect_uris: strings(row.redirectUris),
     post_logout_redirect_uris: strings(row.logoutUris),
     id_token_signed_response_alg: 'RS256',
     ...(row.backchannelLogoutUri ? { backchannel_logout_uri: row.backchannelLogoutUri, backchannel_logout_session_required: true } : {}),

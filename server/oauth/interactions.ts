@@ -28,6 +28,9 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
 
   const load = async (request: FastifyRequest, reply: FastifyReply) => {
     const details = await provider.interactionDetails(request.raw, reply.raw);
+    // the page answered must be this browser's current sign-in, not an older one still in a tab
+    const { uid } = request.params as { uid: string };
+    if (details.uid !== uid) throw Object.assign(new Error('This sign-in page is out of date. Please start again.'), { statusCode: 400 });
     const client = await provider.Client.find(String(details.params.client_id));
     if (!client) throw Object.assign(new Error('Unknown or inactive application (client_id).'), { statusCode: 400 });
     return { details, client };

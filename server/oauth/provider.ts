@@ -42,7 +42,11 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
     const accountId = accountOf(oidc);
     if (indicator === managementApi) {
       // the management API needs a signed-in administrator of the application's own domain
-      if (oidc.oidc.route === 'token' && !accountId) throw new errors.InvalidTarget('the management API needs a signed-in administrator');
+      if (oidc.oidc.route === 'token' && !accountId) {
+        const named = (oidc.req as { body?: { resource?: unknown } }).body?.resource !== undefined;
+        if (!named) throw new errors.InvalidRequest('name the API: audience (or resource) is required');
+        throw new errors.InvalidTarget('the management API needs a signed-in administrator');
+      }
       const admin = !accountId || (await isAdministrator(db, tenant.companyId, tenant.domainId, accountId));
       return { scope: [...IDENTITY_SCOPES, ...(admin ? [ADMIN_SCOPE] : [])].join(' '), audience: managementApi, accessTokenTTL: config.accessTokenTtl, accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'RS256' as const } } };
     }
@@ -239,6 +243,8 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
   ) {
     return secretMatches({ current: this.clientSecret, previous: this.previous_secret_hash || undefined }, actual);
   };
+  // every ID token names its sign-in (sid): RP-initiated logout and back-channel logout use it
+  (provider.Client.prototype as unknown as { includeSid(): boolean }).includeSid = () => true;
   providers.set(ctx, provider);
   return provider;
 }

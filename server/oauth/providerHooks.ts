@@ -4,6 +4,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import type { KnownUser } from './accounts.js';
 import { extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
+import { apiScopeNames, findActiveApi } from './resources.js';
 import { recordSignIn, type SignInOutcome, storable } from './signInEvents.js';
 
 /** Where clients authenticate. */
@@ -83,9 +84,16 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       koa.body = { error: 'invalid_client', error_description: 'wrong client credentials' };
       return;
     }
+    const unknownScope = koa.path === '/oauth/token' ? await clientCredentialsScope(koa) : undefined;
+    if (unknownScope) {
+      koa.status = 400;
+      koa.body = { error: 'invalid_scope', error_description: `${unknownScope} is not a permission scope of this API` };
+      return;
+    }
     const logoutConfirm = koa.path === '/oauth/logout/confirm' ? String((koa.req as { body?: { xsrf?: unknown } }).body?.xsrf ?? '') : '';
     await next();
     if (koa.status === 302) koa.status = 303;
+    if (koa.status === 303) koa.set('Location', unauthorizedClientNamed(koa.response.get('Location')));
     if (koa.path === '/oauth/token') await afterToken(koa as KoaContextWithOIDC);
     if (koa.path === '/oauth/logout' && koa.status === 200) await rememberLogoutHint(koa as KoaContextWithOIDC);
     if (logoutConfirm && koa.status === 303) await endHintedSignIn(logoutConfirm);
@@ -120,9 +128,27 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
     return true;
   }
 
+  /**
+   * client_credentials without a scope parameter gets every permission scope of the API (an
+   * application acting for itself; RBAC is about users).
+   */
+  async function clientCredentialsScope(koa: Parameters<Parameters<Provider['use']>[0]>[0]): Promise<string | undefined> {
+    const body = (koa.req as { body?: Record<string, unknown> }).body;
+    if (!body || body.grant_type !== 'client_credentials' || typeof body.resource !== 'string') return undefined;
+    const clientId = parseBasicAuth(koa.get('authorization'))?.clientId ?? body.client_id;
+    const client = typeof clientId === 'string' ? await provider.Client.find(clientId).catch(() => undefined) : undefined;
+    const api = client ? await findActiveApi(db, tenantOf(client), body.resource) : undefined;
+    if (!api) return undefined;
+    const names = await apiScopeNames(db, api.id);
+    if (body.scope === undefined) body.scope = names.join(' ');
+    // an unknown scope is refused, not dropped: the caller learns of its mistake
+    return String(body.scope).split(' ').find((scope) => scope && !names.includes(scope));
+  }
+
   async function afterToken(koa: KoaContextWithOIDC) {
     const body = koa.body as Record<string, unknown> | undefined;
     if (koa.status === 401) koa.set('WWW-Authenticate', 'Basic realm="oauth", charset="UTF-8"');
+    if (process.env.DEBUG_OIDC && koa.status >= 400) console.error("OIDCDBG", koa.method, koa.url, JSON.stringify(koa.body), JSON.stringify((koa.req as any).body));
     const client = koa.oidc?.client;
     const grantType = String(koa.oidc?.params?.grant_type ?? '');
     if (koa.status === 200 && body?.access_token && client) {
@@ -139,6 +165,8 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       }
       return;
     }
+    // RFC 6749 5.2 names this one unauthorized_client
+    if (body?.error === 'invalid_request' && /grant type is not allowed/.test(String(body.error_description))) body.error = 'unauthorized_client';
     const error = errorsOf.get(koa);
     if (!error) return;
     const detail = `${error.error_detail ?? ''} ${error.message ?? ''}`;
@@ -178,6 +206,15 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
     );
     if (rows[0]) await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND client_id = $2 AND revoked_at IS NULL`, [rows[0].sid, rows[0].clientId]);
   }
+}
+
+/**
+ * oidc-provider calls a response type or grant type the client may not use invalid_request; RFC
+ * 6749 (4.1.2.1, 5.2) names it unauthorized_client, which is what clients look for.
+ */
+function unauthorizedClientNamed(location: string): string {
+  if (!/error=invalid_request/.test(location) || !/not\+allowed\+for\+this\+client/.test(location)) return location;
+  return location.replace('error=invalid_request', 'error=unauthorized_client');
 }
 
 const safeUrl = (value: string) => {

@@ -154,3 +154,29 @@ export function injectBrowser(server: TestServer, jar = new CookieJar()) {
 
 /** The action of the first form of a page (the hosted sign-in and consent pages have one). */
 export const formAction = (html: string) => /<form method="post" action="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
+
+/** The same browser over real HTTP (fetch), for tests where openid-client talks to a listening server. */
+export function fetchBrowser(origin: string, jar = new CookieJar()) {
+  const send = async (method: 'GET' | 'POST', url: string, form?: Record<string, string>): Promise<BrowserAnswer> => {
+    let target = new URL(url, origin);
+    let response = await fetch(target, {
+      method,
+      redirect: 'manual',
+      headers: { cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(form ? { body: new URLSearchParams(form) } : {}),
+    });
+    for (;;) {
+      jar.keep(response.headers.getSetCookie());
+      const location = response.headers.get('location');
+      if (!location || response.status < 300 || response.status >= 400) break;
+      const next = new URL(location, target);
+      if (next.origin !== origin || !next.pathname.startsWith('/oauth/')) {
+        return { status: response.status, body: await response.text(), headers: Object.fromEntries(response.headers), location: next, path: target.pathname };
+      }
+      target = next;
+      response = await fetch(target, { redirect: 'manual', headers: { cookie: jar.header() } });
+    }
+    return { status: response.status, body: await response.text(), headers: Object.fromEntries(response.headers), path: `${target.pathname}${target.search}` };
+  };
+  return { jar, get: (url: string) => send('GET', url), post: (url: string, form: Record<string, string>) => send('POST', url, form) };
+}

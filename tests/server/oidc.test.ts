@@ -3,7 +3,7 @@ import * as jose from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
-import { setPassword } from './oauthHelpers.js';
+import { fetchBrowser, formAction, setPassword } from './oauthHelpers.js';
 
 /**
  * openid-client (a standard relying party) against the real server on a real port. The browser is
@@ -94,6 +94,8 @@ interface Flow {
   callback?: URL;
   /** The consent page, when it was shown. */
   consent?: string;
+  /** The browser that shows it. */
+  browser?: ReturnType<typeof fetchBrowser>;
 }
 
 /** The browser: authorization request, hosted login page, form post as the worker. */
@@ -109,12 +111,13 @@ async function browserSignIn(config: client.Configuration, params: Record<string
     state,
     ...params,
   });
-  const page = await fetch(url, { redirect: 'manual' });
-  if (page.status !== 200) return { verifier, nonce, state, callback: new URL(page.headers.get('location')!) };
-  const response = await postForm('/oauth/login', { ...hiddenFields(await page.text()), email: 'worker@acme.example', password: PASSWORD });
-  if (response.status === 303) return { verifier, nonce, state, callback: new URL(response.headers.get('location')!) };
+  const browser = fetchBrowser(issuer);
+  const page = await browser.get(url.toString());
+  if (page.location) return { verifier, nonce, state, callback: page.location };
+  const response = await browser.post(formAction(page.body)!, { email: 'worker@acme.example', password: PASSWORD });
+  if (response.location) return { verifier, nonce, state, callback: response.location };
   expect(response.status).toBe(200);
-  return { verifier, nonce, state, consent: await response.text() };
+  return { verifier, nonce, state, consent: response.body, browser };
 }
 
 const exchange = (config: client.Configuration, flow: Flow) =>
@@ -138,7 +141,7 @@ describe('discovery and the code flow', () => {
     const metadata = config.serverMetadata();
     expect(metadata.issuer).toBe(issuer);
     expect(metadata.end_session_endpoint).toBe(`${issuer}/oauth/logout`);
-    expect(metadata.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'client_credentials']);
+    expect(metadata.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
     expect(metadata.code_challenge_methods_supported).toEqual(['S256']);
   });
 
@@ -266,18 +269,20 @@ describe('APIs', () => {
     expect(first.consent).toContain('Authorize Third-party mailer');
     expect(first.consent).toContain('mail:send');
     expect(first.consent).not.toContain('<script');
-    const ticket = hiddenFields(first.consent!).ticket;
+    const action = formAction(first.consent!)!;
 
-    const denied = await postForm('/oauth/consent', { ticket, decision: 'deny' });
-    expect(denied.status).toBe(303);
-    const deniedUrl = new URL(denied.headers.get('location')!);
-    expect(deniedUrl.searchParams.get('error')).toBe('access_denied');
-    expect(deniedUrl.searchParams.get('state')).toBe(first.state);
-    expect((await postForm('/oauth/consent', { ticket: `${ticket}x`, decision: 'allow' })).status).toBe(400);
+    const denied = await first.browser!.post(action, { decision: 'deny' });
+    expect(denied.location!.searchParams.get('error')).toBe('access_denied');
+    expect(denied.location!.searchParams.get('state')).toBe(first.state);
 
-    const allowed = await postForm('/oauth/consent', { ticket, decision: 'allow' });
-    expect(allowed.status).toBe(303);
-    const tokens = await exchange(config, { ...first, callback: new URL(allowed.headers.get('location')!) });
+    const again = await browserSignIn(config, { scope: 'openid mail:send', audience: mail.identifier });
+    const againAction = formAction(again.consent!)!;
+    // the answer belongs to the browser's own interaction: another one (or none) is refused
+    expect((await again.browser!.post(action, { decision: 'allow' })).status).toBe(400);
+    expect((await fetchBrowser(issuer).post(againAction, { decision: 'allow' })).status).toBe(400);
+
+    const allowed = await again.browser!.post(againAction, { decision: 'allow' });
+    const tokens = await exchange(config, { ...again, callback: allowed.location! });
     expect(tokens.scope).toBe('openid mail:send');
 
     // remembered: the next sign-in goes straight back; a new scope would be asked again
