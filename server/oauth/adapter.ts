@@ -40,9 +40,10 @@ class PayloadAdapter implements Adapter {
   }
 
   private async findWhere(where: string, value: string): Promise<AdapterPayload | undefined> {
-    const { rows } = await this.db.query<{ payload: AdapterPayload; consumed: number | null; reusable: boolean }>(
+    const refresh = this.model === 'RefreshToken';
+    const { rows } = await this.db.query<{ payload: AdapterPayload; consumed: number | null; reusable: boolean; aged: boolean }>(
       `SELECT p.payload, extract(epoch FROM p.consumed_at)::integer AS consumed,
-              ${this.model === 'RefreshToken' ? REUSABLE : 'false'} AS reusable
+              ${refresh ? REUSABLE : 'false'} AS reusable, ${refresh ? AGED : 'false'} AS aged
        FROM oidc_payloads p
        WHERE p.model = $1 AND ${where} = $2`,
       [this.model, value],
@@ -50,9 +51,10 @@ class PayloadAdapter implements Adapter {
     const row = rows[0];
     if (!row) return undefined;
     // (expired rows are found: oidc-provider checks the expiry in the payload and says so)
+    const payload = row.aged ? { ...row.payload, exp: Math.floor(Date.now() / 1000) - 1 } : row.payload;
     // A rotated refresh token still works during its application's reuse interval (two tabs
     // refreshing at once); after it, its use is a theft and oidc-provider revokes the grant.
-    return row.consumed && !row.reusable ? { ...row.payload, consumed: row.consumed } : row.payload;
+    return row.consumed && !row.reusable ? { ...payload, consumed: row.consumed } : payload;
   }
 
   find(id: string) {
@@ -101,6 +103,13 @@ class PayloadAdapter implements Adapter {
 const REUSABLE = `coalesce(p.consumed_at > now() - make_interval(secs => (
   SELECT a.refresh_reuse_interval FROM applications a WHERE a.id = p.payload->>'clientId')), false)`;
 
+/**
+ * Has this refresh token's sign-in outlived its application's absolute lifetime, under the
+ * application's current settings? Then the token is expired, whatever expiry it was issued with.
+ */
+const AGED = `coalesce((SELECT a.refresh_absolute_expiration AND g.created_at < now() - make_interval(secs => a.refresh_absolute_lifetime)
+  FROM oauth_grants g JOIN applications a ON a.id = g.client_id WHERE g.id = p.grant_id), false)`;
+
 class GrantAdapter implements Adapter {
   constructor(
     private readonly db: Database,
@@ -142,6 +151,7 @@ class GrantAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
+    if (process.env.DEBUG_OIDC) console.error('OIDCDBG grant destroy', id);
     await this.db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [id]);
   }
 

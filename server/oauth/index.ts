@@ -46,6 +46,23 @@ const readable = (error: { error: string; error_description?: string }) =>
   error.error === 'invalid_request' && /interaction/i.test(error.error_description ?? '') ? 'This sign-in has expired. Please start again.' : (error.error_description ?? error.error);
 
 /**
+ * OpenID Connect Core 11: oidc-provider drops offline_access unless the request has prompt=consent.
+ * Our consent step answers by itself when nobody needs to be asked (interactions.ts), so asking for
+ * the prompt costs a redirect, not a page; whether a refresh token is issued stays the
+ * application's and the API's settings (provider.ts, issueRefreshToken).
+ */
+function offlineNeedsConsentPrompt(params: URLSearchParams | Record<string, unknown>) {
+  const get = (name: string) => (params instanceof URLSearchParams ? params.get(name) : typeof params[name] === 'string' ? (params[name] as string) : null);
+  const scope = get('scope');
+  if (!scope || !scope.split(' ').includes('offline_access')) return;
+  const prompt = (get('prompt') ?? '').split(' ').filter(Boolean);
+  if (prompt.includes('consent') || prompt.includes('none')) return;
+  const value = [...prompt, 'consent'].join(' ');
+  if (params instanceof URLSearchParams) params.set('prompt', value);
+  else params.prompt = value;
+}
+
+/**
  * Hands a request to oidc-provider (a Koa application) from inside Fastify. Fastify has parsed the
  * body already: oidc-provider reads it from `req.body`. `audience` (the parameter the console's
  * settings and Auth0-style clients use) is the RFC 8707 `resource`.
@@ -63,11 +80,14 @@ function passToProvider(provider: Provider, publicUrl: URL) {
       if (String(raw.headers['content-type'] ?? '').startsWith('application/json')) raw.headers['content-type'] = 'application/x-www-form-urlencoded';
     }
     const url = new URL(raw.url ?? '/', 'http://x');
-    if (url.searchParams.has('audience')) {
-      if (!url.searchParams.has('resource')) url.searchParams.set('resource', url.searchParams.get('audience')!);
-      url.searchParams.delete('audience');
-      raw.url = `${url.pathname}${url.search}`;
+    const query = url.searchParams;
+    if (query.has('audience')) {
+      if (!query.has('resource')) query.set('resource', query.get('audience')!);
+      query.delete('audience');
     }
+    offlineNeedsConsentPrompt(query);
+    if (raw.body && typeof raw.body === 'object') offlineNeedsConsentPrompt(raw.body as Record<string, unknown>);
+    raw.url = `${url.pathname}${url.search}`;
     // oidc-provider builds its URLs (and checks DPoP proofs) from the request: make it the public
     // URL's, with the client address Fastify worked out (TRUST_PROXY), never a header as sent
     raw.headers.host = publicUrl.host;

@@ -225,7 +225,9 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       if (plan.consentNeeded) return undefined;
       return saveGrant(koa.oidc.provider, { clientId: koa.oidc.client!.clientId, accountId, plan });
     },
-    expiresWithSession: () => false,
+    // a sign-in without offline_access ends with the browser session (RP-initiated logout ends it);
+    // offline access outlives it, as OpenID Connect means it to
+    expiresWithSession: (_ctx, code) => !code.scopes.has('offline_access'),
     allowOmittingSingleRegisteredRedirectUri: false,
     async renderError(koa, out) {
       koa.type = 'html';

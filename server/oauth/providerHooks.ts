@@ -4,6 +4,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import type { KnownUser } from './accounts.js';
 import { extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
+import { renderErrorPage } from './loginPage.js';
 import { apiScopeNames, findActiveApi } from './resources.js';
 import { recordSignIn, type SignInOutcome, storable } from './signInEvents.js';
 
@@ -78,6 +79,14 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
   provider.on('grant.error', (koa: KoaContextWithOIDC, error: { error?: string; error_detail?: string; message?: string }) => errorsOf.set(koa, error));
 
   provider.use(async (koa, next) => {
+    // A preflight names no client yet: answer it only for an origin some active application allows
+    // (the actual request is then answered for that application's origins only: clientBasedCORS).
+    if (koa.method === 'OPTIONS' && !(await originListed(koa.get('origin')))) {
+      koa.status = 403;
+      koa.set('Vary', 'Origin');
+      koa.body = { error: 'cors_refused', error_description: 'this origin is not allowed by any application' };
+      return;
+    }
     if (CLIENT_AUTH_PATHS.has(koa.path) && koa.method === 'POST' && !(await publicClientSecretChecked(koa))) {
       koa.status = 401;
       koa.set('WWW-Authenticate', 'Basic realm="oauth", charset="UTF-8"');
@@ -90,8 +99,15 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       koa.body = { error: 'invalid_scope', error_description: `${unknownScope} is not a permission scope of this API` };
       return;
     }
+    if (koa.path === '/oauth/logout' && !logoutTargetNamed(koa)) {
+      koa.status = 400;
+      koa.type = 'html';
+      koa.body = renderErrorPage('post_logout_redirect_uri needs client_id or id_token_hint.');
+      return;
+    }
     const logoutConfirm = koa.path === '/oauth/logout/confirm' ? String((koa.req as { body?: { xsrf?: unknown } }).body?.xsrf ?? '') : '';
     await next();
+    if (process.env.DEBUG_OIDC) console.error('OIDCDBG', koa.method, koa.path, koa.status, koa.response.get('Location'));
     if (koa.status === 302) koa.status = 303;
     if (koa.status === 303) koa.set('Location', unauthorizedClientNamed(koa.response.get('Location')));
     if (koa.path === '/oauth/token') await afterToken(koa as KoaContextWithOIDC);
@@ -106,6 +122,18 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       if (!koa.response.get('Content-Security-Policy')) koa.set('Content-Security-Policy', options.pagePolicy(typeof redirect === 'string' ? safeUrl(redirect) : undefined));
     }
   });
+
+  /** A post-logout redirect URI is only followed for a named application (RP-Initiated Logout 1.0, 2). */
+  function logoutTargetNamed(koa: Parameters<Parameters<Provider['use']>[0]>[0]): boolean {
+    const params = { ...(koa.query as Record<string, unknown>), ...((koa.req as { body?: Record<string, unknown> }).body ?? {}) };
+    return !params.post_logout_redirect_uri || !!params.client_id || !!params.id_token_hint;
+  }
+
+  async function originListed(origin: string): Promise<boolean> {
+    if (!origin || origin.length > 500) return false;
+    const { rows } = await db.query(`SELECT 1 FROM applications WHERE status = 'active' AND allowed_web_orgins @> jsonb_build_array($1::text) LIMIT 1`, [origin]);
+    return rows.length > 0;
+  }
 
   /**
    * A public client (no authentication) that sends a secret anyway, with HTTP Basic: the secret

@@ -113,9 +113,9 @@ async function browserSignIn(config: client.Configuration, params: Record<string
   });
   const browser = fetchBrowser(issuer);
   const page = await browser.get(url.toString());
-  if (page.location) return { verifier, nonce, state, callback: page.location };
+  if (page.location) return { verifier, nonce, state, callback: page.location, browser };
   const response = await browser.post(formAction(page.body)!, { email: 'worker@acme.example', password: PASSWORD });
-  if (response.location) return { verifier, nonce, state, callback: response.location };
+  if (response.location) return { verifier, nonce, state, callback: response.location, browser };
   expect(response.status).toBe(200);
   return { verifier, nonce, state, consent: response.body, browser };
 }
@@ -363,16 +363,20 @@ describe('logout, secrets and CORS', () => {
   it('RP-initiated logout revokes the sign-in and returns only to a registered logout URI', async () => {
     const app = await createApplication({ client_name: 'Logout SPA', app_type: 'SPA' });
     const config = await rp(app, false);
-    const tokens = await exchange(config, await browserSignIn(config, { scope: 'openid' }));
+    const flow = await browserSignIn(config, { scope: 'openid' });
+    const tokens = await exchange(config, flow);
     expect((await client.fetchUserInfo(config, tokens.access_token, 'worker')).sub).toBe('worker');
 
     const wrong = await fetch(client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: `${LOGOUT}/x` }), { redirect: 'manual' });
     expect(wrong.status).toBe(400);
-    const response = await fetch(client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGOUT, state: 'bye' }), {
-      redirect: 'manual',
-    });
+    // the provider asks the user to confirm (a link alone must not sign anyone out)
+    const browser = flow.browser!;
+    const confirm = await browser.get(client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGOUT, state: 'bye' }).toString());
+    expect(confirm.status).toBe(200);
+    const [, action, xsrf] = /<form id="op.logoutForm" method="post" action="([^"]+)"><input type="hidden" name="xsrf" value="([^"]+)"/.exec(confirm.body)!;
+    const response = await browser.post(action, { xsrf, logout: 'yes' });
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe(`${LOGOUT}?state=bye`);
+    expect(response.location!.toString()).toBe(`${LOGOUT}?state=bye`);
     await expect(client.fetchUserInfo(config, tokens.access_token, 'worker')).rejects.toBeTruthy();
 
     // without a hint nothing is revoked, but the page answers; a forged hint or an unknown client is a 400 page, never a redirect
@@ -382,7 +386,7 @@ describe('logout, secrets and CORS', () => {
       expect(refused.status, query).toBe(400);
       expect(refused.headers.get('location')).toBeNull();
     }
-    expect((await postForm('/oauth/consent', { decision: 'allow' })).status).toBe(400);
+    expect((await postForm('/oauth/interaction/nope/consent', { decision: 'allow' })).status).toBe(400);
   });
 
   it('rotates a client secret: the old one works during the grace period, then stops', async () => {
