@@ -45,8 +45,8 @@ export type Session = RecordOf<typeof sessionDefinition>;
  *   for the management API; for an API, its token_expiration, or token_expiration_browser when the
  *   application is public (SPA, native or without a secret), as server/oauth/provider.ts sets them;
  * - or it holds a refresh token that can still be spent: one not yet rotated (a rotated one only
- *   lasts the reuse interval) and not expired (its expiry holds the application's absolute
- *   lifetime, server/oauth/provider.ts).
+ *   lasts the reuse interval) and not expired, while the family is within the application's
+ *   absolute lifetime when the application sets one (as server/oauth/adapter.ts reads it).
  * A grant that is neither is dormant: it is not listed, but revoking it (one by one or with the
  * others) still works, since a settings change could wake it.
  */
@@ -54,7 +54,11 @@ const live = (ttl: string) => `(
   t.last_used_at > now() - make_interval(secs => CASE WHEN t.resource IS NULL THEN ${ttl} ELSE
     (SELECT CASE WHEN a.app_type IN ('SPA', 'native') OR a.client_secret_hash IS NULL THEN x.token_expiration_browser ELSE x.token_expiration END
      FROM apis x WHERE x.company_id = t.company_id AND x.domain_id = t.domain_id AND x.identifier = t.resource AND x.status = 'active') END)
-  OR EXISTS (SELECT 1 FROM oidc_payloads r WHERE r.grant_id = t.id AND r.model = 'RefreshToken' AND r.consumed_at IS NULL AND r.expires_at > now()))`;
+  OR (EXISTS (SELECT 1 FROM oidc_payloads r WHERE r.grant_id = t.id AND r.model = 'RefreshToken' AND r.consumed_at IS NULL AND r.expires_at > now())
+      AND (a.refresh_absolute_expiration IS NOT TRUE OR t.created_at > now() - make_interval(secs => a.refresh_absolute_lifetime))))`;
+
+/** A session's id is its grant's: oidc-provider's (base64url) or ours (alphanumeric). */
+const SESSION_ID = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$', maxLength: 128 } as const;
 
 type UserParams = { companyId: string; domainId: string; userId: string };
 
@@ -151,9 +155,10 @@ export async function sessionRoutes(app: FastifyInstance) {
       tags: TAGS,
       path: PATH,
       idParam: 'sessionId',
+      idSchema: SESSION_ID,
       scope: { params: ['companyId', 'domainId', 'userId'], where: [OWN] },
       rules: { remove: (tx, at, ids) => sessions.revoke(tx, at, ids) },
-      bodies: {},
+      bodies: { removeList: { type: 'array', items: SESSION_ID, minItems: 1, maxItems: 1000 } },
       routes: ['remove', 'removeList'],
       summaries: {
         remove: 'Revokes one session: its refresh tokens are refused and its access tokens answer 401',

@@ -4,6 +4,7 @@ import { extrasOf, isPublicClient, tenantOf } from './clients.js';
 import { issueCode, planGrant } from './grants.js';
 import { renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
+import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 
 /** The fields of the console's form post: an authorization request plus the credentials. */
@@ -129,7 +130,7 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       const plan = await planGrant(db, { client, accountId: outcome.user.id, scope, resource, managementApi }).catch(() => undefined);
       if (!plan || (resource !== managementApi && !plan.api)) return fail('invalid_target', 'the audience is not an active API of this application\'s domain');
       if (plan.consentNeeded) return fail('consent_required', 'this API asks the user first: sign in through /oauth/authorize');
-      const value = await issueCode(provider, { client, accountId: outcome.user.id, plan, redirectUri, codeChallenge: challenge, nonce: form.nonce || undefined });
+      const value = await withRequestOrigin(originOf(request), () => issueCode(provider, { client, accountId: outcome.user.id, plan, redirectUri, codeChallenge: challenge, nonce: form.nonce || undefined }));
       await recordSignIn(db, seen, { outcome: 'success', client: who, userId: outcome.user.id, login: outcome.login });
       return redirectTo(reply, redirectUri, { code: value, state: form.state });
     },

@@ -10,7 +10,7 @@ import { loginPagePolicy, renderErrorPage, sendPage } from './loginPage.js';
 import { DeviceCookies, LoginThrottle } from './loginThrottle.js';
 import { providerHooks } from './providerHooks.js';
 import { createProvider, managementAudience } from './provider.js';
-import { withRequestOrigin } from './requestOrigin.js';
+import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { userinfoRoutes } from './userinfo.js';
 
 /**
@@ -95,7 +95,7 @@ function passToProvider(provider: Provider, publicUrl: URL) {
     raw.headers['x-forwarded-for'] = request.ip;
     delete raw.headers['x-forwarded-host'];
     reply.hijack();
-    await withRequestOrigin({ ip: request.ip, userAgent: request.headers['user-agent'] }, async () => {
+    await withRequestOrigin(originOf(request), async () => {
       await new Promise<void>((resolve) => {
         reply.raw.once('finish', resolve);
         reply.raw.once('close', resolve);

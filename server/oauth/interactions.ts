@@ -6,6 +6,7 @@ import { extrasOf, tenantOf } from './clients.js';
 import { planGrant, saveGrant } from './grants.js';
 import { renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
+import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { describeScopes, rememberConsent } from './resources.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 
@@ -60,7 +61,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       managementApi,
     });
     if (!plan.consentNeeded || !plan.api) {
-      const grant = await saveGrant(provider, { clientId: client.clientId, accountId, plan });
+      const grant = await withRequestOrigin(originOf(request), () => saveGrant(provider, { clientId: client.clientId, accountId, plan }));
       return finish(request, reply, { consent: { grantId: grant.jti } });
     }
     const user = await findActiveUser(db, tenantOf(client), accountId);
@@ -121,7 +122,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       }
       const plan = await planGrant(db, { client, accountId, scope: String(details.params.scope ?? ''), resource, managementApi });
       await rememberConsent(db, { ...tenant, userId: accountId, clientId: client.clientId, resource }, plan.resourceScopes.join(' '));
-      const grant = await saveGrant(provider, { clientId: client.clientId, accountId, plan });
+      const grant = await withRequestOrigin(originOf(request), () => saveGrant(provider, { clientId: client.clientId, accountId, plan }));
       return finish(request, reply, { consent: { grantId: grant.jti } });
     },
   );

@@ -185,9 +185,9 @@ describe('the live rule', () => {
       [ids.recent, ids.old, ids.refreshable, ids.rotated, ids.api, ids.revoked, app.client_id],
     );
     await server.db.query(
-      `INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, rotated_at) VALUES
-       ('hash-live-1', $1, $3, 'openid', NULL), ('hash-live-2', $2, $3, 'openid', now() - interval '1 hour')`,
-      [ids.refreshable, ids.rotated, app.client_id],
+      `INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at, consumed_at) VALUES
+       ('RefreshToken', 'live-1', '{}', $1, now() + interval '1 day', NULL), ('RefreshToken', 'live-2', '{}', $2, now() + interval '1 day', now() - interval '1 hour')`,
+      [ids.refreshable, ids.rotated],
     );
     // an API whose tokens (confidential application) live a day
     const api = await call(server, acme.adminToken, 'POST', '/api/api', { companyId: 'acme', domain: 'acme-domain', name: 'Live', identifier: 'urn:live' });
