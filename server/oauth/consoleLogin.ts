@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type Provider from 'oidc-provider';
 import { extrasOf, isPublicClient, tenantOf } from './clients.js';
 import { issueCode, planGrant } from './grants.js';
-import { renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
+import { loginPagePolicy, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
@@ -52,7 +52,7 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
     const url = new URL(redirectUri);
     for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
     url.searchParams.set('iss', issuer);
-    return reply.header('Cache-Control', 'no-store').redirect(url.toString(), 303);
+    return reply.header('Cache-Control', 'no-store').header('Content-Security-Policy', loginPagePolicy(redirectUri)).redirect(url.toString(), 303);
   };
 
   app.post<{ Body: LoginForm }>(

@@ -87,6 +87,13 @@ function passToProvider(provider: Provider, publicUrl: URL) {
     }
     offlineNeedsConsentPrompt(query);
     if (raw.body && typeof raw.body === 'object') offlineNeedsConsentPrompt(raw.body as Record<string, unknown>);
+    // RP-initiated logout may be a form post (the console signs out with one); oidc-provider takes
+    // it as a GET unless its cookies are SameSite=None, which ours are not
+    if (raw.method === 'POST' && url.pathname === '/oauth/logout' && raw.body && typeof raw.body === 'object') {
+      for (const [name, value] of Object.entries(raw.body as Record<string, unknown>)) if (typeof value === 'string' && !query.has(name)) query.set(name, value);
+      raw.method = 'GET';
+      delete raw.body;
+    }
     raw.url = `${url.pathname}${url.search}`;
     // oidc-provider builds its URLs (and checks DPoP proofs) from the request: make it the public
     // URL's, with the client address Fastify worked out (TRUST_PROXY), never a header as sent

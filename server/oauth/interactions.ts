@@ -4,7 +4,7 @@ import type { InteractionResults } from 'oidc-provider';
 import { findActiveUser } from './accounts.js';
 import { extrasOf, tenantOf } from './clients.js';
 import { planGrant, saveGrant } from './grants.js';
-import { renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
+import { loginPagePolicy, renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { describeScopes, rememberConsent } from './resources.js';
@@ -37,17 +37,18 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     return { details, client };
   };
 
+  const redirectUriOf = (details: Details) => (typeof details.params.redirect_uri === 'string' ? details.params.redirect_uri : undefined);
+
   /** Hands the result to oidc-provider and follows it back to the authorization endpoint. */
-  const finish = async (request: FastifyRequest, reply: FastifyReply, result: InteractionResults) => {
+  const finish = async (request: FastifyRequest, reply: FastifyReply, result: InteractionResults, details: Details) => {
     const location = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
     // oidc-provider set its cookies on the raw response: carry them into Fastify's answer
     const cookies = reply.raw.getHeader('set-cookie');
     reply.raw.removeHeader('set-cookie');
     for (const cookie of [cookies ?? []].flat()) reply.header('set-cookie', String(cookie));
-    return reply.status(303).header('Cache-Control', 'no-store').redirect(location, 303);
+    return reply.status(303).header('Cache-Control', 'no-store').header('Content-Security-Policy', loginPagePolicy(redirectUriOf(details))).redirect(location, 303);
   };
 
-  const redirectUriOf = (details: Details) => (typeof details.params.redirect_uri === 'string' ? details.params.redirect_uri : undefined);
 
   /** The consent page of an API, or the grant made at once when nobody needs to be asked. */
   const consentStep = async (request: FastifyRequest, reply: FastifyReply, details: Details, client: Awaited<ReturnType<typeof load>>['client']) => {
@@ -62,7 +63,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     });
     if (!plan.consentNeeded || !plan.api) {
       const grant = await withRequestOrigin(originOf(request), () => saveGrant(provider, { clientId: client.clientId, accountId, plan }));
-      return finish(request, reply, { consent: { grantId: grant.jti } });
+      return finish(request, reply, { consent: { grantId: grant.jti } }, details);
     }
     const user = await findActiveUser(db, tenantOf(client), accountId);
     const page = renderConsentPage({
@@ -103,7 +104,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       if (outcome.kind === 'throttled') return again(429, outcome.message);
       if (outcome.kind === 'wrong') return again(401, 'Wrong email or password.');
       await recordSignIn(db, attemptOf(request), { outcome: 'success', client: who, userId: outcome.user.id, login: outcome.login });
-      return finish(request, reply, { login: { accountId: outcome.user.id, remember: false } });
+      return finish(request, reply, { login: { accountId: outcome.user.id, remember: false } }, details);
     },
   );
 
@@ -118,12 +119,12 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       const resource = typeof details.params.resource === 'string' ? details.params.resource : extrasOf(client).default_audience || managementApi;
       if (request.body?.decision !== 'allow') {
         await recordSignIn(db, attemptOf(request), { outcome: 'consent_denied', client: { id: client.clientId, ...tenant }, userId: accountId, detail: resource });
-        return finish(request, reply, { error: 'access_denied', error_description: 'the user did not give consent' });
+        return finish(request, reply, { error: 'access_denied', error_description: 'the user did not give consent' }, details);
       }
       const plan = await planGrant(db, { client, accountId, scope: String(details.params.scope ?? ''), resource, managementApi });
       await rememberConsent(db, { ...tenant, userId: accountId, clientId: client.clientId, resource }, plan.resourceScopes.join(' '));
       const grant = await withRequestOrigin(originOf(request), () => saveGrant(provider, { clientId: client.clientId, accountId, plan }));
-      return finish(request, reply, { consent: { grantId: grant.jti } });
+      return finish(request, reply, { consent: { grantId: grant.jti } }, details);
     },
   );
 }

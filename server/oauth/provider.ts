@@ -48,6 +48,13 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
         throw new errors.InvalidTarget('the management API needs a signed-in administrator');
       }
       const admin = !accountId || (await isAdministrator(db, tenant.companyId, tenant.domainId, accountId));
+      // Rights follow the account: a refresh never returns user:admin to someone who lost it since
+      // the sign-in (membership changes revoke such sign-ins; this holds even if one slipped through)
+      const refreshing = oidc.oidc.entities.RefreshToken as { scopes?: Set<string>; grantId?: string } | undefined;
+      if (!admin && refreshing?.scopes?.has(ADMIN_SCOPE)) {
+        await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [refreshing.grantId]);
+        throw new errors.InvalidGrant('the account is no longer an administrator: sign in again');
+      }
       return { scope: [...IDENTITY_SCOPES, ...(admin ? [ADMIN_SCOPE] : [])].join(' '), audience: managementApi, accessTokenTTL: config.accessTokenTtl, accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'RS256' as const } } };
     }
     const api = await findActiveApi(db, tenant, indicator);

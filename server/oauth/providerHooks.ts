@@ -59,6 +59,7 @@ const GRANT_REFUSALS: [RegExp, string][] = [
   [/refresh token not found/, 'the refresh token is invalid'],
   [/refresh token is expired/, 'the refresh token has expired (or reached its absolute lifetime)'],
   [/account not found|no longer valid/, 'the user of this sign-in is no longer active'],
+  [/no longer an administrator/, 'the account is no longer an administrator: sign in again'],
 ];
 
 const describeRefusal = (detail: string) => GRANT_REFUSALS.find(([pattern]) => pattern.test(detail))?.[1];
@@ -105,21 +106,23 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       koa.body = renderErrorPage('post_logout_redirect_uri needs client_id or id_token_hint.');
       return;
     }
-    const logoutConfirm = koa.path === '/oauth/logout/confirm' ? String((koa.req as { body?: { xsrf?: unknown } }).body?.xsrf ?? '') : '';
     await next();
     if (process.env.DEBUG_OIDC) console.error('OIDCDBG', koa.method, koa.path, koa.status, koa.response.get('Location'));
     if (koa.status === 302) koa.status = 303;
     if (koa.status === 303) koa.set('Location', unauthorizedClientNamed(koa.response.get('Location')));
     if (koa.path === '/oauth/token') await afterToken(koa as KoaContextWithOIDC);
-    if (koa.path === '/oauth/logout' && koa.status === 200) await rememberLogoutHint(koa as KoaContextWithOIDC);
-    if (logoutConfirm && koa.status === 303) await endHintedSignIn(logoutConfirm);
+    if (koa.path === '/oauth/logout' && koa.status === 200) await endHintedSignIn(koa as KoaContextWithOIDC);
     koa.set('X-Content-Type-Options', 'nosniff');
     koa.set('Referrer-Policy', 'no-referrer');
+    // The policy of our sign-in pages on everything the provider answers: its pages and the
+    // redirects out of them (Chrome checks form-action on the redirects after a form post too). An
+    // auto-submitting page of oidc-provider's keeps the hash of its one script.
+    const redirect = (koa as KoaContextWithOIDC).oidc?.params?.redirect_uri ?? (koa as KoaContextWithOIDC).oidc?.params?.post_logout_redirect_uri;
+    const scriptHash = /script-src[^;]*('sha256-[^']+')/.exec(String(koa.response.get('Content-Security-Policy')))?.[1];
+    koa.set('Content-Security-Policy', `${options.pagePolicy(typeof redirect === 'string' ? safeUrl(redirect) : undefined)}${scriptHash ? `; script-src ${scriptHash}` : ''}`);
     if (koa.response.is('html')) {
       koa.set('Cache-Control', 'no-store');
       koa.set('X-Frame-Options', 'DENY');
-      const redirect = (koa as KoaContextWithOIDC).oidc?.params?.redirect_uri ?? (koa as KoaContextWithOIDC).oidc?.params?.post_logout_redirect_uri;
-      if (!koa.response.get('Content-Security-Policy')) koa.set('Content-Security-Policy', options.pagePolicy(typeof redirect === 'string' ? safeUrl(redirect) : undefined));
     }
   });
 
@@ -216,23 +219,18 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
     await recordSignIn(db, attempt, { outcome, client: who, clientId, userId, detail: description ?? error.error_detail });
   }
 
-  async function rememberLogoutHint(koa: KoaContextWithOIDC) {
-    const state = (koa.oidc?.session as { state?: { secret?: string; clientId?: string } } | undefined)?.state;
-    const hint = koa.oidc?.entities.IdTokenHint as { payload?: { sid?: string } } | undefined;
+  /**
+   * The console's sign-ins (consoleLogin.ts) have no browser session at the provider: their ID
+   * token's sid is the grant itself. Whoever holds that ID token asks to end its sign-in: done at
+   * once (the console signs out with one request). Hosted sign-ins end with their browser session,
+   * when the user confirms (oidc-provider).
+   */
+  async function endHintedSignIn(koa: KoaContextWithOIDC) {
+    const hint = koa.oidc?.entities.IdTokenHint as { payload?: { sid?: unknown; aud?: unknown } } | undefined;
     const sid = hint?.payload?.sid;
-    if (!state?.secret || !state.clientId || !sid) return;
-    await db.query(
-      `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ('LogoutHint', $1, $2, now() + interval '1 hour') ON CONFLICT (model, id) DO NOTHING`,
-      [state.secret, JSON.stringify({ sid, clientId: state.clientId })],
-    );
-  }
-
-  async function endHintedSignIn(secret: string) {
-    const { rows } = await db.query<{ sid: string; clientId: string }>(
-      `DELETE FROM oidc_payloads WHERE model = 'LogoutHint' AND id = $1 RETURNING payload->>'sid' AS sid, payload->>'clientId' AS "clientId"`,
-      [secret],
-    );
-    if (rows[0]) await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND client_id = $2 AND revoked_at IS NULL`, [rows[0].sid, rows[0].clientId]);
+    const clientId = koa.oidc?.client?.clientId;
+    if (typeof sid !== 'string' || !clientId) return;
+    await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND client_id = $2 AND revoked_at IS NULL`, [sid, clientId]);
   }
 }
 
