@@ -95,6 +95,11 @@ class PayloadAdapter implements Adapter {
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
+    if (this.model === 'AuthorizationCode') {
+      // kept, used up: a later attempt with it is still known as a reuse (and names its user)
+      await this.db.query(`UPDATE oidc_payloads SET consumed_at = coalesce(consumed_at, now()) WHERE model = $1 AND grant_id = $2`, [this.model, grantId]);
+      return;
+    }
     await this.db.query(`DELETE FROM oidc_payloads WHERE model = $1 AND grant_id = $2`, [this.model, grantId]);
   }
 }

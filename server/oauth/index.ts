@@ -62,6 +62,28 @@ function offlineNeedsConsentPrompt(params: URLSearchParams | Record<string, unkn
   else params.prompt = value;
 }
 
+/** The parameters of the provider's endpoints whose values are checked for control characters (unknown ones are ignored, as OAuth asks). */
+const OAUTH_PARAMS = new Set(
+  `client_id redirect_uri response_type response_mode scope state code_challenge code_challenge_method nonce prompt audience resource
+   max_age login_hint id_token_hint acr_values ui_locales claims_locales display request request_uri grant_type code code_verifier
+   client_secret client_assertion client_assertion_type refresh_token token token_type_hint post_logout_redirect_uri logout_hint
+   device_code user_code xsrf logout dpop_jkt`.split(/\s+/),
+);
+/** Endpoints a browser navigates to: their refusals are pages; the others answer RFC 6749 JSON. */
+const PAGES = new Set(['/oauth/authorize', '/oauth/logout', '/oauth/logout/confirm', '/oauth/device', '/oauth/device/confirm']);
+const CONTROL = /[\u0000-\u001F\u007F]/;
+
+/** The first known parameter holding a control character (none ever holds one), as `querystring/name` or `body/name`. */
+function badParameter(query: URLSearchParams, body: unknown): string | undefined {
+  for (const [name, value] of query) if (OAUTH_PARAMS.has(name) && CONTROL.test(value)) return `querystring/${name}`;
+  if (body && typeof body === 'object') {
+    for (const [name, value] of Object.entries(body)) {
+      if (OAUTH_PARAMS.has(name) && [value].flat().some((item) => typeof item === 'string' && CONTROL.test(item))) return `body/${name}`;
+    }
+  }
+  return undefined;
+}
+
 /**
  * Hands a request to oidc-provider (a Koa application) from inside Fastify. Fastify has parsed the
  * body already: oidc-provider reads it from `req.body`. `audience` (the parameter the console's
@@ -71,6 +93,14 @@ function passToProvider(provider: Provider, publicUrl: URL) {
   const callback = provider.callback();
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.raw as typeof request.raw & { body?: unknown };
+    const bad = badParameter(new URL(raw.url ?? '/', 'http://x').searchParams, request.body);
+    if (bad) {
+      const message = `${bad} must not contain control characters`;
+      if (PAGES.has(new URL(raw.url ?? '/', 'http://x').pathname)) return sendPage(reply, 400, renderErrorPage(message));
+      return reply.status(400).header('Cache-Control', 'no-store').send({ error: 'invalid_request', error_description: message });
+    }
+    // an Origin that cannot be one (a control character) is no origin at all
+    if (CONTROL.test(String(raw.headers.origin ?? ''))) delete raw.headers.origin;
     if (request.body && typeof request.body === 'object') {
       const body = { ...(request.body as Record<string, unknown>) };
       if (typeof body.audience === 'string' && body.resource === undefined) body.resource = body.audience;

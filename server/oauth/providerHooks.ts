@@ -77,7 +77,9 @@ const describeRefusal = (detail: string) => GRANT_REFUSALS.find(([pattern]) => p
 export function providerHooks(provider: Provider, ctx: AppContext, options: { pagePolicy: (redirectUri?: string) => string; log: FastifyBaseLogger }) {
   const { db } = ctx;
   const errorsOf = new WeakMap<object, { error?: string; error_detail?: string; message?: string }>();
-  provider.on('grant.error', (koa: KoaContextWithOIDC, error: { error?: string; error_detail?: string; message?: string }) => errorsOf.set(koa, error));
+  const keep = (koa: KoaContextWithOIDC, error: { error?: string; error_detail?: string; message?: string }) => errorsOf.set(koa, error);
+  provider.on('grant.error', keep);
+  provider.on('authorization.error', keep);
 
   provider.use(async (koa, next) => {
     // A preflight names no client yet: answer it only for an origin some active application allows
@@ -111,6 +113,7 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
     if (koa.status === 302) koa.status = 303;
     if (koa.status === 303) koa.set('Location', unauthorizedClientNamed(koa.response.get('Location')));
     if (koa.path === '/oauth/token') await afterToken(koa as KoaContextWithOIDC);
+    if (koa.path === '/oauth/authorize' && koa.status === 400) await afterAuthorizationRefused(koa as KoaContextWithOIDC);
     if (koa.path === '/oauth/logout' && koa.status === 200) await endHintedSignIn(koa as KoaContextWithOIDC);
     koa.set('X-Content-Type-Options', 'nosniff');
     koa.set('Referrer-Policy', 'no-referrer');
@@ -214,9 +217,25 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       ]);
       userId = rows[0]?.accountId;
     }
-    const who = client ? { id: client.clientId, ...tenantOf(client) } : undefined;
-    const clientId = typeof koa.oidc?.params?.client_id === 'string' ? koa.oidc.params.client_id : undefined;
-    await recordSignIn(db, attempt, { outcome, client: who, clientId, userId, detail: description ?? error.error_detail });
+    const clientId = parseBasicAuth(koa.get('authorization'))?.clientId ?? (typeof koa.oidc?.params?.client_id === 'string' ? koa.oidc.params.client_id : undefined);
+    const named = client ?? (clientId ? await provider.Client.find(clientId).catch(() => undefined) : undefined);
+    const who = named ? { id: named.clientId, ...tenantOf(named) } : undefined;
+    const recordedDetail = outcome === 'bad_client' ? (/secret/.test(detail) ? 'wrong client credentials' : (error.error_detail ?? error.message)) : (description ?? error.error_detail);
+    await recordSignIn(db, attempt, { outcome, client: who, clientId, userId, detail: recordedDetail });
+  }
+
+  /** An authorization request refused with a page (not sent back): an unknown client or an unregistered redirect URI. */
+  async function afterAuthorizationRefused(koa: KoaContextWithOIDC) {
+    const error = errorsOf.get(koa);
+    const params = koa.oidc?.params ?? {};
+    const clientId = typeof params.client_id === 'string' ? params.client_id : (koa.query.client_id as string | undefined);
+    const attempt = { ip: koa.ip, userAgent: koa.get('user-agent') || undefined, log: options.log };
+    if (error?.error === 'invalid_client') {
+      await recordSignIn(db, attempt, { outcome: 'bad_client', clientId });
+    } else if (error?.error === 'invalid_redirect_uri' && koa.oidc?.client) {
+      const redirectUri = typeof params.redirect_uri === 'string' ? params.redirect_uri : String(koa.query.redirect_uri ?? '(none)');
+      await recordSignIn(db, attempt, { outcome: 'bad_redirect_uri', client: { id: koa.oidc.client.clientId, ...tenantOf(koa.oidc.client) }, detail: `redirect_uri ${redirectUri}` });
+    }
   }
 
   /**

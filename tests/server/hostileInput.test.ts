@@ -111,7 +111,7 @@ describe('a NUL character anywhere in an API request', () => {
 
 /** The OAuth parameters each route declares, from its schema. */
 const AUTHORIZE_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'nonce', 'prompt', 'audience', 'resource'];
-const LOGIN_PARAMS = [...AUTHORIZE_PARAMS, 'email', 'password', 'prompt_origin'];
+const LOGIN_PARAMS = [...AUTHORIZE_PARAMS, 'email', 'password'];
 const TOKEN_PARAMS = ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret', 'refresh_token', 'scope', 'audience', 'resource'];
 const LOGOUT_PARAMS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state', 'ui_locales', 'logout_hint'];
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -171,10 +171,9 @@ describe('a NUL character in an OAuth parameter', () => {
     }
   });
 
-  it('POST /oauth/consent: 400 page naming the parameter', async () => {
-    for (const name of ['ticket', 'decision']) {
-      expectPage(await inject('POST', '/oauth/consent', { headers: FORM, payload: form({ ticket: 'x', decision: 'allow', [name]: NUL }) }), `body/${name}`);
-    }
+  it('POST to the consent page: 400 page naming the parameter', async () => {
+    expectPage(await inject('POST', '/oauth/interaction/x/consent', { headers: FORM, payload: form({ decision: NUL }) }), 'body/decision');
+    expectPage(await inject('POST', '/oauth/interaction/x/login', { headers: FORM, payload: form({ email: NUL, password: 'p' }) }), 'body/email');
   });
 
   it('other control characters are refused too, except in the password, which only refuses NUL', async () => {

@@ -127,12 +127,13 @@ export interface BrowserAnswer {
  * A browser on the test server (app.inject): follows the provider's own redirects with its cookies
  * and stops at a page, or at a redirect to the application.
  */
-export function injectBrowser(server: TestServer, jar = new CookieJar()) {
+export function injectBrowser(server: TestServer, jar = new CookieJar(), options: { remoteAddress?: string; headers?: Record<string, string> } = {}) {
   const send = async (method: 'GET' | 'POST', url: string, form?: Record<string, string>): Promise<BrowserAnswer> => {
     let response = await server.app.inject({
       method,
       url,
-      headers: { cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      remoteAddress: options.remoteAddress,
+      headers: { ...options.headers, cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
       ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
     });
     let path = url;
@@ -145,7 +146,7 @@ export function injectBrowser(server: TestServer, jar = new CookieJar()) {
         return { status: response.statusCode, body: response.body, headers: response.headers, location: target, path };
       }
       path = `${target.pathname}${target.search}`;
-      response = await server.app.inject({ method: 'GET', url: path, headers: { cookie: jar.header() } });
+      response = await server.app.inject({ method: 'GET', url: path, remoteAddress: options.remoteAddress, headers: { ...options.headers, cookie: jar.header() } });
     }
     return { status: response.statusCode, body: response.body, headers: response.headers, path };
   };

@@ -3,7 +3,7 @@ import { configFromEnv } from '../../server/config.js';
 import { purgeOldEvents } from '../../server/db/maintenance.js';
 import { storable } from '../../server/oauth/signInEvents.js';
 import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
-import { basicAuth, pkce, redirectParams, setPassword } from './oauthHelpers.js';
+import { basicAuth, formAction, injectBrowser, pkce, redirectParams, setPassword } from './oauthHelpers.js';
 
 /**
  * Sign-in events (docs/CONSOLE.md, "Sign-ins and rights"): each outcome at the authorization server
@@ -182,12 +182,16 @@ describe('each sign-in outcome is recorded once', () => {
   });
 
   it('consent denied', async () => {
-    const page = await recorded(() => form('/oauth/login', loginFields(pkce().challenge, { scope: 'openid mail:send', audience: 'urn:mail' })));
-    expect(page.result.statusCode).toBe(200);
-    expect(page.events).toMatchObject([{ ...ofAcme, user_id: 'worker', outcome: 'success', detail: 'consent asked' }]);
-    const ticket = /name="ticket" value="([^"]+)"/.exec(page.result.body)![1];
-    const denied = await recorded(() => form('/oauth/consent', { ticket, decision: 'deny' }));
-    expect(redirectParams(denied.result)?.params.error).toBe('access_denied');
+    const browser = injectBrowser(server, undefined, { remoteAddress: IP, headers: { 'user-agent': AGENT } });
+    const { challenge } = pkce();
+    const authorize = new URLSearchParams({ response_type: 'code', client_id: app.client_id, redirect_uri: REDIRECT, scope: 'openid mail:send', audience: 'urn:mail', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+    const login = await browser.get(`/oauth/authorize?${authorize}`);
+    const page = await recorded(() => browser.post(formAction(login.body)!, { email: 'worker@acme.example', password: PASSWORD }));
+    expect(page.result.status).toBe(200);
+    expect(page.result.body).toContain('mail:send');
+    expect(page.events).toMatchObject([{ ...ofAcme, user_id: 'worker', outcome: 'success' }]);
+    const denied = await recorded(() => browser.post(formAction(page.result.body)!, { decision: 'deny' }));
+    expect(denied.result.location?.searchParams.get('error')).toBe('access_denied');
     expect(denied.events).toMatchObject([{ ...ofAcme, client_id: app.client_id, user_id: 'worker', login: null, outcome: 'consent_denied' }]);
   });
 
