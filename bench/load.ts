@@ -17,12 +17,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import autocannon, { type Request, type Result } from 'autocannon';
 import bcrypt from 'bcryptjs';
 import { DOMAIN, seed, STORM_PASSWORD, STORM_USERS, USERS } from './load/seed.js';
-import { createDatabase, loopDelay, setPhase, startHello, startServer, stopChild, type LoopDelay, type Server } from './load/server.js';
-import { signIn, SignInFailure } from './load/signIn.js';
+import { createDatabase, loopDelay, percentile, Probe, setPhase, startHello, startServer, stopChild, type LoopDelay, type ProbeFigures, type Server } from './load/server.js';
+import { signIn, signInStorm } from './load/signIn.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -67,10 +66,6 @@ interface Row extends Figures {
   probe?: ProbeFigures;
 }
 
-function percentile(sorted: number[], p: number) {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 function errorSummary(codes: Record<string, number>, socketErrors: number) {
   const counted = Object.entries(codes);
   if (socketErrors > 0) counted.push(['socket error', socketErrors]);
@@ -91,34 +86,6 @@ function fromAutocannon(result: Result, connections: number, codes: Record<strin
     timeouts: result.timeouts,
     errors: errorSummary(codes, result.errors - result.timeouts),
   };
-}
-
-/** Another process's probe of a cheap endpoint, on its own thread (bench/load/probe.mjs). */
-interface ProbeFigures {
-  p50: number;
-  p99: number;
-  max: number;
-  failures: number;
-}
-
-class Probe {
-  private worker: Worker;
-  constructor(url: string) {
-    this.worker = new Worker(new URL('./load/probe.mjs', import.meta.url), { workerData: { url } });
-  }
-  start() {
-    this.worker.postMessage('start');
-  }
-  async stop(): Promise<ProbeFigures> {
-    const answer = new Promise<{ samples: number[]; failures: number }>((resolve) => this.worker.once('message', resolve));
-    this.worker.postMessage('stop');
-    const { samples, failures } = await answer;
-    samples.sort((a, b) => a - b);
-    return { p50: percentile(samples, 50), p99: percentile(samples, 99), max: samples.at(-1) ?? 0, failures };
-  }
-  close() {
-    return this.worker.terminate();
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -195,35 +162,10 @@ async function mixed(baseUrl: string, token: string, connections: number, second
 
 /** `clients` concurrent password sign-ins, each the console's form post and code exchange, for `seconds`. */
 async function storm(baseUrl: string, clients: number, seconds: number): Promise<Figures> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
-  const samples: number[] = [];
-  const codes: Record<string, number> = {};
-  let timeouts = 0;
-  let socketErrors = 0;
-  let next = 0;
-  const start = performance.now();
-  const end = start + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < end) {
-        // round robin over many accounts, as a morning's sign-ins are
-        const account = 1 + (next++ % STORM_USERS);
-        const began = performance.now();
-        try {
-          await signIn(agent, baseUrl, REDIRECT_URI, `storm${account}@load.example`, STORM_PASSWORD);
-          samples.push(performance.now() - began);
-        } catch (error) {
-          if (!(error instanceof SignInFailure)) throw error;
-          if (error.message === 'timeout') timeouts++;
-          else if (error.message === 'socket') socketErrors++;
-          else codes[error.message] = (codes[error.message] ?? 0) + 1;
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - start) / 1000;
-  agent.destroy();
-  samples.sort((a, b) => a - b);
+  // round robin over many accounts, as a morning's sign-ins are
+  const account = (n: number) => ({ email: `storm${1 + (n % STORM_USERS)}@load.example`, password: STORM_PASSWORD });
+  const { samples, seconds: elapsed, failures } = await signInStorm(baseUrl, REDIRECT_URI, clients, seconds, account);
+  const { timeout = 0, socket = 0, ...codes } = failures;
   return {
     connections: clients,
     rate: samples.length / elapsed,
@@ -231,8 +173,8 @@ async function storm(baseUrl: string, clients: number, seconds: number): Promise
     p50: percentile(samples, 50),
     p99: percentile(samples, 99),
     max: samples.at(-1) ?? 0,
-    timeouts,
-    errors: errorSummary(codes, socketErrors),
+    timeouts: timeout,
+    errors: errorSummary(codes, socket),
   };
 }
 

@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { freePort, throwAwayDatabase } from '../../tests/server/program.js';
 
-/** Child processes of the load test (the server, the hello-world yardstick) and their figures. */
+/** Child processes of the load test (the server, the hello-world yardstick) and their figures (also bench/grants.ts's). */
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 const monitor = pathToFileURL(path.join(root, 'bench/load/eventLoopMonitor.mjs')).href;
 
@@ -154,4 +155,36 @@ export function loopDelay(eldDir: string, phase: string): LoopDelay | undefined 
   if (files.length === 0) return undefined;
   const figures = files.map((name) => JSON.parse(fs.readFileSync(path.join(eldDir, name), 'utf8')) as { p99: number; max: number });
   return { p99: Math.max(...figures.map((f) => f.p99)), max: Math.max(...figures.map((f) => f.max)), processes: files.length };
+}
+
+export function percentile(sorted: number[], p: number) {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Another process's probe of a cheap endpoint, on its own thread (bench/load/probe.mjs). */
+export interface ProbeFigures {
+  p50: number;
+  p99: number;
+  max: number;
+  failures: number;
+}
+
+export class Probe {
+  private worker: Worker;
+  constructor(url: string) {
+    this.worker = new Worker(new URL('./probe.mjs', import.meta.url), { workerData: { url } });
+  }
+  start() {
+    this.worker.postMessage('start');
+  }
+  async stop(): Promise<ProbeFigures> {
+    const answer = new Promise<{ samples: number[]; failures: number }>((resolve) => this.worker.once('message', resolve));
+    this.worker.postMessage('stop');
+    const { samples, failures } = await answer;
+    samples.sort((a, b) => a - b);
+    return { p50: percentile(samples, 50), p99: percentile(samples, 99), max: samples.at(-1) ?? 0, failures };
+  }
+  close() {
+    return this.worker.terminate();
+  }
 }

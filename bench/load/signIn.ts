@@ -69,3 +69,46 @@ export async function signIn(agent: http.Agent, baseUrl: string, redirectUri: st
   if (token.status !== 200) throw new SignInFailure(`token ${token.status}`);
   return JSON.parse(token.body).access_token as string;
 }
+
+export interface StormResult {
+  /** Milliseconds of each completed sign-in, sorted. */
+  samples: number[];
+  seconds: number;
+  /** Failed sign-ins by reason: the step and its status ("login 429"), "timeout" or "socket". */
+  failures: Record<string, number>;
+}
+
+/** `clients` concurrent sign-ins over and over for `seconds`; the n-th uses the account `account(n)`. */
+export async function signInStorm(
+  baseUrl: string,
+  redirectUri: string,
+  clients: number,
+  seconds: number,
+  account: (n: number) => { email: string; password: string },
+): Promise<StormResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const samples: number[] = [];
+  const failures: Record<string, number> = {};
+  let next = 0;
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end) {
+        const { email, password } = account(next++);
+        const began = performance.now();
+        try {
+          await signIn(agent, baseUrl, redirectUri, email, password);
+          samples.push(performance.now() - began);
+        } catch (error) {
+          if (!(error instanceof SignInFailure)) throw error;
+          failures[error.message] = (failures[error.message] ?? 0) + 1;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  agent.destroy();
+  samples.sort((a, b) => a - b);
+  return { samples, seconds: elapsed, failures };
+}
