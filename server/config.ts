@@ -76,6 +76,8 @@ export interface ServerConfig {
    */
   registrationAccessToken?: string;
   registrationDomain?: { companyId: string; domainId: string };
+  /** Lets the provider call applications on private or loopback addresses (back-channel logout); ALLOW_PRIVATE_CALLBACKS=1. */
+  allowPrivateCallbacks?: boolean;
   /** Sign-in events older than this many days are deleted in the background (SIGNIN_RETENTION_DAYS, default 90). */
   signInRetentionDays?: number;
   /** Audit records older than this many days are deleted in the background (AUDIT_RETENTION_DAYS, default 365). */
@@ -113,6 +115,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     loginLimits: parseLoginLimits(env),
     registrationAccessToken: env.REGISTRATION_ACCESS_TOKEN || undefined,
     registrationDomain: parseRegistrationDomain(env.REGISTRATION_DOMAIN),
+    allowPrivateCallbacks: env.ALLOW_PRIVATE_CALLBACKS === '1',
     signInRetentionDays: parseRetentionDays('SIGNIN_RETENTION_DAYS', env.SIGNIN_RETENTION_DAYS, DEFAULT_SIGNIN_RETENTION_DAYS),
     auditRetentionDays: parseRetentionDays('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS),
   };

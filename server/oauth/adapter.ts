@@ -1,6 +1,8 @@
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Database } from '../db/index.js';
-import { clientMetadata, type ApplicationRow, APPLICATION_COLUMNS } from './clients.js';
+import { sha256 } from '../ids.js';
+import type { Tenant } from './accounts.js';
+import { clientMetadata, DEVICE_CODE_GRANT, type ApplicationRow, APPLICATION_COLUMNS } from './clients.js';
 import { requestOrigin } from './requestOrigin.js';
 import { storable } from './signInEvents.js';
 
@@ -12,10 +14,10 @@ import { storable } from './signInEvents.js';
  *   triggers end; a revoked grant is not found, so every token of it stops at its next use;
  * - everything else: one row of oidc_payloads per model and id, with its expiry.
  */
-export function adapterFactory(db: Database, publicUrl: string) {
+export function adapterFactory(db: Database, publicUrl: string, registrationDomain: Tenant = { companyId: 'root', domainId: 'default' }) {
   const managementApi = `${publicUrl}/api`;
   return (model: string): Adapter => {
-    if (model === 'Client') return new ClientAdapter(db);
+    if (model === 'Client') return new ClientAdapter(db, registrationDomain);
     if (model === 'Grant') return new GrantAdapter(db, managementApi);
     return new PayloadAdapter(db, model);
   };
@@ -175,17 +177,37 @@ class GrantAdapter implements Adapter {
   }
 }
 
-/** Registered applications are the clients: read-only here, edited through the management API. */
+/**
+ * Registered applications are the clients, edited through the management API. A client that
+ * registers itself (RFC 7591, only with the initial access token) becomes an application of the
+ * registration domain, its secret hashed like any other: the console lists and edits it.
+ */
 class ClientAdapter implements Adapter {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly registrationDomain: Tenant,
+  ) {}
 
   async find(id: string): Promise<AdapterPayload | undefined> {
     const { rows } = await this.db.query<ApplicationRow>(`SELECT ${APPLICATION_COLUMNS} FROM applications WHERE id = $1 AND status = 'active'`, [id]);
     return rows[0] ? (clientMetadata(rows[0]) as AdapterPayload) : undefined;
   }
 
-  async upsert(): Promise<void> {
-    throw new Error('applications are created through the management API');
+  async upsert(id: string, metadata: AdapterPayload): Promise<void> {
+    const strings = (value: unknown) => JSON.stringify(Array.isArray(value) ? value.filter((item) => typeof item === 'string') : []);
+    const publicClient = metadata.token_endpoint_auth_method === 'none';
+    const appType = publicClient ? (metadata.application_type === 'native' ? 'native' : 'SPA') : 'web';
+    const grants = (Array.isArray(metadata.grant_types) ? metadata.grant_types : []).map((type) => (type === DEVICE_CODE_GRANT ? 'device_code' : type));
+    const name = typeof metadata.client_name === 'string' && metadata.client_name.trim() ? metadata.client_name.trim().slice(0, 200) : `Registered client ${id}`;
+    const secret = typeof metadata.client_secret === 'string' ? sha256(metadata.client_secret) : null;
+    const insert = (clientName: string) =>
+      this.db.query(
+        `INSERT INTO applications (id, company_id, domain_id, client_name, app_type, client_secret_hash, redirect_uris, client_logout_uri, grant_types, backchannel_logout_uri, description)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'registered through /oauth/register')`,
+        [id, this.registrationDomain.companyId, this.registrationDomain.domainId, clientName, appType, secret, strings(metadata.redirect_uris), strings(metadata.post_logout_redirect_uris), JSON.stringify(grants), typeof metadata.backchannel_logout_uri === 'string' ? metadata.backchannel_logout_uri : ''],
+      );
+    // a name taken in the domain gets the id beside it
+    await insert(name).catch((error: { code?: string }) => (error.code === '23505' ? insert(`${name} (${id})`) : Promise.reject(error)));
   }
 
   async destroy(): Promise<void> {}

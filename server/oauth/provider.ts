@@ -76,7 +76,10 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
   }
 
   const configuration: Configuration = {
-    adapter: adapterFactory(db, config.publicUrl),
+    adapter: adapterFactory(db, config.publicUrl, config.registrationDomain),
+    // Outgoing calls (back-channel logout) never reach private addresses unless the operator allows it
+    // (ALLOW_PRIVATE_CALLBACKS: an application on the same network, or tests)
+    fetch: (url, init) => globalThis.fetch(url, config.allowPrivateCallbacks ? { ...init, dispatcher: undefined } as RequestInit : init),
     clients: [],
     jwks: { keys: [signingJwk as jose.JWK as never] },
     cookies: {

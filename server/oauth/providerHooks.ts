@@ -96,6 +96,7 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       koa.body = { error: 'invalid_client', error_description: 'wrong client credentials' };
       return;
     }
+    const ending = koa.path === '/oauth/logout/confirm' && koa.method === 'POST' ? await sessionGrants(koa) : undefined;
     const unknownScope = koa.path === '/oauth/token' ? await clientCredentialsScope(koa) : undefined;
     if (unknownScope) {
       koa.status = 400;
@@ -115,6 +116,10 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
     if (koa.path === '/oauth/token') await afterToken(koa as KoaContextWithOIDC);
     if (koa.path === '/oauth/authorize' && koa.status === 400) await afterAuthorizationRefused(koa as KoaContextWithOIDC);
     if (koa.path === '/oauth/logout' && koa.status === 200) await endHintedSignIn(koa as KoaContextWithOIDC);
+    if (ending?.length && koa.status === 303) {
+      // oidc-provider keeps offline access past a logout; here a logout ends the sign-in, offline or not
+      await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = ANY ($1) AND revoked_at IS NULL`, [ending]);
+    }
     koa.set('X-Content-Type-Options', 'nosniff');
     koa.set('Referrer-Policy', 'no-referrer');
     // The policy of our sign-in pages on everything the provider answers: its pages and the
@@ -222,6 +227,21 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
     const who = named ? { id: named.clientId, ...tenantOf(named) } : undefined;
     const recordedDetail = outcome === 'bad_client' ? (/secret/.test(detail) ? 'wrong client credentials' : (error.error_detail ?? error.message)) : (description ?? error.error_detail);
     await recordSignIn(db, attempt, { outcome, client: who, clientId, userId, detail: recordedDetail });
+  }
+
+  /**
+   * The sign-ins a logout confirmation ends: every one of the browser session when the user chose
+   * to sign out, else the one of the application that asked.
+   */
+  async function sessionGrants(koa: Parameters<Parameters<Provider['use']>[0]>[0]): Promise<string[]> {
+    const id = koa.cookies.get('iam_session', { signed: true });
+    const session = id ? ((await provider.Session.find(id).catch(() => undefined)) as unknown as { authorizations?: Record<string, { grantId?: string }>; state?: { clientId?: string } } | undefined) : undefined;
+    if (!session?.authorizations) return [];
+    const everything = (koa.req as { body?: { logout?: unknown } }).body?.logout !== undefined;
+    return Object.entries(session.authorizations)
+      .filter(([clientId]) => everything || clientId === session.state?.clientId)
+      .map(([, { grantId }]) => grantId)
+      .filter((grantId): grantId is string => typeof grantId === 'string');
   }
 
   /** An authorization request refused with a page (not sent back): an unknown client or an unregistered redirect URI. */

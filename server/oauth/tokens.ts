@@ -30,11 +30,11 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
  * Tokens /oauth/userinfo accepts: our RS256 access tokens of a sign-in (management API or an API),
  * whatever their audience; the caller checks the openid scope and that the sign-in is live.
  */
-export function verifyUserinfoToken(ctx: AppContext, token: string): Promise<Principal> {
-  return verifyOurToken(ctx, token, undefined);
+export function verifyUserinfoToken(ctx: AppContext, token: string): Promise<Principal & { jkt?: string }> {
+  return verifyOurToken(ctx, token, undefined, true);
 }
 
-async function verifyOurToken(ctx: AppContext, token: string, audience: string | undefined): Promise<Principal> {
+async function verifyOurToken(ctx: AppContext, token: string, audience: string | undefined, senderConstrained = false): Promise<Principal & { jkt?: string }> {
   const { payload } = await jose.jwtVerify(token, ctx.keys.publicKey, {
     algorithms: ['RS256'],
     issuer: ctx.config.publicUrl,
@@ -42,8 +42,9 @@ async function verifyOurToken(ctx: AppContext, token: string, audience: string |
     typ: 'at+jwt',
     requiredClaims: ['sub', 'exp', 'gid', 'company', 'domain'],
   });
-  // a sender-constrained (DPoP) token is only good with its proof, which this API does not take
-  if (payload.cnf !== undefined) throw new Error('the access token is bound to a DPoP key');
+  // a sender-constrained (DPoP) token is only good with its proof: the management API takes none
+  const jkt = (payload.cnf as { jkt?: unknown } | undefined)?.jkt;
+  if (payload.cnf !== undefined && (!senderConstrained || typeof jkt !== 'string')) throw new Error('the access token is bound to a DPoP key');
   const str = (value: unknown) => (typeof value === 'string' ? value : '');
   return {
     userId: str(payload.sub),
@@ -53,5 +54,6 @@ async function verifyOurToken(ctx: AppContext, token: string, audience: string |
     grantId: str(payload.gid),
     scopes: str(payload.scope).split(' ').filter(Boolean),
     exp: Number(payload.exp),
+    ...(typeof jkt === 'string' ? { jkt } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../context.js';
 import { corsFor, setCorsClient } from './cors.js';
+import { checkDpopProof } from './dpop.js';
 import { verifyUserinfoToken } from './tokens.js';
 
 const PROFILE_SCOPES = ['profile', 'username'];
@@ -20,13 +21,28 @@ export async function userinfoRoutes(app: FastifyInstance) {
   corsFor(app, '/oauth/userinfo', ['GET', 'POST']);
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const match = /^Bearer\s+([A-Za-z0-9\-_.]+)$/i.exec(request.headers.authorization ?? '');
+    const match = /^(Bearer|DPoP)\s+([A-Za-z0-9\-_.]+)$/i.exec(request.headers.authorization ?? '');
     if (!match) return bearerError(reply, 401, 'invalid_token', 'send a bearer access token');
-    let principal: Principal;
+    const dpop = match[1].toLowerCase() === 'dpop';
+    let principal: Principal & { jkt?: string };
     try {
-      principal = await verifyUserinfoToken(app.ctx, match[1]);
+      principal = await verifyUserinfoToken(app.ctx, match[2]);
     } catch {
       return bearerError(reply, 401, 'invalid_token', 'the access token is invalid or expired');
+    }
+    // RFC 9449 7.1: a DPoP-bound token comes with the DPoP scheme and a proof; a plain one with Bearer
+    if (dpop !== !!principal.jkt) return bearerError(reply, 401, 'invalid_token', dpop ? 'the access token is not DPoP-bound' : 'the access token is DPoP-bound: send it with its proof');
+    if (principal.jkt) {
+      try {
+        const proof = request.headers.dpop;
+        await checkDpopProof(db, { proof: typeof proof === 'string' ? proof : undefined, jkt: principal.jkt, accessToken: match[2], method: request.method, url: `${app.ctx.config.publicUrl}/oauth/userinfo` });
+      } catch (error) {
+        return reply
+          .status(401)
+          .header('WWW-Authenticate', `DPoP error="invalid_dpop_proof", error_description="${(error as Error).message}", algs="ES256 PS256 RS256 EdDSA"`)
+          .header('Cache-Control', 'no-store')
+          .send({ error: 'invalid_dpop_proof', error_description: (error as Error).message });
+      }
     }
     if (!principal.scopes.includes('openid')) return bearerError(reply, 403, 'insufficient_scope', 'the openid scope is required');
     // the application must still be active too; its web origins decide who may read the answer
