@@ -4,7 +4,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import type { KnownUser } from './accounts.js';
 import { extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
-import { renderErrorPage } from './loginPage.js';
+import { renderErrorPage, renderMessagePage } from './loginPage.js';
 import { apiScopeNames, findActiveApi } from './resources.js';
 import { recordSignIn, type SignInOutcome, storable } from './signInEvents.js';
 
@@ -269,7 +269,14 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
     const sid = hint?.payload?.sid;
     const clientId = koa.oidc?.client?.clientId;
     if (typeof sid !== 'string' || !clientId) return;
-    await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND client_id = $2 AND revoked_at IS NULL`, [sid, clientId]);
+    const { rowCount } = await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND client_id = $2`, [sid, clientId]);
+    // Nothing is left to confirm (no browser session): unless the application asked to be sent back,
+    // say so here rather than through oidc-provider's self-submitting page.
+    const sessionAccount = (koa.oidc.session as { accountId?: string } | undefined)?.accountId;
+    if (rowCount > 0 && !sessionAccount && !koa.oidc.params?.post_logout_redirect_uri) {
+      koa.type = 'html';
+      koa.body = renderMessagePage('Signed out', 'You are signed out. You can close this window.');
+    }
   }
 }
 

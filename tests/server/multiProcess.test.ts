@@ -226,6 +226,45 @@ describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreS
     // RFC 6749 4.1.2: a replayed code revokes the tokens of its first use, on every process
     for (const program of [a, b]) expect((await api(program.baseUrl, first.body.access_token, 'GET', `${USERS}/admin`)).status).toBe(401);
   });
+
+  it('revoke at one, inactive at the other: a refresh token revoked at A (RFC 7009) is inactive at B\'s introspection (RFC 7662) and refused there', async () => {
+    const admin = await signedIn(a.baseUrl, PUBLIC_URL);
+    const redirectUri = `${PUBLIC_URL}/app-callback`;
+    const created = await api(a.baseUrl, admin.access_token, 'POST', '/api/root/default/application', {
+      client_name: 'Two-process web app',
+      app_type: 'web',
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const { client_id: clientId, client_secret: secret } = created.body;
+    const basic = { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}` };
+    const post = async (server: string, path: string, fields: Record<string, string>) => {
+      const response = await fetch(`${server}${path}`, { ...FRESH_CONNECTION, method: 'POST', headers: { ...FRESH_CONNECTION.headers, ...basic }, body: new URLSearchParams(fields) });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    };
+
+    const { verifier, challenge } = pkce();
+    const login = await fetch(`${a.baseUrl}/oauth/login`, {
+      ...FRESH_CONNECTION,
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams(consoleLoginFields(challenge, { client_id: clientId, redirect_uri: redirectUri, scope: 'openid offline_access' }) as Record<string, string>),
+    });
+    const code = new URL(login.headers.get('location')!).searchParams.get('code')!;
+    const tokens = await post(b.baseUrl, '/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+    const refreshToken = tokens.body.refresh_token as string;
+    expect(refreshToken).toBeTruthy();
+    expect((await post(b.baseUrl, '/oauth/introspect', { token: refreshToken })).body).toMatchObject({ active: true, client_id: clientId, sub: 'admin' });
+
+    expect((await post(a.baseUrl, '/oauth/revoke', { token: refreshToken, token_type_hint: 'refresh_token' })).status).toBe(200);
+    expect((await post(b.baseUrl, '/oauth/introspect', { token: refreshToken })).body).toEqual({ active: false });
+    const refused = await post(b.baseUrl, '/oauth/token', { grant_type: 'refresh_token', refresh_token: refreshToken });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_grant');
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
