@@ -9,7 +9,7 @@ import { addListRoute, bodyProperties, type CrudRules, crudRoutes, findRecords, 
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';
 
 export const APP_TYPES = ['SPA', 'web', 'native', 'machine'] as const;
-export const GRANT_TYPES = ['implicit', 'authorization_code', 'refresh_token', 'client_credentials', 'password', 'MFA', 'passwordless_otp'] as const;
+export const GRANT_TYPES = ['implicit', 'authorization_code', 'refresh_token', 'client_credentials', 'password', 'MFA', 'passwordless_otp', 'device_code'] as const;
 type AppType = (typeof APP_TYPES)[number];
 
 /** The settings an administrator edits; API field names are the column names. */
@@ -32,6 +32,7 @@ export const APPLICATION_DEFAULTS: ApplicationSettings = {
   logo_uri: '',
   app_type: 'SPA',
   client_uri: '',
+  backchannel_logout_uri: '',
   client_logout_uri: [],
   redirect_uris: [],
   allowed_web_orgins: [],
@@ -80,6 +81,16 @@ export const applicationDefinition = {
     logo_uri: { column: 't.logo_uri', input: optionalText(), listed: false },
     app_type: { column: 't.app_type', input: { type: 'string', enum: APP_TYPES } },
     client_uri: { column: 't.client_uri', input: optionalText(), listed: false },
+    backchannel_logout_uri: {
+      column: 't.backchannel_logout_uri',
+      input: {
+        ...optionalText(),
+        description:
+          'OpenID Connect Back-Channel Logout: where the provider POSTs a signed logout token when a sign-in of this application ends; ' +
+          "https (http only for localhost, 127.0.0.1 and [::1]), no fragment or credentials; '' for none",
+      },
+      listed: false,
+    },
     client_logout_uri: { column: 't.client_logout_uri', type: 'texts', input: uriList, listed: false },
     redirect_uris: { column: 't.redirect_uris', type: 'texts', input: uriList, listed: false },
     allowed_web_orgins: { column: 't.allowed_web_orgins', type: 'texts', input: uriList, listed: false },
@@ -128,8 +139,11 @@ const createdApplicationJson = recordSchema(applicationDefinition, { client_secr
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
 
-/** Why a redirect/logout URI or a web origin is unacceptable, or undefined when it is fine. */
-function uriProblem(raw: string, kind: 'uri' | 'origin', appType: AppType): string | undefined {
+/**
+ * Why a redirect/logout URI, a web origin or a server endpoint (called by the provider itself, so
+ * http(s) only) is unacceptable, or undefined when it is fine.
+ */
+function uriProblem(raw: string, kind: 'uri' | 'origin' | 'endpoint', appType: AppType): string | undefined {
   if (/\s/.test(raw)) return 'must not contain spaces';
   let url: URL;
   try {
@@ -149,6 +163,7 @@ function uriProblem(raw: string, kind: 'uri' | 'origin', appType: AppType): stri
     return undefined;
   }
   if (kind === 'origin') return 'must be an http or https origin';
+  if (kind === 'endpoint') return 'must be an http or https URL';
   if (UNSAFE_SCHEMES.has(url.protocol)) return `cannot use the ${url.protocol} scheme`;
   // RFC 8252: private-use schemes are how native apps receive their redirect; browsers' apps must not use them
   if (appType !== 'native') return `uses the custom scheme ${url.protocol}, which only native applications may use`;
@@ -183,6 +198,13 @@ function normalizeSettings(next: ApplicationSettings, stored?: ApplicationSettin
     }
     result[field] = field === 'allowed_web_orgins' ? entries.map((entry) => new URL(entry).origin) : entries;
   }
+  // like the lists: a stored value was accepted before; it has no custom scheme, so the type does not matter
+  const backchannel = next.backchannel_logout_uri.trim();
+  if (backchannel && backchannel !== stored?.backchannel_logout_uri) {
+    const problem = uriProblem(backchannel, 'endpoint', next.app_type);
+    if (problem) throw badRequest(`backchannel_logout_uri: "${backchannel}" ${problem}`);
+  }
+  result.backchannel_logout_uri = backchannel;
   checkWebUri('client_uri', next.client_uri.trim());
   checkWebUri('logo_uri', next.logo_uri.trim());
   result.client_uri = next.client_uri.trim();

@@ -173,6 +173,28 @@ export async function purgeOldEvents(
 }
 
 /**
+ * Deletes what the authorization server stored and no longer needs (server/oauth/adapter.ts):
+ * codes, tokens, sessions and interactions an hour past their expiry (the hour keeps "expired"
+ * and "already used" answers exact for a while). Batched like purgeOldEvents.
+ */
+export async function purgeExpiredOidc(db: Database, options: { batch?: number; pauseMs?: number; stopped?: () => boolean } = {}): Promise<number> {
+  const { batch = PURGE_BATCH, pauseMs = 50, stopped = () => false } = options;
+  let deleted = 0;
+  while (!stopped()) {
+    const { rowCount } = await db.query(
+      `DELETE FROM oidc_payloads WHERE (model, id) IN (
+         SELECT model, id FROM oidc_payloads WHERE expires_at < now() - interval '1 hour'
+         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+      [batch],
+    );
+    deleted += rowCount;
+    if (rowCount < batch) break;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  return deleted;
+}
+
+/**
  * Starts the checks and the sweep; returns the function that stops them (a step under way
  * finishes, no new one starts).
  */
@@ -198,13 +220,20 @@ export function startMaintenance(db: Database, options: MaintenanceOptions = {})
         if (!stopped) log(`${table} purge failed: ${(error as Error).message}`);
       }
     }
+    try {
+      const started = performance.now();
+      const deleted = await purgeExpiredOidc(db, { stopped: () => stopped });
+      if (deleted) onStep?.({ sql: `DELETE FROM oidc_payloads (${deleted} expired)`, ms: performance.now() - started });
+    } catch (error) {
+      if (!stopped) log(`oidc_payloads purge failed: ${(error as Error).message}`);
+    }
     if (!stopped) schedulePurge(purgeEveryMs);
   };
   const schedulePurge = (wait: number) => {
     purgeTimer = setTimeout(purge, wait);
     purgeTimer.unref();
   };
-  if (retention.length) schedulePurge(firstAfterMs);
+  schedulePurge(firstAfterMs);
   let sweepAt = Date.now() + firstAfterMs;
   let timer: NodeJS.Timeout | undefined;
   const round = async () => {

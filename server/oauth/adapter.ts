@@ -158,7 +158,6 @@ class GrantAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
-    if (process.env.DEBUG_OIDC) console.error('OIDCDBG grant destroy', id);
     await this.db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [id]);
   }
 

@@ -110,7 +110,6 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       return;
     }
     await next();
-    if (process.env.DEBUG_OIDC) console.error('OIDCDBG', koa.method, koa.path, koa.status, koa.response.get('Location'));
     if (koa.status === 302) koa.status = 303;
     if (koa.status === 303) koa.set('Location', unauthorizedClientNamed(koa.response.get('Location')));
     if (koa.path === '/oauth/token') await afterToken(koa as KoaContextWithOIDC);
@@ -187,7 +186,6 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
   async function afterToken(koa: KoaContextWithOIDC) {
     const body = koa.body as Record<string, unknown> | undefined;
     if (koa.status === 401) koa.set('WWW-Authenticate', 'Basic realm="oauth", charset="UTF-8"');
-    if (process.env.DEBUG_OIDC && koa.status >= 400) console.error("OIDCDBG", koa.method, koa.url, JSON.stringify(koa.body), JSON.stringify((koa.req as any).body));
     const client = koa.oidc?.client;
     const grantType = String(koa.oidc?.params?.grant_type ?? '');
     if (koa.status === 200 && body?.access_token && client) {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { maintainTables, startMaintenance } from '../../server/db/maintenance.js';
+import { maintainTables, purgeExpiredOidc, startMaintenance } from '../../server/db/maintenance.js';
 import { startServer, type TestServer } from './helpers.js';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -125,5 +125,19 @@ describe('database maintenance', () => {
     await until(async () => (await tableStats()).get('users')!.changed >= 300);
     expect((await maintainTables(server.db)).map((step) => step.sql)).not.toContain('ANALYZE public.users');
     expect((await maintainTables(server.db, { restMs: 0 })).map((step) => step.sql)).toContain('ANALYZE public.users');
+  });
+});
+
+describe('the authorization server\'s storage', () => {
+  it('loses what expired more than an hour ago, in batches, and keeps the rest', async () => {
+    await server.db.query(
+      `INSERT INTO oidc_payloads (model, id, payload, expires_at)
+       SELECT 'AccessToken', 'old-' || i, '{}'::jsonb, now() - interval '2 hours' FROM generate_series(1, 5) AS i
+       UNION ALL SELECT 'AuthorizationCode', 'recent', '{}', now() - interval '10 minutes'
+       UNION ALL SELECT 'RefreshToken', 'live', '{}', now() + interval '1 day'`,
+    );
+    expect(await purgeExpiredOidc(server.db, { batch: 2, pauseMs: 0 })).toBe(5);
+    const { rows } = await server.db.query<{ id: string }>(`SELECT id FROM oidc_payloads WHERE id IN ('recent', 'live') OR id LIKE 'old-%' ORDER BY id`);
+    expect(rows.map((row) => row.id)).toEqual(['live', 'recent']);
   });
 });
