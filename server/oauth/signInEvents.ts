@@ -74,18 +74,3 @@ export async function recordSignIn(db: Queryable, attempt: Attempt, event: SignI
     attempt.log.error({ err: error, outcome: event.outcome }, 'sign-in event not recorded');
   }
 }
-
-/**
- * Records an attempt inside the transaction of its own writes (the grant of a success, the
- * revocation of a reused refresh token). A savepoint keeps a failed INSERT from aborting them.
- */
-export async function recordSignInWith(tx: Queryable, attempt: Attempt, event: SignInEvent): Promise<void> {
-  await tx.query('SAVEPOINT signin_event');
-  try {
-    await tx.query(INSERT, values(event, attempt));
-    await tx.query('RELEASE SAVEPOINT signin_event');
-  } catch (error) {
-    attempt.log.error({ err: error, outcome: event.outcome }, 'sign-in event not recorded');
-    await tx.query('ROLLBACK TO SAVEPOINT signin_event');
-  }
-}
