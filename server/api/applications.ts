@@ -184,7 +184,8 @@ function checkWebUri(field: string, value: string) {
 /**
  * Trims the URI lists (the console splits text areas on line breaks, so blank lines are dropped),
  * checks every entry that is new (entries already stored were accepted before and are re-checked
- * only when app_type changes) and stores origins in their canonical form.
+ * only when app_type changes) and stores origins in their canonical form. The back-channel logout
+ * URI is checked the same way when it changes.
  */
 function normalizeSettings(next: ApplicationSettings, stored?: ApplicationSettings): ApplicationSettings {
   const result = { ...next, grant_types: [...new Set(next.grant_types)] };

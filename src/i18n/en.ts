@@ -433,6 +433,20 @@ export const en = {
         native: 'Native',
         machine: 'Machine to Machine Applications',
       },
+      grantTypes: {
+        implicit: 'Implicit',
+        authorization_code: 'Authorization Code',
+        refresh_token: 'Refresh Token',
+        client_credentials: 'Client Credentials',
+        password: 'Password',
+        MFA: 'MFA',
+        passwordless_otp: 'Passwordless OTP',
+        device_code: 'Device Code',
+      },
+      // helper text under a field; not shown yet: declared fields have no helper text in generic/FieldInputs.tsx
+      help: {
+        backchannel_logout_uri: 'The provider POSTs a signed logout token here when a sign-in of this application ends.',
+      },
       tabs: {
         quickStart: 'Quick Start',
         settings: 'Settings',
@@ -569,6 +583,7 @@ export const en = {
         client_logout_uri: 'Allowed Logout URIs',
         redirect_uris: 'Allowed Callback URIs',
         allowed_web_orgins: 'Allowed Web Origins',
+        backchannel_logout_uri: 'Back-Channel Logout URI',
         status: 'Status',
       },
     },

@@ -53,6 +53,7 @@ describe('applications: create', () => {
       logo_uri: '',
       app_type: 'SPA',
       client_uri: '',
+      backchannel_logout_uri: '',
       client_logout_uri: [],
       redirect_uris: ['https://shop.example/callback'],
       allowed_web_orgins: [],
@@ -169,6 +170,72 @@ describe('applications: URI rules', () => {
     const toSpa = await admin('PUT', `/api/application/${native.body.id}`, { app_type: 'SPA' });
     expect(toSpa.status).toBe(400);
     expect(toSpa.body.message).toContain('redirect_uris');
+  });
+});
+
+describe('applications: back-channel logout URI and device code grant', () => {
+  it('sets, reads, changes and clears backchannel_logout_uri, refusing what the URI rules refuse', async () => {
+    const created = await admin('POST', '/api/application', newApp('Back-channel', {
+      app_type: 'web',
+      backchannel_logout_uri: ' https://shop.example/oidc/backchannel?tenant=1 ',
+    }));
+    expect(created.status).toBe(201);
+    expect(created.body.backchannel_logout_uri).toBe('https://shop.example/oidc/backchannel?tenant=1');
+    const id = created.body.id;
+    expect((await admin('GET', `/api/application/${id}`)).body.backchannel_logout_uri).toBe('https://shop.example/oidc/backchannel?tenant=1');
+    const { rows } = await server.db.query<{ uri: string }>('SELECT backchannel_logout_uri AS uri FROM applications WHERE id = $1', [id]);
+    expect(rows[0].uri).toBe('https://shop.example/oidc/backchannel?tenant=1');
+
+    const loopback = await admin('PUT', `/api/application/${id}`, { backchannel_logout_uri: 'http://localhost:4000/logout' });
+    expect(loopback.status).toBe(200);
+    expect(loopback.body.backchannel_logout_uri).toBe('http://localhost:4000/logout');
+
+    const refused: [string, string][] = [
+      ['http://shop.example/logout', 'must use https'],
+      ['https://shop.example/logout#x', 'fragment'],
+      ['/logout', 'absolute'],
+      ['https://user:pw@shop.example/logout', 'credentials'],
+      ['com.example.app:/logout', 'http or https'],
+      ['javascript:alert(1)', 'http or https'],
+    ];
+    for (const [uri, mention] of refused) {
+      for (const res of [
+        await admin('PUT', `/api/application/${id}`, { backchannel_logout_uri: uri }),
+        await admin('POST', '/api/application', newApp('Refused back-channel', { app_type: 'native', backchannel_logout_uri: uri })),
+      ]) {
+        expect(res.status, uri).toBe(400);
+        expect(res.body.message).toContain('backchannel_logout_uri');
+        expect(res.body.message).toContain(uri);
+        expect(res.body.message).toContain(mention);
+      }
+    }
+    const tooLong = await admin('PUT', `/api/application/${id}`, { backchannel_logout_uri: `https://shop.example/${'x'.repeat(2000)}` });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.message).toContain('body/backchannel_logout_uri');
+    expect((await admin('GET', `/api/application/${id}`)).body.backchannel_logout_uri).toBe('http://localhost:4000/logout');
+
+    const cleared = await admin('PUT', `/api/application/${id}`, { backchannel_logout_uri: '' });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.backchannel_logout_uri).toBe('');
+  });
+
+  it('accepts the device_code grant type and documents both in the OpenAPI description', async () => {
+    const device = await admin('POST', '/api/application', newApp('Television', { app_type: 'native', grant_types: ['device_code'] }));
+    expect(device.status).toBe(201);
+    expect(device.body.grant_types).toEqual(['device_code']);
+    const changed = await admin('PUT', `/api/application/${device.body.id}`, { grant_types: ['device_code', 'refresh_token'] });
+    expect(changed.status).toBe(200);
+    expect((await admin('GET', `/api/application/${device.body.id}`)).body.grant_types).toEqual(['device_code', 'refresh_token']);
+
+    type Schema = { properties: Record<string, { type?: string; description?: string; items?: { enum?: string[] } }> };
+    type Operation = { requestBody: { content: { 'application/json': { schema: Schema } } }; responses: Record<string, { content: { 'application/json': { schema: Schema } } }> };
+    const doc = server.app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> };
+    const put = doc.paths['/api/application/{id}'].put;
+    const body = put.requestBody.content['application/json'].schema.properties;
+    expect(body.backchannel_logout_uri.type).toBe('string');
+    expect(body.backchannel_logout_uri.description).toMatch(/logout token/);
+    expect(body.grant_types.items?.enum).toContain('device_code');
+    expect(put.responses['200'].content['application/json'].schema.properties).toHaveProperty('backchannel_logout_uri');
   });
 });
 

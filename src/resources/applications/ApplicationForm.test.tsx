@@ -154,6 +154,57 @@ describe('application wizard (new mode)', () => {
     expect(screen.getByRole('group', { name: 'Basic Information' })).toBeVisible();
   });
 
+  it('offers the device code grant and a back-channel logout URI, and sends both', async () => {
+    const { requests } = provider();
+    open({ company, domain, mode: 'new' });
+    fill(await screen.findByLabelText(/^Name/), 'Television');
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    const properties = await screen.findByRole('group', { name: 'Application Properties' });
+    const device = within(properties).getByRole('checkbox', { name: 'Device Code' });
+    expect(device).not.toBeChecked();
+    expect(within(properties).getByRole('checkbox', { name: 'Authorization Code' })).toBeChecked();
+    expect(within(properties).getByRole('checkbox', { name: 'Passwordless OTP' })).not.toBeChecked();
+    await userEvent.click(device);
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+
+    const uris = await screen.findByRole('group', { name: 'Application URIs' });
+    const backchannel = within(uris).getByLabelText(/Back-Channel Logout URI/);
+    expect(backchannel).toHaveValue('');
+    fill(backchannel, 'logout');
+    await userEvent.click(screen.getByRole('button', { name: 'Finish' }));
+    await waitFor(() => expect(backchannel).toHaveAccessibleDescription(/^Enter a full web address/));
+    expect(writes(requests)).toHaveLength(0);
+
+    fill(backchannel, 'https://tv.example/backchannel');
+    await userEvent.click(screen.getByRole('button', { name: 'Finish' }));
+    await screen.findByRole('dialog');
+    const body = JSON.parse(writes(requests)[0].body!);
+    expect(body.grant_types).toEqual(['authorization_code', 'refresh_token', 'device_code']);
+    expect(body.backchannel_logout_uri).toBe('https://tv.example/backchannel');
+  }, 60_000);
+
+  it('shows the provider refusing a back-channel logout URI under that field', async () => {
+    provider(() => ({
+      status: 400,
+      json: {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'backchannel_logout_uri: "http://tv.example/bc" must use https (http is allowed only for localhost, 127.0.0.1 and [::1])',
+      },
+    }));
+    open({ company, domain, mode: 'new' });
+    fill(await screen.findByLabelText(/^Name/), 'Television');
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Next' }));
+    fill(await screen.findByLabelText(/Back-Channel Logout URI/), 'http://tv.example/bc');
+    await userEvent.click(screen.getByRole('button', { name: 'Finish' }));
+    await waitFor(() =>
+      expect(screen.getByLabelText(/Back-Channel Logout URI/)).toHaveAccessibleDescription(
+        'The provider refused this value: "http://tv.example/bc" must use https (http is allowed only for localhost, 127.0.0.1 and [::1])',
+      ),
+    );
+  }, 60_000);
+
   it('checks numbers and web addresses in the browser before Next', async () => {
     const { requests } = provider();
     open({ company, domain, mode: 'new' });
@@ -182,6 +233,7 @@ describe('application form (view and edit modes)', () => {
     logo_uri: '',
     app_type: 'web',
     client_uri: '',
+    backchannel_logout_uri: 'https://shop.example/backchannel',
     client_logout_uri: [],
     redirect_uris: ['https://shop.example/cb'],
     allowed_web_orgins: [],
@@ -203,6 +255,9 @@ describe('application form (view and edit modes)', () => {
     }
     expect(screen.queryByLabelText(/Client Secret/)).toBeNull();
     expect(screen.getByLabelText(/Allowed Callback URIs/)).toHaveAttribute('readonly');
+    expect(screen.getByLabelText(/Back-Channel Logout URI/)).toHaveValue('https://shop.example/backchannel');
+    expect(screen.getByLabelText(/Back-Channel Logout URI/)).toHaveAttribute('readonly');
+    expect(screen.getByRole('checkbox', { name: 'Device Code' })).not.toBeChecked();
 
     await userEvent.click(screen.getByRole('button', { name: 'Edit' }));
     const callbacks = await screen.findByLabelText(/Allowed Callback URIs/);
