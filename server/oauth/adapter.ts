@@ -3,7 +3,7 @@ import type { Database } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import type { Tenant } from './accounts.js';
 import { clientMetadata, DEVICE_CODE_GRANT, type ApplicationRow, APPLICATION_COLUMNS } from './clients.js';
-import { requestOrigin } from './requestOrigin.js';
+import { forgetRead, oncePerRequest, requestOrigin } from './requestOrigin.js';
 import { storable } from './signInEvents.js';
 
 /**
@@ -187,9 +187,11 @@ class ClientAdapter implements Adapter {
     private readonly registrationDomain: Tenant,
   ) {}
 
-  async find(id: string): Promise<AdapterPayload | undefined> {
-    const { rows } = await this.db.query<ApplicationRow>(`SELECT ${APPLICATION_COLUMNS} FROM applications WHERE id = $1 AND status = 'active'`, [id]);
-    return rows[0] ? (clientMetadata(rows[0]) as AdapterPayload) : undefined;
+  find(id: string): Promise<AdapterPayload | undefined> {
+    return oncePerRequest(`client:${id}`, async () => {
+      const { rows } = await this.db.query<ApplicationRow>(`SELECT ${APPLICATION_COLUMNS} FROM applications WHERE id = $1 AND status = 'active'`, [id]);
+      return rows[0] ? (clientMetadata(rows[0]) as AdapterPayload) : undefined;
+    });
   }
 
   async upsert(id: string, metadata: AdapterPayload): Promise<void> {
@@ -205,6 +207,7 @@ class ClientAdapter implements Adapter {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'registered through /oauth/register')`,
         [id, this.registrationDomain.companyId, this.registrationDomain.domainId, clientName, appType, secret, strings(metadata.redirect_uris), strings(metadata.post_logout_redirect_uris), JSON.stringify(grants), typeof metadata.backchannel_logout_uri === 'string' ? metadata.backchannel_logout_uri : ''],
       );
+    forgetRead(`client:${id}`);
     // a name taken in the domain gets the id beside it
     await insert(name).catch((error: { code?: string }) => (error.code === '23505' ? insert(`${name} (${id})`) : Promise.reject(error)));
   }

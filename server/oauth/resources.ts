@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/index.js';
 import type { Tenant } from './accounts.js';
+import { oncePerRequest } from './requestOrigin.js';
 
 /** An API (resource server) registered beside the applications of a domain, as token issuance needs it. */
 export interface ResourceApi {
@@ -23,7 +24,11 @@ export const OFFLINE_ACCESS = 'offline_access';
 export const splitScope = (scope: string | undefined | null) => [...new Set((scope ?? '').split(/\s+/).filter(Boolean))];
 
 /** An active API of the client's own company and domain with this identifier. */
-export async function findActiveApi(db: Queryable, tenant: Tenant, identifier: string): Promise<ResourceApi | undefined> {
+export function findActiveApi(db: Queryable, tenant: Tenant, identifier: string): Promise<ResourceApi | undefined> {
+  return oncePerRequest(`api:${tenant.companyId}/${tenant.domainId}/${identifier}`, () => readActiveApi(db, tenant, identifier));
+}
+
+async function readActiveApi(db: Queryable, tenant: Tenant, identifier: string): Promise<ResourceApi | undefined> {
   const { rows } = await db.query<ResourceApi>(
     `SELECT id, name, identifier, token_expiration AS "tokenExpiration", token_expiration_browser AS "tokenExpirationBrowser",
             signing_algorithm AS "signingAlgorithm", signing_secret AS "signingSecret", rbac,
@@ -38,7 +43,11 @@ export async function findActiveApi(db: Queryable, tenant: Tenant, identifier: s
   return api;
 }
 
-export async function apiScopeNames(db: Queryable, apiId: string): Promise<string[]> {
+export function apiScopeNames(db: Queryable, apiId: string): Promise<string[]> {
+  return oncePerRequest(`scopes:${apiId}`, () => readApiScopeNames(db, apiId));
+}
+
+async function readApiScopeNames(db: Queryable, apiId: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(`SELECT id FROM permission_scopes WHERE api_id = $1 ORDER BY id`, [apiId]);
   return rows.map((row) => row.id);
 }
