@@ -107,7 +107,10 @@ function passToProvider(provider: Provider, publicUrl: URL) {
       delete body.audience;
       raw.body = body;
       // oidc-provider reads form posts only; a JSON token request means the same fields
-      if (String(raw.headers['content-type'] ?? '').startsWith('application/json')) raw.headers['content-type'] = 'application/x-www-form-urlencoded';
+      // (registration is the one endpoint that reads JSON: RFC 7591)
+      if (String(raw.headers['content-type'] ?? '').startsWith('application/json') && !raw.url?.startsWith('/oauth/register')) {
+        raw.headers['content-type'] = 'application/x-www-form-urlencoded';
+      }
     }
     const url = new URL(raw.url ?? '/', 'http://x');
     const query = url.searchParams;
