@@ -128,7 +128,17 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true },
+      introspection: {
+        enabled: true,
+        // Tenant isolation: an application learns about tokens of its own company and domain only
+        // (oidc-provider would answer any confidential client about any token)
+        async allowedPolicy(_koa, client, token) {
+          const owner = token.clientId === client.clientId ? client : await provider.Client.find(token.clientId!);
+          if (!owner) return false;
+          const [asker, holder] = [tenantOf(client), tenantOf(owner)];
+          return asker.companyId === holder.companyId && asker.domainId === holder.domainId;
+        },
+      },
       revocation: { enabled: true },
       userinfo: { enabled: true },
       dPoP: { enabled: true },

@@ -442,6 +442,31 @@ describe('logout, secrets and CORS', () => {
   });
 });
 
+describe('introspection keeps tenants apart', () => {
+  it('an application learns about tokens of its own domain only; another tenant\'s gets active: false', async () => {
+    await createApi({ name: 'Ledger', identifier: 'urn:ledger', allowOfflineAccess: true }, ['ledger:read']);
+    const app = await createApplication({ client_name: 'Ledger web', app_type: 'web' });
+    const config = await rp(app, true);
+    const tokens = await exchange(config, await browserSignIn(config, { scope: 'openid offline_access ledger:read', audience: 'urn:ledger' }));
+    expect(tokens.refresh_token).toBeTruthy();
+    const introspect = (asker: { client_id: string; client_secret: string }) =>
+      fetch(`${issuer}/oauth/introspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${asker.client_id}:${asker.client_secret}`).toString('base64')}` },
+        body: new URLSearchParams({ token: tokens.refresh_token! }),
+      }).then((response) => response.json());
+
+    expect(await introspect(app)).toMatchObject({ active: true, client_id: app.client_id, sub: 'worker' });
+    // another application of the same domain (its API's back end, say) may ask
+    const sibling = await createApplication({ client_name: 'Ledger back end', app_type: 'web' });
+    expect(await introspect(sibling)).toMatchObject({ active: true, sub: 'worker' });
+    // an application of another tenant learns nothing, not even that the token exists
+    const outsider = await call(server, server.adminToken, 'POST', '/api/root/default/application', { client_name: 'Outsider', app_type: 'web', redirect_uris: [REDIRECT] });
+    expect(outsider.status, JSON.stringify(outsider.body)).toBe(201);
+    expect(await introspect(outsider.body)).toEqual({ active: false });
+  });
+});
+
 describe('group permissions API', () => {
   it('grants all or nothing, lists, takes back, and keeps tenants apart', async () => {
     const docs = await createApi({ name: 'Docs', identifier: 'urn:docs' }, ['doc:read', 'doc:write']);
