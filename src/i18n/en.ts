@@ -443,7 +443,7 @@ export const en = {
         passwordless_otp: 'Passwordless OTP',
         device_code: 'Device Code',
       },
-      // helper text under a field; not shown yet: declared fields have no helper text in generic/FieldInputs.tsx
+      // a line of help under a field (a declaration's helpKey)
       help: {
         backchannel_logout_uri: 'The provider POSTs a signed logout token here when a sign-in of this application ends.',
       },

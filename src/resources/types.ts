@@ -69,6 +69,8 @@ export interface FieldDeclaration {
   reference?: FieldReference;
   /** Another field shown when this one is empty (a session's first address when it has no last one). */
   fallback?: string;
+  /** i18n key of a line of help under the input (forms only). */
+  helpKey?: string;
   /** Lists cut the value to this many characters; the whole of it shows on hover and focus. */
   truncate?: number;
   /** false: the list cannot sort by it (the provider does not, or not quickly). */

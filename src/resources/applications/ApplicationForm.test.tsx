@@ -170,6 +170,7 @@ describe('application wizard (new mode)', () => {
     const uris = await screen.findByRole('group', { name: 'Application URIs' });
     const backchannel = within(uris).getByLabelText(/Back-Channel Logout URI/);
     expect(backchannel).toHaveValue('');
+    expect(backchannel).toHaveAccessibleDescription(/signed logout token/);
     fill(backchannel, 'logout');
     await userEvent.click(screen.getByRole('button', { name: 'Finish' }));
     await waitFor(() => expect(backchannel).toHaveAccessibleDescription(/^Enter a full web address/));

@@ -79,7 +79,7 @@ export const applications: ResourceDeclaration = {
     { source: 'redirect_uris', kind: 'uriList', uriKind: 'uri', maxLength: 2000 },
     { source: 'allowed_web_orgins', kind: 'uriList', uriKind: 'origin', maxLength: 2000 },
     // one URL, called by the provider itself: the stricter https rule is the provider's (a 400 lands under the field)
-    { source: 'backchannel_logout_uri', kind: 'text', rule: 'httpUrl', maxLength: 2000 },
+    { source: 'backchannel_logout_uri', kind: 'text', rule: 'httpUrl', maxLength: 2000, helpKey: 'iam.applications.help.backchannel_logout_uri' },
   ],
   listColumns: ['client_name', 'audience'],
   searchable: true,

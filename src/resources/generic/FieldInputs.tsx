@@ -106,7 +106,14 @@ function FieldInput({ field, readOnly, choices }: { field: FieldDeclaration; rea
       // the provider accepts internationalized addresses as typed
       return <TextInput {...common} validate={validate} type="text" inputMode="email" autoComplete="off" spellCheck={false} />;
     default:
-      return <TextInput {...common} validate={validate} defaultValue={field.defaultValue} />;
+      return (
+        <TextInput
+          {...common}
+          validate={validate}
+          defaultValue={field.defaultValue}
+          helperText={field.helpKey && !readOnly ? translate(field.helpKey) : undefined}
+        />
+      );
   }
 }
 
