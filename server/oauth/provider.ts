@@ -147,7 +147,9 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       rpInitiatedLogout: {
         enabled: true,
         async logoutSource(koa, form) {
-          const html = renderPage('Sign out', `<h1>Sign out</h1>\n<p>Do you want to sign out of ${escape(config.publicUrl)}?</p>\n${form}\n<button type="submit" form="op.logoutForm" value="yes" name="logout" autofocus>Yes, sign me out</button>\n<button type="submit" form="op.logoutForm">No, stay signed in</button>`);
+          const name = koa.oidc.client?.clientName;
+          const question = name ? `Do you want to sign out of ${escape(String(name))}?` : 'Do you want to sign out?';
+          const html = renderPage('Sign out', `<h1>Sign out</h1>\n<p>${question}</p>\n${form}\n<button type="submit" form="op.logoutForm" value="yes" name="logout" autofocus>Yes, sign me out</button>\n<button type="submit" form="op.logoutForm">No, stay signed in</button>`);
           koa.type = 'html';
           koa.body = html;
         },
