@@ -195,6 +195,7 @@ class ClientAdapter implements Adapter {
   }
 
   async upsert(id: string, metadata: AdapterPayload): Promise<void> {
+    // (clientAuthMethods in provider.ts: a registration can only ask for a secret, or for none)
     const strings = (value: unknown) => JSON.stringify(Array.isArray(value) ? value.filter((item) => typeof item === 'string') : []);
     const publicClient = metadata.token_endpoint_auth_method === 'none';
     const appType = publicClient ? (metadata.application_type === 'native' ? 'native' : 'SPA') : 'web';

@@ -119,7 +119,8 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
     scopes: [...IDENTITY_SCOPES],
     conformIdTokenClaims: false,
     responseTypes: ['code'],
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    // (private_key_jwt would need each application's public keys, which applications do not hold yet)
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     pkce: { required: (_ctx, client) => isPublicClient(client) },
     clientBasedCORS: (_ctx, origin, client) => extrasOf(client).web_origins.includes(origin),
     extraClientMetadata: { properties: [...EXTRA_CLIENT_METADATA], validator() {} },
@@ -194,7 +195,8 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       RefreshToken(_ctx, token, client) {
         // the family dies refresh_absolute_lifetime seconds after the sign-in, when the application sets one
         const absolute = extrasOf(client).refresh_absolute_lifetime;
-        const lifetime = 30 * 24 * 3600;
+        // without an absolute lifetime a refresh token lives a year from its issue (rotation renews it)
+        const lifetime = 365 * 24 * 3600;
         if (!absolute) return lifetime;
         const left = (token.iiat ?? token.iat ?? Math.floor(Date.now() / 1000)) + absolute - Math.floor(Date.now() / 1000);
         return Math.max(1, Math.min(lifetime, left));

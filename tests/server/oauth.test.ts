@@ -380,7 +380,7 @@ describe('authorize endpoint and discovery', () => {
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'],
       end_session_endpoint: `${PUBLIC_URL}/oauth/logout`,
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       revocation_endpoint: `${PUBLIC_URL}/oauth/revoke`,
       introspection_endpoint: `${PUBLIC_URL}/oauth/introspect`,
       device_authorization_endpoint: `${PUBLIC_URL}/oauth/device/auth`,
