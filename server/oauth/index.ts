@@ -23,7 +23,7 @@ async function deviceCookieSecret(privateKey: CryptoKey): Promise<Buffer> {
 }
 
 /** The pages a browser navigates to: HTML errors, and never any CORS header (they are not APIs). */
-async function signInRoutes(app: FastifyInstance, options: { provider: Provider }) {
+async function signInRoutes(app: FastifyInstance, options: { provider: Provider; throttle: LoginThrottle }) {
   const { config, keys, db } = app.ctx;
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const refused = clientError(error) ?? (isProviderError(error) ? { status: 400, message: readable(error) } : undefined);
@@ -33,7 +33,7 @@ async function signInRoutes(app: FastifyInstance, options: { provider: Provider 
   app.addHook('onSend', async (request, reply) => {
     for (const name of Object.keys(reply.getHeaders())) if (name.toLowerCase().startsWith('access-control-')) reply.removeHeader(name);
   });
-  const throttle = new LoginThrottle(db, { ...DEFAULT_LOGIN_LIMITS, ...config.loginLimits }, { log: (message) => app.log.warn(message) });
+  const { throttle } = options;
   const devices = new DeviceCookies(await deviceCookieSecret(keys.privateKey), config.publicUrl.startsWith('https:'));
   const shared = { provider: options.provider, db, throttle, devices, managementApi: managementAudience(app.ctx) };
   await app.register(consoleLoginRoutes, { ...shared, issuer: config.publicUrl });
@@ -152,8 +152,9 @@ export async function oauthRoutes(app: FastifyInstance) {
     pages: { interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` } },
     registrationToken: config.registrationAccessToken,
   });
-  providerHooks(provider, app.ctx, { pagePolicy: loginPagePolicy, log: app.log });
-  await app.register(signInRoutes, { provider });
+  const throttle = new LoginThrottle(app.ctx.db, { ...DEFAULT_LOGIN_LIMITS, ...config.loginLimits }, { log: (message) => app.log.warn(message) });
+  providerHooks(provider, app.ctx, { pagePolicy: loginPagePolicy, log: app.log, throttle });
+  await app.register(signInRoutes, { provider, throttle });
   await app.register(userinfoRoutes);
   const handler = passToProvider(provider, new URL(config.publicUrl));
   app.register(async (scope) => {

@@ -130,6 +130,27 @@ export class LoginThrottle {
   }
 
   /**
+   * Another kind of guess from `address` (a wrong device user code, RFC 8628 5.1): counted with the
+   * address's failed sign-ins. Returns the seconds the address must now wait, else 0.
+   */
+  async guessedWrong(address: string): Promise<number> {
+    const [ofAddress] = await this.add([{ kind: 'failed-address', key: address }], this.limits.failureWindowSeconds);
+    return ofAddress.n > this.limits.failuresPerAddress ? ofAddress.secondsLeft : 0;
+  }
+
+  /** Seconds `address` must wait before its next guess, else 0 (counts nothing). */
+  async addressWait(address: string): Promise<number> {
+    const now = this.now();
+    const { rows } = await this.db.query<{ n: number; expiresAt: number }>(
+      `SELECT n, extract(epoch FROM expires_at)::float8 AS "expiresAt" FROM login_attempts
+       WHERE kind = 'failed-address' AND key = $1 AND expires_at > to_timestamp($2::float8 / 1000)`,
+      [address, now],
+    );
+    const row = rows[0];
+    return row && row.n >= this.limits.failuresPerAddress ? Math.max(1, Math.ceil(row.expiresAt - now / 1000)) : 0;
+  }
+
+  /**
    * Two statements that lock the same two counters in opposite orders can deadlock on PostgreSQL;
    * the loser is rolled back whole and run again (db/index.ts retryConflicts).
    */

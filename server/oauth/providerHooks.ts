@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import type { KnownUser } from './accounts.js';
 import { extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { renderErrorPage, renderMessagePage } from './loginPage.js';
+import { addressKey, type LoginThrottle } from './loginThrottle.js';
 import { apiScopeNames, findActiveApi } from './resources.js';
 import { recordSignIn, type SignInOutcome, storable } from './signInEvents.js';
 
@@ -74,7 +75,11 @@ const describeRefusal = (detail: string) => GRANT_REFUSALS.find(([pattern]) => p
  * - RP-initiated logout ends the sign-in its ID token names (the console's sign-ins have no browser
  *   session at the provider: the grant is the session).
  */
-export function providerHooks(provider: Provider, ctx: AppContext, options: { pagePolicy: (redirectUri?: string) => string; log: FastifyBaseLogger }) {
+export function providerHooks(
+  provider: Provider,
+  ctx: AppContext,
+  options: { pagePolicy: (redirectUri?: string) => string; log: FastifyBaseLogger; throttle: LoginThrottle },
+) {
   const { db } = ctx;
   const errorsOf = new WeakMap<object, { error?: string; error_detail?: string; message?: string }>();
   const keep = (koa: KoaContextWithOIDC, error: { error?: string; error_detail?: string; message?: string }) => errorsOf.set(koa, error);
@@ -97,6 +102,11 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       return;
     }
     const ending = koa.path === '/oauth/logout/confirm' && koa.method === 'POST' ? await sessionGrants(koa) : undefined;
+    const guessing = koa.path === '/oauth/device' && koa.method === 'POST' ? addressKey(koa.ip) : undefined;
+    if (guessing) {
+      const wait = await options.throttle.addressWait(guessing);
+      if (wait > 0) return tooManyGuesses(koa, wait);
+    }
     const unknownScope = koa.path === '/oauth/token' ? await clientCredentialsScope(koa) : undefined;
     if (unknownScope) {
       koa.status = 400;
@@ -110,6 +120,10 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       return;
     }
     await next();
+    if (guessing && koa.status === 200 && /op\.deviceInputForm/.test(String(koa.body)) && /role="alert"/.test(String(koa.body))) {
+      // the code page again, with its error: a wrong code
+      await options.throttle.guessedWrong(guessing);
+    }
     if (koa.status === 302) koa.status = 303;
     if (koa.status === 303) koa.set('Location', unauthorizedClientNamed(koa.response.get('Location')));
     if (koa.path === '/oauth/token') await afterToken(koa as KoaContextWithOIDC);
@@ -276,6 +290,14 @@ export function providerHooks(provider: Provider, ctx: AppContext, options: { pa
       koa.body = renderMessagePage('Signed out', 'You are signed out. You can close this window.');
     }
   }
+}
+
+/** 429 for an address that guessed too many device codes, as a page the user reads. */
+function tooManyGuesses(koa: { status: number; type: string; body: unknown; set(name: string, value: string): void }, wait: number) {
+  koa.status = 429;
+  koa.set('Retry-After', String(wait));
+  koa.type = 'html';
+  koa.body = renderErrorPage(`Too many wrong codes from this network. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`);
 }
 
 /**

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv, DEFAULT_LOGIN_LIMITS, fastifyTrustProxy, parseTrustProxy, type LoginLimits } from '../../server/config.js';
 import { addressKey, LoginThrottle } from '../../server/oauth/loginThrottle.js';
 import { createTenant, serverOn, startServer, type TestServer } from './helpers.js';
-import { addApplication, pkce, postLogin, redirectParams, setPassword } from './oauthHelpers.js';
+import { addApplication, injectBrowser, pkce, postLogin, redirectParams, setPassword } from './oauthHelpers.js';
 import { sharedDatabase } from './twoServers.js';
 
 /**
@@ -281,5 +281,34 @@ describe('configuration', () => {
     expect(addressKey('::1')).toBe('0:0:0:0::/64');
     expect(addressKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
     expect(addressKey('192.0.2.7')).toBe('192.0.2.7');
+  });
+});
+
+describe('device user codes (RFC 8628 5.1)', () => {
+  it('wrong codes count against the address like failed sign-ins; past the limit the page answers 429 before checking any code', async () => {
+    const server = await startServer({ loginLimits: { failuresPerAddress: 3 } });
+    try {
+      const browser = injectBrowser(server, undefined, { remoteAddress: '198.51.100.77' });
+      const guess = async (userCode: string) => {
+        const page = await browser.get('/oauth/device');
+        const xsrf = /name="xsrf" value="([^"]+)"/.exec(page.body)?.[1];
+        if (!xsrf) return page;
+        return browser.post('/oauth/device', { xsrf, user_code: userCode });
+      };
+      for (let i = 0; i < 3; i++) {
+        const wrong = await guess('BCDF-GHJK');
+        expect(wrong.status).toBe(200);
+        expect(wrong.body).toContain('The code is not valid');
+      }
+      const refused = await guess('BCDF-GHJK');
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      expect(refused.body).toContain('Too many wrong codes');
+      // another address is not held up
+      const elsewhere = injectBrowser(server, undefined, { remoteAddress: '198.51.100.78' });
+      expect((await elsewhere.get('/oauth/device')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
