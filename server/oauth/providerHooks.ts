@@ -127,6 +127,11 @@ export function providerHooks(
     if (koa.status === 302) koa.status = 303;
     if (koa.status === 303) koa.set('Location', unauthorizedClientNamed(koa.response.get('Location')));
     if (koa.path === '/oauth/token') await afterToken(koa as KoaContextWithOIDC);
+    // a registered client's secret is shown once, when it registers; reading it back (RFC 7591
+    // read) would only show the stored hash
+    if (koa.method === 'GET' && koa.path.startsWith('/oauth/register/') && koa.body && typeof koa.body === 'object') {
+      delete (koa.body as Record<string, unknown>).client_secret;
+    }
     if (koa.path === '/oauth/authorize' && koa.status === 400) await afterAuthorizationRefused(koa as KoaContextWithOIDC);
     if (koa.path === '/oauth/logout' && koa.status === 200) await endHintedSignIn(koa as KoaContextWithOIDC);
     if (ending?.length && koa.status === 303) {

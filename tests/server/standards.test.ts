@@ -545,6 +545,13 @@ describe('standards, with openid-client as the relying party', () => {
       const { client_id, client_secret } = registered.clientMetadata();
       expect(client_id).toBeTruthy();
       expect(client_secret).toBeTruthy();
+      // reading the registration back (its registration access token) shows the metadata, never the secret again
+      const { registration_client_uri: readUri, registration_access_token: readToken } = registered.clientMetadata() as Record<string, string>;
+      const read = await fetch(readUri, { headers: { authorization: `Bearer ${readToken}` } });
+      expect(read.status).toBe(200);
+      const readBody = await read.json();
+      expect(readBody.client_id).toBe(client_id);
+      expect(readBody.client_secret).toBeUndefined();
       const stored = await call(second.server, second.server.adminToken, 'GET', `/api/application/${client_id}`);
       expect(stored.body).toMatchObject({ companyId: 'root', domain: 'default', client_name: 'Self-registered', app_type: 'web', redirect_uris: [REDIRECT], status: 'active' });
 
