@@ -62,27 +62,25 @@ function offlineNeedsConsentPrompt(params: URLSearchParams | Record<string, unkn
   else params.prompt = value;
 }
 
-/** The parameters of the provider's endpoints whose values are checked for control characters (unknown ones are ignored, as OAuth asks). */
-const OAUTH_PARAMS = new Set(
-  `client_id redirect_uri response_type response_mode scope state code_challenge code_challenge_method nonce prompt audience resource
-   max_age login_hint id_token_hint acr_values ui_locales claims_locales display request request_uri grant_type code code_verifier
-   client_secret client_assertion client_assertion_type refresh_token token token_type_hint post_logout_redirect_uri logout_hint
-   device_code user_code xsrf logout dpop_jkt`.split(/\s+/),
-);
+/**
+ * The parameters of the provider's endpoints, declared as the routes' schema so that the OAuth
+ * input checks (server/inputChecks.ts) refuse a control character in any of them, as on our own
+ * routes; their values are oidc-provider's to validate (unknown ones are ignored, as OAuth asks).
+ */
+const PROVIDER_PARAMS = {
+  type: 'object',
+  properties: Object.fromEntries(
+    `client_id redirect_uri response_type response_mode scope state code_challenge code_challenge_method nonce prompt audience resource
+     max_age login_hint id_token_hint acr_values ui_locales claims_locales display request request_uri grant_type code code_verifier
+     client_secret client_assertion client_assertion_type refresh_token token token_type_hint post_logout_redirect_uri logout_hint
+     device_code user_code xsrf logout dpop_jkt`
+      .split(/\s+/)
+      .map((name) => [name, {}]),
+  ),
+} as const;
 /** Endpoints a browser navigates to: their refusals are pages; the others answer RFC 6749 JSON. */
 const PAGES = new Set(['/oauth/authorize', '/oauth/logout', '/oauth/logout/confirm', '/oauth/device', '/oauth/device/confirm']);
 const CONTROL = /[\u0000-\u001F\u007F]/;
-
-/** The first known parameter holding a control character (none ever holds one), as `querystring/name` or `body/name`. */
-function badParameter(query: URLSearchParams, body: unknown): string | undefined {
-  for (const [name, value] of query) if (OAUTH_PARAMS.has(name) && CONTROL.test(value)) return `querystring/${name}`;
-  if (body && typeof body === 'object') {
-    for (const [name, value] of Object.entries(body)) {
-      if (OAUTH_PARAMS.has(name) && [value].flat().some((item) => typeof item === 'string' && CONTROL.test(item))) return `body/${name}`;
-    }
-  }
-  return undefined;
-}
 
 /**
  * Hands a request to oidc-provider (a Koa application) from inside Fastify. Fastify has parsed the
@@ -93,12 +91,6 @@ function passToProvider(provider: Provider, publicUrl: URL) {
   const callback = provider.callback();
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.raw as typeof request.raw & { body?: unknown };
-    const bad = badParameter(new URL(raw.url ?? '/', 'http://x').searchParams, request.body);
-    if (bad) {
-      const message = `${bad} must not contain control characters`;
-      if (PAGES.has(new URL(raw.url ?? '/', 'http://x').pathname)) return sendPage(reply, 400, renderErrorPage(message));
-      return reply.status(400).header('Cache-Control', 'no-store').send({ error: 'invalid_request', error_description: message });
-    }
     // an Origin that cannot be one (a control character) is no origin at all
     if (CONTROL.test(String(raw.headers.origin ?? ''))) delete raw.headers.origin;
     if (request.body && typeof request.body === 'object') {
@@ -158,7 +150,21 @@ export async function oauthRoutes(app: FastifyInstance) {
   await app.register(userinfoRoutes);
   const handler = passToProvider(provider, new URL(config.publicUrl));
   app.register(async (scope) => {
-    scope.all('/oauth/*', { schema: { hide: true } }, handler);
-    scope.get('/.well-known/openid-configuration', { schema: { hide: true } }, handler);
+    // what is refused before oidc-provider sees it (the input checks): a page where a browser
+    // navigates, RFC 6749 JSON elsewhere
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      const refused = clientError(error);
+      if (!refused) request.log.error({ err: error }, 'authorization server failed');
+      const message = refused?.message ?? 'Something went wrong. Please try again.';
+      if (PAGES.has(new URL(request.url, 'http://x').pathname)) return sendPage(reply, refused?.status ?? 500, renderErrorPage(message));
+      return reply
+        .status(refused?.status ?? 500)
+        .header('Cache-Control', 'no-store')
+        .send({ error: refused ? 'invalid_request' : 'server_error', error_description: message });
+    });
+    const query = { hide: true, querystring: PROVIDER_PARAMS };
+    scope.route({ method: ['GET', 'HEAD', 'OPTIONS', 'DELETE'], url: '/oauth/*', schema: query, handler });
+    scope.route({ method: ['POST', 'PUT', 'PATCH'], url: '/oauth/*', schema: { ...query, body: PROVIDER_PARAMS }, handler });
+    scope.get('/.well-known/openid-configuration', { schema: query }, handler);
   });
 }
