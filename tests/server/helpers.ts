@@ -8,7 +8,7 @@ import { openDatabase, type Database } from '../../server/db/index.js';
 import { loadSigningKeys, type SigningKeys } from '../../server/keys.js';
 import { seedFirstRun } from '../../server/seed.js';
 import { mintAccessToken } from './mintToken.js';
-import { throwAwayDatabase } from './program.js';
+import { freePort, throwAwayDatabase } from './program.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'correct horse battery staple';
@@ -100,6 +100,18 @@ export async function tokenFor(
   const { rows } = await ctx.db.query(`SELECT 1 FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [who.companyId, who.domainId, who.userId]);
   if (!rows[0]) throw new Error(`no user ${who.userId}`);
   return mintAccessToken(ctx, who);
+}
+
+/**
+ * A test server listening on 127.0.0.1, its PUBLIC_URL (the issuer) matching its port: for clients
+ * that talk HTTP to it (openid-client, a back-channel receiver's provider).
+ */
+export async function listeningServer(overrides: Partial<ServerConfig> = {}): Promise<{ server: TestServer; issuer: string }> {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const server = await startServer({ publicUrl: issuer, ...overrides });
+  await server.app.listen({ port, host: '127.0.0.1' });
+  return { server, issuer };
 }
 
 /** app.inject with a bearer token and a JSON body; returns status, parsed JSON and headers. */

@@ -1,8 +1,7 @@
-import net from 'node:net';
 import * as jose from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
+import { call, createTenant, listeningServer, type Tenant, type TestServer } from './helpers.js';
 import { fetchBrowser, formAction, setPassword } from './oauthHelpers.js';
 
 /**
@@ -18,22 +17,9 @@ const LOGOUT = 'http://localhost:3000/signed-out';
 const ORIGIN = 'http://localhost:3000';
 const PASSWORD = 'worker password 1';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
-  const port = await freePort();
-  issuer = `http://127.0.0.1:${port}`;
-  server = await startServer({ publicUrl: issuer });
-  await server.app.listen({ port, host: '127.0.0.1' });
+  ({ server, issuer } = await listeningServer());
   acme = await createTenant(server, 'acme', 'root', 'customer');
   other = await createTenant(server, 'other', 'root', 'customer');
   await setPassword(server, 'acme', 'acme-domain', 'worker', PASSWORD);
@@ -73,10 +59,6 @@ async function rp(app: { client_id: string; client_secret?: string }, confidenti
   );
 }
 
-const unescape = (value: string) =>
-  value.replace(/&(amp|lt|gt|quot|#39);/g, (_, name) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name as string]!);
-const hiddenFields = (html: string) =>
-  Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], unescape(m[2])]));
 
 const postForm = (path: string, fields: Record<string, string>) =>
   fetch(`${issuer}${path}`, {

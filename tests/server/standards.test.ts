@@ -5,7 +5,7 @@ import * as jose from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerOf } from '../../server/oauth/provider.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, call, createTenant, listeningServer, type Tenant, type TestServer } from './helpers.js';
 import { setPassword } from './oauthHelpers.js';
 
 /**
@@ -23,25 +23,7 @@ const EMAIL = 'worker@acme.example';
 const PASSWORD = 'worker password 1';
 const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
-/** A server listening on 127.0.0.1 with PUBLIC_URL (the issuer) matching its port. */
-async function listeningServer(overrides: Parameters<typeof startServer>[0] = {}) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const started = await startServer({ publicUrl: url, ...overrides });
-  await started.app.listen({ port, host: '127.0.0.1' });
-  return { server: started, issuer: url };
-}
 
 beforeAll(async () => {
   // the applications' back-channel logout receiver listens on 127.0.0.1
@@ -313,12 +295,15 @@ describe('standards, with openid-client as the relying party', () => {
     expect(device.user_code).toBeTruthy();
     expect(new URL(device.verification_uri_complete!).searchParams.get('user_code')).toBe(device.user_code);
 
+    /** One poll of the token endpoint, as the device makes it. */
+    const poll = () =>
+      fetch(config.serverMetadata().token_endpoint!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: device.device_code, client_id: app.client_id }),
+      });
     // before the user acts, the device is told to wait
-    const early = await fetch(config.serverMetadata().token_endpoint!, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: device.device_code, client_id: app.client_id }),
-    });
+    const early = await poll();
     expect(early.status).toBe(400);
     expect((await early.json()).error).toBe('authorization_pending');
 
@@ -338,11 +323,7 @@ describe('standards, with openid-client as the relying party', () => {
     expect((await client.fetchUserInfo(config, tokens.access_token, 'worker')).email).toBe(EMAIL);
 
     // the device code is spent
-    const again = await fetch(config.serverMetadata().token_endpoint!, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: device.device_code, client_id: app.client_id }),
-    });
+    const again = await poll();
     expect(again.status).toBe(400);
     expect((await again.json()).error).toBe('invalid_grant');
   });
