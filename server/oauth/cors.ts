@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/index.js';
 
 /**
  * CORS for the endpoints a browser application calls itself (token, userinfo). An origin is
@@ -19,23 +20,22 @@ export function setCorsClient(request: FastifyRequest, origins: string[]) {
   if (state) state.clientOrigins = origins;
 }
 
+/** Does some active application allow this origin (its allowed web origins)? */
+export async function listedByAnApplication(db: Queryable, origin: string): Promise<boolean> {
+  const { rows } = await db.query(`SELECT 1 FROM applications WHERE status = 'active' AND allowed_web_orgins @> jsonb_build_array($1::text) LIMIT 1`, [origin]);
+  return rows.length > 0;
+}
+
 export function corsFor(app: FastifyInstance, path: string, methods: string[]) {
   const { db } = app.ctx;
 
-  const listedByAnApplication = async (origin: string) => {
-    const { rows } = await db.query(
-      `SELECT 1 FROM applications WHERE status = 'active' AND allowed_web_orgins @> jsonb_build_array($1::text) LIMIT 1`,
-      [origin],
-    );
-    return rows.length > 0;
-  };
 
   app.addHook('onRequest', async (request, reply) => {
     // the answer differs by Origin: caches must keep one copy per origin
     reply.header('Vary', 'Origin');
     const origin = request.headers.origin;
     if (typeof origin !== 'string' || origin.length > 500) return;
-    states.set(request, (await listedByAnApplication(origin)) ? { origin } : {});
+    states.set(request, (await listedByAnApplication(db, origin)) ? { origin } : {});
   });
 
   app.addHook('onSend', async (request, reply) => {

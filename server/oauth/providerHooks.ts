@@ -4,6 +4,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import type { KnownUser } from './accounts.js';
 import { extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
+import { listedByAnApplication } from './cors.js';
 import { renderErrorPage, renderMessagePage } from './loginPage.js';
 import { addressKey, type LoginThrottle } from './loginThrottle.js';
 import { apiScopeNames, findActiveApi } from './resources.js';
@@ -31,39 +32,41 @@ function parseBasicAuth(header: string): { clientId: string; secret: string } | 
   }
 }
 
-/** A token endpoint failure as a sign-in event, from oidc-provider's error and its detail. */
-function outcomeOf(grantType: string, error: { error?: string; error_detail?: string; message?: string }): SignInOutcome | undefined {
-  const detail = `${error.error_detail ?? ''} ${error.message ?? ''}`;
-  if (error.error === 'invalid_client') return 'bad_client';
-  if (error.error !== 'invalid_grant') return undefined;
-  if (grantType === 'refresh_token') return /already used/.test(detail) ? 'refresh_reuse' : undefined;
-  if (grantType !== 'authorization_code') return undefined;
-  if (/already consumed/.test(detail)) return 'code_reused';
-  if (/PKCE|code_verifier/i.test(detail)) return 'bad_pkce';
-  if (/redirect_uri/.test(detail)) return 'bad_redirect_uri';
-  return 'bad_code';
-}
+type ProviderError = { error?: string; error_detail?: string; message?: string };
 
 /**
  * oidc-provider answers every refused grant with "grant request is invalid" and keeps the reason
- * to itself; integrators (and support staff reading sign-in events) need the reason.
+ * to itself; integrators (and support staff reading sign-in events) need the reason. Each known
+ * reason, by the detail oidc-provider gives it, with what it says and the sign-in event it is.
  */
-const GRANT_REFUSALS: [RegExp, string][] = [
-  [/authorization code is expired/, 'the authorization code has expired'],
-  [/authorization code not found/, 'the authorization code is invalid'],
-  [/authorization code already consumed/, 'the authorization code was already used'],
-  [/PKCE|code_verifier/i, 'PKCE: code_verifier does not match the code_challenge'],
-  [/redirect_uri mismatch/, 'redirect_uri differs from the one of the authorization request'],
-  [/client mismatch/, 'the code or token was issued to another client'],
-  [/grant not found|grant is expired/, 'the sign-in behind this grant is no longer valid'],
-  [/refresh token already used/, 'the refresh token was already used: every token of this sign-in is revoked'],
-  [/refresh token not found/, 'the refresh token is invalid'],
-  [/refresh token is expired/, 'the refresh token has expired (or reached its absolute lifetime)'],
-  [/account not found|no longer valid/, 'the user of this sign-in is no longer active'],
-  [/no longer an administrator/, 'the account is no longer an administrator: sign in again'],
+const GRANT_REFUSALS: { pattern: RegExp; description: string; outcome?: SignInOutcome }[] = [
+  { pattern: /authorization code is expired/, description: 'the authorization code has expired', outcome: 'bad_code' },
+  { pattern: /authorization code not found/, description: 'the authorization code is invalid', outcome: 'bad_code' },
+  { pattern: /authorization code already consumed/, description: 'the authorization code was already used', outcome: 'code_reused' },
+  { pattern: /PKCE|code_verifier/i, description: 'PKCE: code_verifier does not match the code_challenge', outcome: 'bad_pkce' },
+  { pattern: /redirect_uri mismatch/, description: 'redirect_uri differs from the one of the authorization request', outcome: 'bad_redirect_uri' },
+  { pattern: /client mismatch/, description: 'the code or token was issued to another client', outcome: 'bad_code' },
+  { pattern: /grant not found|grant is expired/, description: 'the sign-in behind this grant is no longer valid', outcome: 'bad_code' },
+  { pattern: /refresh token already used/, description: 'the refresh token was already used: every token of this sign-in is revoked', outcome: 'refresh_reuse' },
+  { pattern: /refresh token not found/, description: 'the refresh token is invalid' },
+  { pattern: /refresh token is expired/, description: 'the refresh token has expired (or reached its absolute lifetime)' },
+  { pattern: /account not found|no longer valid/, description: 'the user of this sign-in is no longer active', outcome: 'bad_code' },
+  { pattern: /no longer an administrator/, description: 'the account is no longer an administrator: sign in again' },
 ];
 
-const describeRefusal = (detail: string) => GRANT_REFUSALS.find(([pattern]) => pattern.test(detail))?.[1];
+/**
+ * A refused token request: the reason to answer (an invalid grant), and the sign-in event it is. A
+ * refused code exchange is always an event (bad_code when nothing more precise is known); a refused
+ * refresh only when it is a reuse, which revokes the sign-in.
+ */
+function refusalOf(grantType: string, error: ProviderError): { description?: string; outcome?: SignInOutcome } {
+  if (error.error === 'invalid_client') return { outcome: 'bad_client' };
+  if (error.error !== 'invalid_grant') return {};
+  const detail = `${error.error_detail ?? ''} ${error.message ?? ''}`;
+  const known = GRANT_REFUSALS.find(({ pattern }) => pattern.test(detail));
+  if (grantType === 'authorization_code') return { description: known?.description, outcome: known?.outcome ?? 'bad_code' };
+  return { description: known?.description, outcome: grantType === 'refresh_token' && known?.outcome === 'refresh_reuse' ? 'refresh_reuse' : undefined };
+}
 
 /**
  * Our additions around oidc-provider's own handling, as Koa middleware:
@@ -81,15 +84,18 @@ export function providerHooks(
   options: { pagePolicy: (redirectUri?: string) => string; log: FastifyBaseLogger; throttle: LoginThrottle },
 ) {
   const { db } = ctx;
-  const errorsOf = new WeakMap<object, { error?: string; error_detail?: string; message?: string }>();
-  const keep = (koa: KoaContextWithOIDC, error: { error?: string; error_detail?: string; message?: string }) => errorsOf.set(koa, error);
+  const errorsOf = new WeakMap<object, ProviderError>();
+  const keep = (koa: KoaContextWithOIDC, error: ProviderError) => errorsOf.set(koa, error);
   provider.on('grant.error', keep);
+  /** Where a request to oidc-provider came from, for its sign-in event. */
+  const attemptOf = (koa: KoaContextWithOIDC) => ({ ip: koa.ip, userAgent: koa.get('user-agent') || undefined, log: options.log });
   provider.on('authorization.error', keep);
 
   provider.use(async (koa, next) => {
     // A preflight names no client yet: answer it only for an origin some active application allows
     // (the actual request is then answered for that application's origins only: clientBasedCORS).
-    if (koa.method === 'OPTIONS' && !(await originListed(koa.get('origin')))) {
+    const origin = koa.get('origin');
+    if (koa.method === 'OPTIONS' && !(origin && origin.length <= 500 && (await listedByAnApplication(db, origin)))) {
       koa.status = 403;
       koa.set('Vary', 'Origin');
       koa.body = { error: 'cors_refused', error_description: 'this origin is not allowed by any application' };
@@ -158,12 +164,6 @@ export function providerHooks(
     return !params.post_logout_redirect_uri || !!params.client_id || !!params.id_token_hint;
   }
 
-  async function originListed(origin: string): Promise<boolean> {
-    if (!origin || origin.length > 500) return false;
-    const { rows } = await db.query(`SELECT 1 FROM applications WHERE status = 'active' AND allowed_web_orgins @> jsonb_build_array($1::text) LIMIT 1`, [origin]);
-    return rows.length > 0;
-  }
-
   /**
    * A public client (no authentication) that sends a secret anyway, with HTTP Basic: the secret
    * must be right. Then the request goes on as the public client's (oidc-provider takes no Basic
@@ -225,12 +225,9 @@ export function providerHooks(
     if (body?.error === 'invalid_request' && /grant type is not allowed/.test(String(body.error_description))) body.error = 'unauthorized_client';
     const error = errorsOf.get(koa);
     if (!error) return;
-    const detail = `${error.error_detail ?? ''} ${error.message ?? ''}`;
-    const description = error.error === 'invalid_grant' ? describeRefusal(detail) : undefined;
+    const { description, outcome } = refusalOf(grantType, error);
     if (description && body) body.error_description = description;
-    const outcome = outcomeOf(grantType, error);
     if (!outcome) return;
-    const attempt = { ip: koa.ip, userAgent: koa.get('user-agent') || undefined, log: options.log };
     const source = (koa.oidc?.entities.AuthorizationCode ?? koa.oidc?.entities.RefreshToken) as { accountId?: string } | undefined;
     let userId = source?.accountId;
     if (!userId && grantType === 'authorization_code' && typeof koa.oidc?.params?.code === 'string') {
@@ -242,8 +239,9 @@ export function providerHooks(
     const clientId = parseBasicAuth(koa.get('authorization'))?.clientId ?? (typeof koa.oidc?.params?.client_id === 'string' ? koa.oidc.params.client_id : undefined);
     const named = client ?? (clientId ? await provider.Client.find(clientId).catch(() => undefined) : undefined);
     const who = named ? { id: named.clientId, ...tenantOf(named) } : undefined;
-    const recordedDetail = outcome === 'bad_client' ? (/secret/.test(detail) ? 'wrong client credentials' : (error.error_detail ?? error.message)) : (description ?? error.error_detail);
-    await recordSignIn(db, attempt, { outcome, client: who, clientId, userId, detail: recordedDetail });
+    const badClientDetail = /secret/.test(`${error.error_detail ?? ''} ${error.message ?? ''}`) ? 'wrong client credentials' : (error.error_detail ?? error.message);
+    const detail = outcome === 'bad_client' ? badClientDetail : (description ?? error.error_detail);
+    await recordSignIn(db, attemptOf(koa), { outcome, client: who, clientId, userId, detail });
   }
 
   /**
@@ -266,7 +264,7 @@ export function providerHooks(
     const error = errorsOf.get(koa);
     const params = koa.oidc?.params ?? {};
     const clientId = typeof params.client_id === 'string' ? params.client_id : (koa.query.client_id as string | undefined);
-    const attempt = { ip: koa.ip, userAgent: koa.get('user-agent') || undefined, log: options.log };
+    const attempt = attemptOf(koa);
     if (error?.error === 'invalid_client') {
       await recordSignIn(db, attempt, { outcome: 'bad_client', clientId });
     } else if (error?.error === 'invalid_redirect_uri' && koa.oidc?.client) {
