@@ -133,3 +133,6 @@ export const tenantOf = (client: unknown): Tenant => ({ companyId: extrasOf(clie
 /** A client that authenticates with nothing: PKCE stands in for its secret. */
 export const isPublicClient = (client: unknown) => extrasOf(client).tokenEndpointAuthMethod === 'none';
 
+
+/** The API a request for this client is for when it names none: the application's default audience, else the management API. */
+export const defaultResource = (client: unknown, managementApi: string) => extrasOf(client).default_audience || managementApi;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type Provider from 'oidc-provider';
-import { extrasOf, isPublicClient, tenantOf } from './clients.js';
+import { defaultResource, isPublicClient, tenantOf } from './clients.js';
 import { issueCode, planGrant } from './grants.js';
 import { loginPagePolicy, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
@@ -117,7 +117,7 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       const audience = form.audience?.trim() || undefined;
       const named = form.resource?.trim() || undefined;
       if (audience && named && audience !== named) return fail('invalid_request', 'audience and resource name different APIs');
-      const resource = audience ?? named ?? (extrasOf(client).default_audience || managementApi);
+      const resource = audience ?? named ?? defaultResource(client, managementApi);
 
       const outcome = await passwordStep(options, request, reply, { tenant, client: who, login: form.email ?? '', password: form.password ?? '' });
       if (outcome.kind === 'throttled') {

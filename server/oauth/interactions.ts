@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import { findActiveUser } from './accounts.js';
-import { extrasOf, tenantOf } from './clients.js';
+import { defaultResource, tenantOf } from './clients.js';
 import { planGrant, saveGrant } from './grants.js';
 import { loginPagePolicy, renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
@@ -37,6 +37,8 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     return { details, client };
   };
 
+  /** The API the interaction's authorization request is for. */
+  const resourceOf = (details: Details, client: unknown) => (typeof details.params.resource === 'string' ? details.params.resource : defaultResource(client, managementApi));
   const redirectUriOf = (details: Details) => (typeof details.params.redirect_uri === 'string' ? details.params.redirect_uri : undefined);
 
   /** Hands the result to oidc-provider and follows it back to the authorization endpoint. */
@@ -58,7 +60,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       client,
       accountId,
       scope: String(details.params.scope ?? ''),
-      resource: typeof details.params.resource === 'string' ? details.params.resource : extrasOf(client).default_audience || managementApi,
+      resource: resourceOf(details, client),
       managementApi,
     });
     if (!plan.consentNeeded || !plan.api) {
@@ -116,7 +118,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       const accountId = details.session?.accountId;
       if (details.prompt.name !== 'consent' || !accountId) return sendPage(reply, 400, renderErrorPage('This consent request is invalid or has expired. Please sign in again.'));
       const tenant = tenantOf(client);
-      const resource = typeof details.params.resource === 'string' ? details.params.resource : extrasOf(client).default_audience || managementApi;
+      const resource = resourceOf(details, client);
       if (request.body?.decision !== 'allow') {
         await recordSignIn(db, attemptOf(request), { outcome: 'consent_denied', client: { id: client.clientId, ...tenant }, userId: accountId, detail: resource });
         return finish(request, reply, { error: 'access_denied', error_description: 'the user did not give consent' }, details);

@@ -4,7 +4,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'o
 import type { AppContext } from '../context.js';
 import { ADMIN_SCOPE, findActiveUser, isAdministrator, toAccount } from './accounts.js';
 import { adapterFactory } from './adapter.js';
-import { type ClientExtras, EXTRA_CLIENT_METADATA, extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
+import { type ClientExtras, defaultResource, EXTRA_CLIENT_METADATA, extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { planGrant, saveGrant } from './grants.js';
 import { renderErrorPage, renderMessagePage, renderPage } from './loginPage.js';
 import { apiScopeNames, findActiveApi, IDENTITY_SCOPES, OFFLINE_ACCESS, userPermissions } from './resources.js';
@@ -182,7 +182,7 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
         : { enabled: false },
       resourceIndicators: {
         enabled: true,
-        defaultResource: (_ctx, client) => extrasOf(client).default_audience || managementApi,
+        defaultResource: (_ctx, client) => defaultResource(client, managementApi),
         useGrantedResource: () => true,
         getResourceServerInfo: (koa, indicator, client) => resourceServer(koa, indicator, client),
       },
