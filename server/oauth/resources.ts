@@ -56,7 +56,12 @@ async function readApiScopeNames(db: Queryable, apiId: string): Promise<string[]
  * The permissions of an API a user holds through the active groups they belong to, directly or
  * nested: the database's member_groups walk (migration 13), the one the administrator check reads.
  */
-export async function userPermissions(db: Queryable, companyId: string, domainId: string, userId: string, apiId: string): Promise<string[]> {
+export function userPermissions(db: Queryable, companyId: string, domainId: string, userId: string, apiId: string): Promise<string[]> {
+  // a token request reads it twice: for the token's scope (RBAC) and for its permissions claim
+  return oncePerRequest(`permissions:${companyId}/${domainId}/${userId}/${apiId}`, () => readUserPermissions(db, companyId, domainId, userId, apiId));
+}
+
+async function readUserPermissions(db: Queryable, companyId: string, domainId: string, userId: string, apiId: string): Promise<string[]> {
   const { rows } = await db.query<{ scopeId: string }>(
     `SELECT DISTINCT gp.scope_id AS "scopeId" FROM group_permissions gp
      JOIN member_groups($1, $2, 'user', $3, true) AS m(group_id) ON m.group_id = gp.group_id
