@@ -32,7 +32,7 @@ export function registerGuard(app: FastifyInstance) {
     // a list route checks access in its own count statement, before it reads the page (listAccess)
     if (request.routeOptions.config.accessWithList) return;
     const params = (request.params ?? {}) as { companyId?: string; domainId?: string };
-    await checkAccess(app.ctx.db, request.principal, params.companyId, params.domainId);
+    await checkAccess(app.ctx.db.stable, request.principal, params.companyId, params.domainId);
     request.accessChecked = true;
   });
 

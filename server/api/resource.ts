@@ -271,7 +271,7 @@ export function crudRoutes<R, B extends object, P>(definition: ResourceDefinitio
 
     if (routes.has('get')) {
       app.get(item, { schema: schema('get', { ...itemParams, response: { 200: record, ...errorResponses } }) }, async (request) => {
-        const [found] = await findRecords<R>(db, definition, { where: scope.where, values: scopeValues(scope, request) }, [recordId(request)]);
+        const [found] = await findRecords<R>(db.stable, definition, { where: scope.where, values: scopeValues(scope, request) }, [recordId(request)]);
         return found;
       });
     }

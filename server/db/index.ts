@@ -19,6 +19,13 @@ export interface Queryable {
 
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * The same database for reads whose answer changes only when the database is written (no now(),
+   * no random(), no sequence): the embedded database answers a repeat from memory until its next
+   * write (ReadCache); PostgreSQL, which other processes write, asks every time. The rows are frozen:
+   * copy before changing them.
+   */
+  readonly stable: Queryable;
   /** Runs fn inside BEGIN/COMMIT; any throw rolls the whole transaction back. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -60,6 +67,45 @@ class SerialQueue {
   }
 }
 
+/**
+ * The embedded database's answers to stable reads, kept until the next write. Exact, not "fresh
+ * enough": one process owns the embedded database (the DATA_DIR lock), every statement goes through
+ * its one queue, and any task in that queue other than a stable read empties the cache when it
+ * starts, before its first statement. An answer found here is therefore the answer the database
+ * would give now, or before a write whose caller has not been answered yet. Revoking a grant or
+ * taking a right away is a write: the next call's access check reads the database again.
+ */
+class ReadCache {
+  private static readonly MAX_ENTRIES = 10_000;
+  private answers = new Map<string, QueryResult<unknown>>();
+
+  static key(text: string, params: unknown[]) {
+    return JSON.stringify([text, params]);
+  }
+
+  get<T>(key: string): QueryResult<T> | undefined {
+    return this.answers.get(key) as QueryResult<T> | undefined;
+  }
+
+  set(key: string, answer: QueryResult<unknown>) {
+    if (this.answers.size >= ReadCache.MAX_ENTRIES) this.answers.delete(this.answers.keys().next().value!);
+    this.answers.set(key, deepFreeze(answer));
+  }
+
+  clear() {
+    if (this.answers.size) this.answers.clear();
+  }
+}
+
+/** A changed cached row would change every later answer: freezing turns such a bug into an error. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 type WorkerReply = { id: number; rows?: unknown[]; rowCount?: number; dump?: Blob; error?: Record<string, unknown> & { message: string } };
 
 /** An error from the worker, with PostgreSQL's fields (code, constraint, detail, ...) as PGlite gave them. */
@@ -76,6 +122,11 @@ class PgliteDatabase implements Database {
   readonly kind = 'pglite' as const;
   readonly stats = { queries: 0 };
   private queue = new SerialQueue();
+  private cache = new ReadCache();
+  readonly stable: Queryable = {
+    query: (text, params = []) => this.stableQuery(text, params),
+    exec: (script) => this.exec(script),
+  };
   private pending = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }>();
   private nextId = 1;
   /** Set once the worker is gone: every later call fails with it. */
@@ -145,18 +196,39 @@ class PgliteDatabase implements Database {
     await this.call('exec', script);
   }
 
+  /** A task that may write: the cache is emptied as it starts (ReadCache). */
+  private writing<T>(task: () => Promise<T>): Promise<T> {
+    return this.queue.run(() => {
+      this.cache.clear();
+      return task();
+    });
+  }
+
   query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
-    return this.queue.run(() => this.raw<T>(text, params));
+    return this.writing(() => this.raw<T>(text, params));
+  }
+
+  private stableQuery<T>(text: string, params: unknown[]): Promise<QueryResult<T>> {
+    const key = ReadCache.key(text, params);
+    const answer = this.cache.get<T>(key);
+    if (answer) return Promise.resolve(answer);
+    return this.queue.run(async () => {
+      const queued = this.cache.get<T>(key);
+      if (queued) return queued;
+      const result = await this.raw<T>(text, params);
+      this.cache.set(key, result);
+      return result;
+    });
   }
 
   exec(script: string): Promise<void> {
-    return this.queue.run(() => this.rawExec(script));
+    return this.writing(() => this.rawExec(script));
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     // read now: the queue may run this transaction from another request's continuation
     const begin = beginScript();
-    return this.queue.run(async () => {
+    return this.writing(async () => {
       try {
         // inside the try: a failed setting leaves a begun transaction to roll back
         await this.call('exec', begin);
@@ -172,11 +244,11 @@ class PgliteDatabase implements Database {
 
   /** A tarball of the data folder (tests start every server from one migrated dump). */
   dump(): Promise<Blob> {
-    return this.queue.run(async () => (await this.call('dump')).dump!);
+    return this.writing(async () => (await this.call('dump')).dump!);
   }
 
   close() {
-    return this.queue.run(async () => {
+    return this.writing(async () => {
       this.closing = true;
       try {
         if (!this.stopped) await this.call('close');
@@ -191,6 +263,7 @@ class PgliteDatabase implements Database {
 class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly stats = { queries: 0 };
+  readonly stable: Queryable = this;
   constructor(
     private pool: pg.Pool,
     onConnectionError: (error: Error) => void,

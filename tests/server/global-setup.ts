@@ -35,6 +35,7 @@ export default async function setup(project: TestProject) {
     kind: 'pglite',
     stats: { queries: 0 },
     ...wrap(pglite),
+    stable: wrap(pglite),
     transaction: (fn) => pglite.transaction((tx) => fn(wrap(tx))),
     close: () => pglite.close(),
   };
