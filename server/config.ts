@@ -50,6 +50,8 @@ export interface ServerConfig {
   dataSync?: boolean;
   /** PostgreSQL: connections each process keeps open at most (DATABASE_POOL_SIZE). */
   databasePoolSize?: number;
+  /** PostgreSQL: stable reads as named prepared statements (DATABASE_PREPARED_STATEMENTS, default on; off behind a pooler that cannot keep them). */
+  databasePreparedStatements?: boolean;
   /** Server processes `npm start` runs on this machine, sharing the port (WEB_CONCURRENCY; PostgreSQL only). */
   webConcurrency?: number;
   consoleClientId: string;
@@ -103,6 +105,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     databaseUrl,
     dataSync: parseOnOff('DATA_SYNC', env.DATA_SYNC, true),
     databasePoolSize: parsePoolSize(env.DATABASE_POOL_SIZE, webConcurrency),
+    databasePreparedStatements: parseOnOff('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
     webConcurrency,
     consoleClientId: env.CONSOLE_CLIENT_ID ?? 'iam-console',
     adminEmail: env.ADMIN_EMAIL ?? 'admin@example.com',

@@ -33,6 +33,7 @@ async function open(): Promise<Database> {
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: config.databasePoolSize,
+      preparedStatements: config.databasePreparedStatements,
       sync: config.dataSync,
       // the embedded database's thread died: nothing more can be served, so let the supervisor restart us
       onFatal: (error) => {

@@ -130,10 +130,13 @@ export async function findRecords<T>(
   lock = false,
 ): Promise<T[]> {
   const idColumn = definition.key[definition.key.length - 1];
-  const where = [...scope.where, `${idColumn} = ANY ($${scope.values.length + 1})`].join(' AND ');
+  // One id by equality: PostgreSQL then keeps one generic plan for a prepared statement, where
+  // `= ANY ($n)` of an array of unknown length is planned again on every call.
+  const one = ids.length === 1;
+  const where = [...scope.where, `${idColumn} ${one ? '=' : '= ANY'} ($${scope.values.length + 1})`].join(' AND ');
   const { rows } = await db.query<T & { id: string }>(`SELECT ${selectList(definition)} FROM ${definition.table} WHERE ${where}${lock ? ' FOR UPDATE' : ''}`, [
     ...scope.values,
-    ids,
+    one ? ids[0] : ids,
   ]);
   return ids.map((recordId) => {
     const row = rows.find((candidate) => candidate.id === recordId);

@@ -39,3 +39,11 @@ describe('DATABASE_POOL_SIZE', () => {
     expect(config.databasePoolSize).toBe(7);
   });
 });
+
+describe('DATABASE_PREPARED_STATEMENTS', () => {
+  it('is on unless turned off, and refuses anything but on or off, naming the variable', () => {
+    expect(configFromEnv({ DATABASE_URL: PG }).databasePreparedStatements).toBe(true);
+    expect(configFromEnv({ DATABASE_URL: PG, DATABASE_PREPARED_STATEMENTS: 'off' }).databasePreparedStatements).toBe(false);
+    expect(() => configFromEnv({ DATABASE_URL: PG, DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toThrow(/^DATABASE_PREPARED_STATEMENTS must be on or off/);
+  });
+});
