@@ -6,8 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, parse, protocol } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import pgUtils from 'pg/lib/utils.js';
 
 /** A PGlite error as plain data: message plus PostgreSQL's fields (code, constraint, detail, ...). */
 function errorData(error) {
@@ -75,10 +76,65 @@ try {
   process.exit(1);
 }
 
+/**
+ * Statements as node-postgres sends them to a PostgreSQL server, in one call into WebAssembly:
+ * Parse (the first time a text is seen), Bind, Describe, Execute, Sync. PGlite's own query() makes
+ * six calls, the first two to learn the parameters' types, and parses and plans the text every
+ * time; this costs a third of that for a repeated statement (docs/PERFORMANCE.md). Parameters are
+ * serialized by node-postgres's own prepareValue, so both databases read a value alike. Each text
+ * gets a named prepared statement, up to MAX_STATEMENTS; then all are deallocated and naming starts
+ * over, so that a flood of distinct texts (list filters) cannot grow the backend's memory.
+ */
+const MAX_STATEMENTS = 1000;
+const statementNames = new Map();
+let nextStatement = 1;
+const { serialize } = protocol;
+
+async function send(parts) {
+  return (await pglite.execProtocol(Buffer.concat(parts.map((part) => Buffer.from(part))))).messages;
+}
+
+/** Best effort: the statement's own error is the one to report. */
+async function close(name) {
+  await send([serialize.close({ type: 'S', name }), serialize.sync()]).catch(() => undefined);
+}
+
+async function runStatement(text, params) {
+  let name = statementNames.get(text);
+  const parts = [];
+  if (!name) {
+    if (statementNames.size >= MAX_STATEMENTS) {
+      // (in an aborted transaction this fails too: the next statement tries again)
+      const cleared = await send([serialize.query('DEALLOCATE ALL')]).then(() => true, () => false);
+      if (cleared) statementNames.clear();
+    }
+    name = `s${nextStatement++}`;
+    parts.push(serialize.parse({ name, text }));
+  }
+  parts.push(serialize.bind({ statement: name, values: params.map((value) => pgUtils.prepareValue(value)) }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync());
+  try {
+    const messages = await send(parts);
+    statementNames.set(text, name);
+    return parse.parseResults(messages, pglite.parsers)[0];
+  } catch (error) {
+    if (statementNames.get(text) !== name) {
+      // prepared now, or the Parse itself failed: closing a statement that does not exist is no error
+      await close(name);
+    } else if (error?.code === '0A000' || error?.code === '26000') {
+      // a column's type changed under the prepared statement (a migration), or someone deallocated
+      // it: prepare the text again under a new name
+      statementNames.delete(text);
+      await close(name);
+      return runStatement(text, params);
+    }
+    throw error;
+  }
+}
+
 parentPort.on('message', async ({ id, op, text, params }) => {
   try {
     if (op === 'query') {
-      const result = await pglite.query(text, params);
+      const result = await runStatement(text, params ?? []);
       // PGlite reports affectedRows 0 for a SELECT: count the returned rows then
       parentPort.postMessage({ id, rows: result.rows, rowCount: result.affectedRows || result.rows.length });
     } else if (op === 'exec') {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/db/index.js';
 import { addAdministrator, call, createTenant, startServer, tokenFor, type Tenant, type TestServer } from './helpers.js';
 
 // The embedded database answers the guard's access check and GET of one record from memory until
@@ -119,38 +118,3 @@ describe('the embedded read cache', () => {
   });
 });
 
-// On PostgreSQL the same stable reads run as named prepared statements (server/db/index.ts):
-// parsed and planned once per connection.
-describe.runIf(process.env.DATABASE_URL)('stable reads on PostgreSQL', () => {
-  it('run as a prepared statement of the connection', async () => {
-    // pg_prepared_statements lists the statements prepared on the connection that asks, the
-    // asking one included; an unnamed statement is never listed
-    const sql = `SELECT statement FROM pg_prepared_statements WHERE statement = $1`;
-    const { rows } = await server.db.stable.query<{ statement: string }>(sql, [sql]);
-    expect(rows).toEqual([{ statement: sql }]);
-  });
-
-  it('answer with the new type after a column changed type under the prepared statement', async () => {
-    await server.db.exec(`CREATE TABLE stable_probe (v integer); INSERT INTO stable_probe VALUES (7)`);
-    const sql = 'SELECT v FROM stable_probe';
-    // several at once, so that the statement is prepared on several connections of the pool
-    const before = await Promise.all(Array.from({ length: 6 }, () => server.db.stable.query<{ v: unknown }>(sql)));
-    expect(before.map((result) => result.rows)).toEqual(Array.from({ length: 6 }, () => [{ v: 7 }]));
-    // what a migration applied by another process during a rolling upgrade does
-    await server.db.exec(`ALTER TABLE stable_probe ALTER COLUMN v TYPE text`);
-    const after = await Promise.all(Array.from({ length: 6 }, () => server.db.stable.query<{ v: unknown }>(sql)));
-    expect(after.map((result) => result.rows)).toEqual(Array.from({ length: 6 }, () => [{ v: '7' }]));
-    const later = await server.db.stable.query<{ v: unknown }>(sql);
-    expect(later.rows).toEqual([{ v: '7' }]);
-  });
-
-  it('run unnamed with DATABASE_PREPARED_STATEMENTS=off, for a pooler that cannot keep them', async () => {
-    const db = await openDatabase({ databaseUrl: server.ctx.config.databaseUrl, preparedStatements: false });
-    try {
-      const sql = `SELECT count(*) AS prepared FROM pg_prepared_statements`;
-      expect((await db.stable.query<{ prepared: number }>(sql)).rows).toEqual([{ prepared: 0 }]);
-    } finally {
-      await db.close();
-    }
-  });
-});
