@@ -50,7 +50,7 @@ export interface ServerConfig {
   dataSync?: boolean;
   /** PostgreSQL: connections each process keeps open at most (DATABASE_POOL_SIZE). */
   databasePoolSize?: number;
-  /** PostgreSQL: stable reads as named prepared statements (DATABASE_PREPARED_STATEMENTS, default on; off behind a pooler that cannot keep them). */
+  /** PostgreSQL: statements as named prepared statements (DATABASE_PREPARED_STATEMENTS, default on; off behind a pooler that cannot keep them). */
   databasePreparedStatements?: boolean;
   /** Server processes `npm start` runs on this machine, sharing the port (WEB_CONCURRENCY; PostgreSQL only). */
   webConcurrency?: number;

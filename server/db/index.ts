@@ -22,8 +22,8 @@ export interface Database extends Queryable {
   /**
    * The same database for reads whose answer changes only when the database is written (no now(),
    * no random(), no sequence): the embedded database answers a repeat from memory until its next
-   * write (ReadCache); PostgreSQL, which other processes write, asks every time, as a prepared
-   * statement. The rows are frozen: copy before changing them.
+   * write (ReadCache); PostgreSQL, which other processes write, asks every time. The rows are
+   * frozen: copy before changing them.
    */
   readonly stable: Queryable;
   /** Runs fn inside BEGIN/COMMIT; any throw rolls the whole transaction back. */
@@ -263,54 +263,42 @@ class PgliteDatabase implements Database {
 class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly stats = { queries: 0 };
-  /**
-   * Stable reads run as named prepared statements: PostgreSQL parses and plans each text once per
-   * connection instead of on every call (for a GET of one record that was nine tenths of its time
-   * in PostgreSQL). One name per text, for every connection of the pool; the texts are the guard's
-   * and each resource's GET, a few dozen, and past STATEMENT_NAMES a text runs unnamed.
-   */
-  readonly stable: Queryable;
-  private statementNames = new Map<string, string>();
-  private nextStatement = 1;
+  readonly stable: Queryable = this;
+  /** Absent with DATABASE_PREPARED_STATEMENTS=off: every statement then runs unnamed. */
+  private statements?: StatementNames;
   constructor(
     private pool: pg.Pool,
     onConnectionError: (error: Error) => void,
     preparedStatements: boolean,
   ) {
-    this.stable = preparedStatements ? { query: (text, params = []) => this.preparedQuery(text, params), exec: (script) => this.exec(script) } : this;
+    if (preparedStatements) this.statements = new StatementNames();
     // A connection the server drops while idle in the pool (restart, failover, admin kill) is
     // reported here; without a listener node would treat it as an uncaught error and stop the process.
     // The pool discards that client and opens a new one for the next query.
     pool.on('error', onConnectionError);
   }
 
-  async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
+  /** One statement on the pool or on a transaction's client, prepared under its text's name. */
+  private async run(client: pg.Pool | pg.PoolClient, text: string, params: unknown[]) {
     this.stats.queries++;
-    const result = await retryConflicts(() => this.pool.query(text, params));
-    return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
+    const name = this.statements?.nameOf(text);
+    try {
+      const result = await client.query(name ? { name, text, values: params } : { text, values: params });
+      return { rows: result.rows, rowCount: result.rowCount ?? result.rows.length };
+    } catch (error) {
+      // the text is prepared again, under a new name, when it runs again (retryConflicts)
+      if (name && stalePlan(error)) this.statements!.forget(text);
+      throw error;
+    }
+  }
+
+  async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
+    return (await retryConflicts(() => this.run(this.pool, text, params))) as QueryResult<T>;
   }
 
   async exec(script: string): Promise<void> {
     this.stats.queries++;
     await this.pool.query(script);
-  }
-
-  private async preparedQuery<T>(text: string, params: unknown[]): Promise<QueryResult<T>> {
-    let name = this.statementNames.get(text);
-    if (!name && this.statementNames.size >= STATEMENT_NAMES) return this.query(text, params);
-    if (!name) this.statementNames.set(text, (name = `stable_${this.nextStatement++}`));
-    this.stats.queries++;
-    try {
-      const result = await retryConflicts(() => this.pool.query({ name, text, values: params }));
-      return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
-    } catch (error) {
-      // A column's type changed under a prepared statement (a migration applied by another process
-      // during a rolling upgrade): PostgreSQL refuses the stale plan. A new name prepares the text
-      // afresh on every connection; the old statements go with their connections.
-      if ((error as { code?: string }).code !== '0A000') throw error;
-      this.statementNames.delete(text);
-      return this.query(text, params);
-    }
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -330,11 +318,7 @@ class PostgresDatabase implements Database {
         this.stats.queries++;
         await client.query(script);
       },
-      query: async <R>(text: string, params: unknown[] = []) => {
-        this.stats.queries++;
-        const result = await client.query(text, params);
-        return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
-      },
+      query: async <R>(text: string, params: unknown[] = []) => (await this.run(client, text, params)) as QueryResult<R>,
     };
     try {
       await client.query(begin);
@@ -387,14 +371,44 @@ async function retryConflicts<T>(run: () => Promise<T>): Promise<T> {
       return await run();
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
-      if (attempt >= 3 || !RETRIED.has(code)) throw error;
+      if (attempt >= 3 || !(RETRIED.has(code) || stalePlan(error))) throw error;
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
     }
   }
 }
 
-/** Distinct texts one process prepares at most (a bound on each connection's memory, whatever the code asks). */
-const STATEMENT_NAMES = 500;
+/**
+ * Statements run as named prepared statements: PostgreSQL parses and plans a text once per
+ * connection and then, when its own comparison finds the generic plan as good, plans it no more
+ * (for a GET of one record, parsing and planning were four fifths of its time in PostgreSQL). One
+ * name per text, for every connection of the pool. The texts a process sends are a few hundred at
+ * most (each resource's statements, each list's filter and sort combinations); past `limit` a text
+ * runs unnamed, so that whatever the callers send, a connection's memory stays bounded.
+ */
+class StatementNames {
+  private names = new Map<string, string>();
+  private next = 1;
+  constructor(private limit = 500) {}
+
+  nameOf(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (!name && this.names.size < this.limit) this.names.set(text, (name = `s${this.next++}`));
+    return name;
+  }
+
+  forget(text: string) {
+    this.names.delete(text);
+  }
+}
+
+/**
+ * A column's type changed under a prepared statement (a migration, perhaps applied by another
+ * process during a rolling upgrade): PostgreSQL refuses the plan it kept, and the statement did
+ * nothing. Prepared afresh under a new name it runs.
+ */
+function stalePlan(error: unknown): boolean {
+  return (error as { code?: string }).code === '0A000' && /cached plan must not change result type/.test((error as Error).message);
+}
 
 // int8 (count(*), sums) as JS numbers; our counts stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -416,7 +430,7 @@ export interface OpenOptions {
   /** PostgreSQL only: connections kept open at most (DATABASE_POOL_SIZE; default 10). */
   poolSize?: number;
   /**
-   * PostgreSQL only: stable reads as named prepared statements (DATABASE_PREPARED_STATEMENTS; default
+   * PostgreSQL only: statements as named prepared statements (DATABASE_PREPARED_STATEMENTS; default
    * true). Off behind a transaction pooler that cannot keep them (PgBouncer before 1.21).
    */
   preparedStatements?: boolean;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/db/index.js';
+import { openDatabase, type Queryable } from '../../server/db/index.js';
 import { startServer, type TestServer } from './helpers.js';
 
 // How statements reach either database (server/db/index.ts, server/db/pgliteWorker.mjs): prepared
@@ -78,23 +78,35 @@ describe('statements on either database', () => {
     expect((await server.db.stable.query(sql)).rows).toEqual([{ v: '7' }]);
   });
 
-  it('keep working through a flood of distinct statements', async () => {
-    const kept = 'SELECT $1::text AS kept';
-    expect((await server.db.query(kept, ['before'])).rows).toEqual([{ kept: 'before' }]);
-    // more distinct texts than the embedded database names (its prepared statements start over)
-    for (let i = 0; i < 1100; i++) await server.db.query(`SELECT ${i} AS n`);
-    expect((await server.db.query(kept, ['after'])).rows).toEqual([{ kept: 'after' }]);
-    expect((await server.db.query('SELECT 5 AS n')).rows).toEqual([{ n: 5 }]);
-  }, 60_000);
 });
 
-describe.runIf(process.env.DATABASE_URL)('stable reads on PostgreSQL', () => {
-  it('run as a prepared statement of the connection', async () => {
+describe.runIf(process.env.DATABASE_URL)('statements on PostgreSQL', () => {
+  it('run as prepared statements of the connection', async () => {
     // pg_prepared_statements lists the statements prepared on the connection that asks, the
     // asking one included; an unnamed statement is never listed
     const sql = `SELECT statement FROM pg_prepared_statements WHERE statement = $1`;
     const { rows } = await server.db.stable.query<{ statement: string }>(sql, [sql]);
     expect(rows).toEqual([{ statement: sql }]);
+  });
+
+  it('run in a transaction again, whole, when a column changed type under one of its prepared statements', async () => {
+    await server.db.exec(`CREATE TABLE tx_probe (v integer); INSERT INTO tx_probe VALUES (1)`);
+    const read = 'SELECT v FROM tx_probe';
+    const bump = (tx: Queryable) => tx.query(`UPDATE tx_probe SET v = v + 1 RETURNING v`);
+    // prepared on several connections, inside transactions
+    await Promise.all(Array.from({ length: 6 }, () => server.db.transaction(async (tx) => (await tx.query(read)).rows)));
+    await server.db.exec(`ALTER TABLE tx_probe ALTER COLUMN v TYPE bigint`);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        server.db.transaction(async (tx) => {
+          await bump(tx);
+          return (await tx.query<{ v: unknown }>(read)).rows[0].v;
+        }),
+      ),
+    );
+    expect(answers).toHaveLength(6);
+    // each transaction's update counted once: a refused plan rolled its transaction back before the retry
+    expect((await server.db.query<{ v: number }>(read)).rows).toEqual([{ v: 7 }]);
   });
 
   it('run unnamed with DATABASE_PREPARED_STATEMENTS=off, for a pooler that cannot keep them', async () => {
@@ -106,4 +118,16 @@ describe.runIf(process.env.DATABASE_URL)('stable reads on PostgreSQL', () => {
       await db.close();
     }
   });
+});
+
+// last: on PostgreSQL, texts past the process's limit run unnamed from then on
+describe('statements on either database, after many', () => {
+  it('keep working through a flood of distinct statements', async () => {
+    const kept = 'SELECT $1::text AS kept';
+    expect((await server.db.query(kept, ['before'])).rows).toEqual([{ kept: 'before' }]);
+    // more distinct texts than the embedded database names (its prepared statements start over)
+    for (let i = 0; i < 1100; i++) await server.db.query(`SELECT ${i} AS n`);
+    expect((await server.db.query(kept, ['after'])).rows).toEqual([{ kept: 'after' }]);
+    expect((await server.db.query('SELECT 5 AS n')).rows).toEqual([{ n: 5 }]);
+  }, 60_000);
 });
