@@ -31,7 +31,7 @@ declare module 'fastify' {
     accessChecked: boolean;
   }
   interface FastifyContextConfig {
-    /** The route's list statement checks access itself (one database round trip fewer; guard.ts). */
-    accessWithList?: boolean;
+    /** The route's own statement checks access (a list's count, a GET's record): one database round trip fewer; guard.ts. */
+    accessInStatement?: boolean;
   }
 }

@@ -29,8 +29,9 @@ export function registerGuard(app: FastifyInstance) {
   // preValidation, not preHandler: another tenant's path answers 404 before its body is even validated
   app.addHook('preValidation', async (request) => {
     if (request.url.startsWith('/api/docs')) return;
-    // a list route checks access in its own count statement, before it reads the page (listAccess)
-    if (request.routeOptions.config.accessWithList) return;
+    // a list checks access in its own count statement, before it reads the page, and a GET of one
+    // record in the statement that reads it (statementAccess)
+    if (request.routeOptions.config.accessInStatement) return;
     const params = (request.params ?? {}) as { companyId?: string; domainId?: string };
     await checkAccess(app.ctx.db.stable, request.principal, params.companyId, params.domainId);
     request.accessChecked = true;
@@ -73,10 +74,11 @@ export async function checkAccess(db: Queryable, principal: Principal, companyId
 }
 
 /**
- * For a route marked `config: { accessWithList: true }`: the guard's check, to run inside the list's
- * count statement (runList runs it before the page). Undefined when the guard has already checked.
+ * For a route marked `config: { accessInStatement: true }`: the guard's check, to run inside the
+ * route's statement (a list's count, which runList runs before the page; a GET's read of its
+ * record). Undefined when the guard has already checked.
  */
-export function listAccess(request: FastifyRequest): ((from: number) => AccessCheck) | undefined {
+export function statementAccess(request: FastifyRequest): ((from: number) => AccessCheck) | undefined {
   if (request.accessChecked) return undefined;
   const params = (request.params ?? {}) as { companyId?: string; domainId?: string };
   return (from) => ({ ...accessColumns(request.principal, params.companyId, params.domainId, from), done: () => (request.accessChecked = true) });

@@ -77,7 +77,7 @@ const QUERY_RULE =
  * query parameter's JSON text or as that JSON itself. A filter of 1000 ids of 128 characters needs
  * about 137 KB in a URL, far past Node's 16 KB of headers and proxies' request lines
  * (docs/DECISIONS.md, "Long list queries"). The twin is the GET route reading the body instead: same
- * path and params, same config (accessWithList: the access check in the count statement), same
+ * path and params, same config (accessInStatement: the access check in the count statement), same
  * hooks (the guard) and response. Call on the /api instance before its routes are added.
  */
 export function addListQueryRoutes(app: FastifyInstance) {

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
 import { keepingAnAdministrator } from './administrators.js';
 import { getGroups } from './groups.js';
-import { listAccess } from './guard.js';
+import { statementAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { addListRoute, recordSchema, type RecordOf, type ResourceDefinition, selectList } from './resource.js';
 import { errorResponses, id, params } from './schemas.js';
@@ -240,7 +240,7 @@ export async function memberRoutes(app: FastifyInstance) {
   app.get<{ Params: GroupParams; Querystring: ListQuery & { type: MemberType } }>(
     `${base}/candidates`,
     {
-      config: { accessWithList: true }, schema: {
+      config: { accessInStatement: true }, schema: {
         tags,
         description: 'Active users (type=user) or groups (type=group) that could be added as members: not members yet, never the group itself or a group containing it',
         params: groupParams,
@@ -252,7 +252,7 @@ export async function memberRoutes(app: FastifyInstance) {
       const { companyId, domainId, groupId } = request.params;
       const resource = candidateResource(request.query.type);
       const parsed = parseListQuery(resource, request.query, [companyId, domainId, groupId]);
-      const result = await runList(db, resource, parsed, candidateScope(request.query.type), listAccess(request));
+      const result = await runList(db, resource, parsed, candidateScope(request.query.type), statementAccess(request));
       await requireGroupWhenEmpty(result.rows, request.params);
       return sendList(reply, 'candidates', result);
     },

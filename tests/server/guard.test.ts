@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listAccess, registerGuard } from '../../server/api/guard.js';
+import { statementAccess, registerGuard } from '../../server/api/guard.js';
 import { parseListQuery, runList, sendList, type ListResource } from '../../server/api/list.js';
 import { call, createTenant, startServer, tokenFor, type Tenant, type TestServer } from './helpers.js';
 
@@ -92,13 +92,13 @@ describe('the guard fails closed', () => {
     await app.register(
       async (api) => {
         registerGuard(api);
-        api.get('/forgot/:companyId', { config: { accessWithList: true } }, async (request, reply) => {
+        api.get('/forgot/:companyId', { config: { accessInStatement: true } }, async (request, reply) => {
           const parsed = parseListQuery(resource, {}, []);
-          return sendList(reply, 'companys', await runList(api.ctx.db, resource, parsed, [])); // no listAccess(request)
+          return sendList(reply, 'companys', await runList(api.ctx.db, resource, parsed, [])); // no statementAccess(request)
         });
-        api.get<{ Params: { companyId: string } }>('/checked/:companyId', { config: { accessWithList: true } }, async (request, reply) => {
+        api.get<{ Params: { companyId: string } }>('/checked/:companyId', { config: { accessInStatement: true } }, async (request, reply) => {
           const parsed = parseListQuery(resource, {}, []);
-          return sendList(reply, 'companys', await runList(api.ctx.db, resource, parsed, [], listAccess(request)));
+          return sendList(reply, 'companys', await runList(api.ctx.db, resource, parsed, [], statementAccess(request)));
         });
       },
       { prefix: '/api' },
