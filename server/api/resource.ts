@@ -129,11 +129,8 @@ export async function findRecords<T>(
   ids: string[],
   lock = false,
 ): Promise<T[]> {
-  const idColumn = definition.key[definition.key.length - 1];
-  // One id by equality: PostgreSQL then keeps one generic plan for a prepared statement, where
-  // `= ANY ($n)` of an array of unknown length is planned again on every call.
   const one = ids.length === 1;
-  const where = [...scope.where, `${idColumn} ${one ? '=' : '= ANY'} ($${scope.values.length + 1})`].join(' AND ');
+  const where = idWhere(definition, scope, one);
   const { rows } = await db.query<T & { id: string }>(`SELECT ${selectList(definition)} FROM ${definition.table} WHERE ${where}${lock ? ' FOR UPDATE' : ''}`, [
     ...scope.values,
     one ? ids[0] : ids,
@@ -144,6 +141,16 @@ export async function findRecords<T>(
     if (!row) throw notFound(`${definition.label} ${recordId}`);
     return row;
   });
+}
+
+/**
+ * The scope's conditions and the record's id, as parameter $n after the scope's values. One id by
+ * equality: PostgreSQL then keeps one generic plan for a prepared statement, where `= ANY ($n)` of
+ * an array of unknown length is planned again on every call.
+ */
+function idWhere(definition: ResourceDefinition, scope: { where: string[]; values: unknown[] }, one: boolean): string {
+  const idColumn = definition.key[definition.key.length - 1];
+  return [...scope.where, `${idColumn} ${one ? '=' : '= ANY'} ($${scope.values.length + 1})`].join(' AND ');
 }
 
 /**
@@ -162,8 +169,7 @@ export async function findRecordChecked<T>(
   access: ((from: number) => AccessCheck) | undefined,
 ): Promise<T> {
   if (!access) return (await findRecords<T>(db.stable, definition, scope, [recordId]))[0];
-  const idColumn = definition.key[definition.key.length - 1];
-  const where = [...scope.where, `${idColumn} = $${scope.values.length + 1}`].join(' AND ');
+  const where = idWhere(definition, scope, true);
   const check = access(scope.values.length + 2);
   const { rows } = await db.stable.query<{ access: string; id: string | null }>(
     `SELECT ${check.sql}, r.* FROM (SELECT 1) one LEFT JOIN (SELECT ${selectList(definition)} FROM ${definition.table} WHERE ${where}) r ON true`,
