@@ -1,7 +1,7 @@
-import bcrypt from '@node-rs/bcrypt';
 import type { ServerConfig } from './config.js';
 import type { Database } from './db/index.js';
 import { randomAlphanumeric } from './ids.js';
+import { hashPassword } from './passwords.js';
 import { ADMIN_GROUP } from './oauth/tokens.js';
 
 export const ROOT_COMPANY = 'root';
@@ -20,7 +20,7 @@ export async function seedFirstRun(db: Database, config: ServerConfig): Promise<
 
     const generatedPassword = config.adminPassword ? undefined : randomAlphanumeric(20);
     const password = config.adminPassword ?? generatedPassword!;
-    const passwordHash = await bcrypt.hash(password, 10);
+    const passwordHash = await hashPassword(password);
 
     await tx.query(
       `INSERT INTO companies (id, name, display_name, description, type, parent, ancestors)

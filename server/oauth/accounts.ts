@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
-import bcrypt from '@node-rs/bcrypt';
 import type { Account } from 'oidc-provider';
 import type { Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
+import { hashPassword, verifyPassword } from '../passwords.js';
 
 /** The group whose members (direct or through nested groups) administer their domain's company. */
 export const ADMIN_GROUP = 'administrators';
@@ -77,12 +77,12 @@ let dummyHash: Promise<string> | undefined;
  * comparison too, so timing does not reveal who exists.
  */
 export async function passwordMatches(user: KnownUser | undefined, password: string): Promise<boolean> {
-  dummyHash ??= bcrypt.hash(crypto.randomBytes(16).toString('hex'), 10);
+  dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
   const hash = user?.passwordHash ?? (await dummyHash);
   let matches = false;
   try {
-    // native and asynchronous: the comparison runs on libuv's thread pool, never on the event loop
-    matches = await bcrypt.verify(password, hash);
+    // on the password threads, below the event loop's priority, never on the event loop
+    matches = await verifyPassword(password, hash);
   } catch {
     matches = false;
   }
