@@ -34,13 +34,29 @@ function bcryptPool(): Piscina {
   return pool;
 }
 
-/** The bcrypt hash of `password` (cost 10 is the least accepted). */
+/** The bcrypt costs accepted (each step doubles a check's work; 14 is about 1 s of a core here). */
+export const MIN_BCRYPT_COST = 10;
+export const MAX_BCRYPT_COST = 14;
+
+/** The cost of a bcrypt hash ($2a$, $2b$ or $2y$ with its 53 characters), else undefined. */
+export function bcryptCost(hash: string): number | undefined {
+  const match = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/.exec(hash);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The bcrypt hash of `password`. */
 export function hashPassword(password: string, cost = 10): Promise<string> {
   return bcryptPool().run({ op: 'hash', password, cost });
 }
 
-/** Does `password` match the bcrypt `hash`? Never when `hash` is not a bcrypt hash. */
-export function verifyPassword(password: string, hash: string): Promise<boolean> {
+/**
+ * Does `password` match the bcrypt `hash`? Never when `hash` is not a bcrypt hash, or costs more
+ * than MAX_BCRYPT_COST: a hash of cost 31 (written to the database by other means) would hold one
+ * of the pool's threads for a day and a half per attempt, and sign-ins of every tenant with it.
+ */
+export async function verifyPassword(password: string, hash: string): Promise<boolean> {
+  const cost = bcryptCost(hash);
+  if (cost === undefined || cost > MAX_BCRYPT_COST) return false;
   return bcryptPool().run({ op: 'verify', password, hash });
 }
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import bcryptjs from 'bcryptjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closePasswordPool, hashPassword, verifyPassword } from '../../server/passwords.js';
 
@@ -28,6 +29,27 @@ describe('password hashing on the password threads', () => {
     expect(await verifyPassword('x', '')).toBe(false);
     const hash = await hashPassword('after', 10);
     expect(await verifyPassword('after', hash)).toBe(true);
+  });
+
+  it("reads the hashes the console makes (bcryptjs), under each of bcrypt's names", async () => {
+    const hash = bcryptjs.hashSync('from the console', 10);
+    for (const prefix of ['$2a$', '$2b$', '$2y$']) {
+      expect(await verifyPassword('from the console', hash.replace(/^\$2.\$/, prefix)), prefix).toBe(true);
+      expect(await verifyPassword('from the consolE', hash.replace(/^\$2.\$/, prefix)), prefix).toBe(false);
+    }
+  });
+
+  it('tells apart passwords that differ after a NUL', async () => {
+    const hash = await hashPassword('abc\0def');
+    expect(await verifyPassword('abc\0def', hash)).toBe(true);
+    expect(await verifyPassword('abc', hash)).toBe(false);
+  });
+
+  it('refuses to check a hash that costs more than 14 (cost 31 would hold a thread for a day and a half)', async () => {
+    const hash = bcryptjs.hashSync('expensive', 10);
+    // checked, this would not return before the test's timeout
+    expect(await verifyPassword('expensive', hash.replace('$10$', '$31$'))).toBe(false);
+    expect(await verifyPassword('expensive', hash)).toBe(true);
   });
 
   it('checks several passwords at once, each against its own hash', async () => {

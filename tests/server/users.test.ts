@@ -48,11 +48,12 @@ describe('users: create and read', () => {
     expect((await as('GET', `${base}/nobody`)).status).toBe(404);
   });
 
-  it('accepts only bcrypt hashes of cost 10 or more', async () => {
+  it('accepts only bcrypt hashes of cost 10 to 14', async () => {
     const missing = await as('POST', base, user('carol', { authVerification: undefined }));
     expect(missing.status).toBe(400);
     expect(missing.body.message).toContain('authVerification');
-    for (const bad of ['plain text password', bcrypt.hashSync('weak', 4), `${hash}x`, hash.replace('$2b$', '$3b$')]) {
+    const costly = (cost: string) => hash.replace(/^\$2b\$\d\d\$/, `$2b$${cost}$`);
+    for (const bad of ['plain text password', bcrypt.hashSync('weak', 4), `${hash}x`, hash.replace('$2b$', '$3b$'), costly('15'), costly('31')]) {
       const res = await as('POST', base, user('carol', { authVerification: bad }));
       expect(res.status, bad).toBe(400);
       expect(res.body.message).toContain('authVerification');
@@ -61,6 +62,7 @@ describe('users: create and read', () => {
       const res = await as('POST', base, user(`carol${prefix[2]}`, { authVerification: hash.replace('$2b$', prefix) }));
       expect(res.status, prefix).toBe(201);
     }
+    expect((await as('POST', base, user('carol14', { authVerification: costly('14') }))).status).toBe(201);
     expect((await server.db.query(`SELECT 1 FROM users WHERE username = 'carol'`)).rows).toHaveLength(0);
   });
 
