@@ -5,6 +5,7 @@ import { DataDirInUseError } from './db/dataDirLock.js';
 import { openDatabase, type Database } from './db/index.js';
 import { startMaintenance } from './db/maintenance.js';
 import { loadSigningKeys } from './keys.js';
+import { closePasswordPool, startPasswordThreads } from './passwords.js';
 import { seedFirstRun } from './seed.js';
 
 /**
@@ -66,6 +67,7 @@ const databaseName = () => (config.databaseUrl ? 'PostgreSQL' : `PGlite in ${con
 
 /** Serves requests in this process until SIGTERM/SIGINT. */
 async function serve(announce: boolean) {
+  startPasswordThreads(config.webConcurrency ?? 1);
   const db = await open();
   const keys = await prepare(db);
   const app = await buildApp({ db, config, keys }, { logger: { level: config.logLevel } });
@@ -118,6 +120,8 @@ async function runPrimary(count: number) {
   const db = await open();
   await prepare(db);
   await db.close();
+  // the first run's seed hashed a password here; the primary serves no sign-ins
+  await closePasswordPool();
 
   let stopping = false;
   let exitCode = 0;

@@ -3,7 +3,7 @@ import { Piscina } from 'piscina';
 
 /**
  * Password hashing and checks (bcrypt) on a pool of worker threads, each of which lowers its own
- * priority as it starts. A check takes about 60 ms of a core, so during a sign-in storm these
+ * priority as it starts. A check of cost 10 takes about 50 ms of a core, so during a sign-in storm these
  * threads want every core; at the event loop's priority they took turns with it and with the
  * embedded database's thread, and a request that arrived waited for its turn. Lowered, they run on
  * the CPU that requests leave (docs/DECISIONS.md 23, figures in docs/PERFORMANCE.md).
@@ -11,30 +11,39 @@ import { Piscina } from 'piscina';
  */
 const NICE_INCREMENT = 10;
 /**
- * One per core, and at least 4 (libuv's pool, where the checks ran before): with fewer threads than
- * checks in flight the checks queue, and on 2 cores two threads gave sign-ins twice the p99 (0.7-0.8
- * against 0.4 s at 8 clients) for the same throughput.
+ * This process's share of the machine's password threads: as many threads as cores, and at least
+ * 4 (libuv's pool, where the checks ran before: on 2 cores two threads gave sign-ins twice the p99,
+ * 0.7-0.8 against 0.4 s at 8 clients, for the same throughput), divided among the server
+ * processes (WEB_CONCURRENCY), at least 2 each. A thread costs about 9 MB.
  */
-const THREADS = Math.max(4, os.availableParallelism());
+export function passwordThreads(processes = 1, cores = os.availableParallelism()): number {
+  return Math.max(2, Math.ceil(Math.max(4, cores) / processes));
+}
 
 let pool: Piscina | undefined;
 
-function bcryptPool(): Piscina {
+/** Starts the pool with this process's share of threads (main.ts); tests get one with the default share. */
+export function startPasswordThreads(processes = 1): void {
+  const threads = passwordThreads(processes);
   pool ??= new Piscina({
     filename: new URL('./passwordWorker.mjs', import.meta.url).href,
     // all started with the pool and kept: a storm never waits for a thread to start
-    minThreads: THREADS,
-    maxThreads: THREADS,
+    minThreads: threads,
+    maxThreads: threads,
     // one check at a time per thread: bcrypt is synchronous there
     concurrentTasksPerWorker: 1,
     niceIncrement: process.platform === 'linux' ? NICE_INCREMENT : 0,
     // the worker is plain JavaScript: the server's loaders (tsx) need not start again in it
     execArgv: [],
   });
-  return pool;
 }
 
-/** The bcrypt costs accepted (each step doubles a check's work; 14 is about 1 s of a core here). */
+function bcryptPool(): Piscina {
+  if (!pool) startPasswordThreads();
+  return pool!;
+}
+
+/** The bcrypt costs accepted (each step doubles a check's work; 14 is about 0.8 s of a core here). */
 export const MIN_BCRYPT_COST = 10;
 export const MAX_BCRYPT_COST = 14;
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import bcryptjs from 'bcryptjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closePasswordPool, hashPassword, verifyPassword } from '../../server/passwords.js';
+import { closePasswordPool, hashPassword, passwordThreads, verifyPassword } from '../../server/passwords.js';
 
 afterAll(() => closePasswordPool());
 
@@ -16,6 +16,13 @@ function threadNiceValues(): number[] {
 }
 
 describe('password hashing on the password threads', () => {
+  it("shares the machine's password threads among the server processes", () => {
+    expect(passwordThreads(1, 2)).toBe(4);
+    expect(passwordThreads(1, 16)).toBe(16);
+    expect(passwordThreads(16, 16)).toBe(2);
+    expect(passwordThreads(3, 8)).toBe(3);
+  });
+
   it('hashes with bcrypt at the cost asked and checks passwords against the hash', async () => {
     const hash = await hashPassword('correct horse', 10);
     expect(hash).toMatch(/^\$2[aby]\$10\$/);
