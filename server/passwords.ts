@@ -3,8 +3,8 @@ import { Piscina } from 'piscina';
 
 /**
  * Password hashing and checks (bcrypt) on a pool of worker threads, each of which lowers its own
- * priority as it starts. A check of cost 10 takes about 50 ms of a core, so during a sign-in storm these
- * threads want every core; at the event loop's priority they took turns with it and with the
+ * priority as it starts. A check of cost 10 takes about 50 ms of a core, so during a sign-in
+ * storm these threads want every core; at the event loop's priority they took turns with it and with the
  * embedded database's thread, and a request that arrived waited for its turn. Lowered, they run on
  * the CPU that requests leave (docs/DECISIONS.md 23, figures in docs/PERFORMANCE.md).
  * Linux only: there a thread's priority is its own; elsewhere nice() may lower the whole process.
@@ -12,8 +12,8 @@ import { Piscina } from 'piscina';
 const NICE_INCREMENT = 10;
 /**
  * This process's share of the machine's password threads: as many threads as cores, and at least
- * 4 (libuv's pool, where the checks ran before: on 2 cores two threads gave sign-ins twice the p99,
- * 0.7-0.8 against 0.4 s at 8 clients, for the same throughput), divided among the server
+ * 4 (libuv's pool, where the checks ran before: on 2 cores two threads gave sign-ins a worse p99,
+ * 0.5-0.7 against 0.4 s at 8 clients, for the same throughput), divided among the server
  * processes (WEB_CONCURRENCY), at least 2 each. A thread costs about 9 MB.
  */
 export function passwordThreads(processes = 1, cores = os.availableParallelism()): number {
