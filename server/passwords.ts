@@ -3,13 +3,18 @@ import { Piscina } from 'piscina';
 
 /**
  * Password hashing and checks (bcrypt) on a pool of worker threads, each of which lowers its own
- * priority as it starts. A check of cost 10 takes about 50 ms of a core, so during a sign-in
- * storm these threads want every core; at the event loop's priority they took turns with it and with the
+ * priority as it starts. A check of cost 10 takes about 50 ms of a core, so during a sign-in storm
+ * these threads want every core; at the event loop's priority they took turns with it and with the
  * embedded database's thread, and a request that arrived waited for its turn. Lowered, they run on
  * the CPU that requests leave (docs/DECISIONS.md 23, figures in docs/PERFORMANCE.md).
  * Linux only: there a thread's priority is its own; elsewhere nice() may lower the whole process.
  */
 const NICE_INCREMENT = 10;
+
+/** The bcrypt costs accepted (each step doubles a check's work; 14 is about 0.8 s of a core here). */
+export const MIN_BCRYPT_COST = 10;
+export const MAX_BCRYPT_COST = 14;
+
 /**
  * This process's share of the machine's password threads: as many threads as cores, and at least
  * 4 (libuv's pool, where the checks ran before: on 2 cores two threads gave sign-ins a worse p99,
@@ -43,10 +48,6 @@ function bcryptPool(): Piscina {
   return pool!;
 }
 
-/** The bcrypt costs accepted (each step doubles a check's work; 14 is about 0.8 s of a core here). */
-export const MIN_BCRYPT_COST = 10;
-export const MAX_BCRYPT_COST = 14;
-
 /** The cost of a bcrypt hash ($2a$, $2b$ or $2y$ with its 53 characters), else undefined. */
 export function bcryptCost(hash: string): number | undefined {
   const match = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/.exec(hash);
@@ -54,7 +55,7 @@ export function bcryptCost(hash: string): number | undefined {
 }
 
 /** The bcrypt hash of `password`. */
-export function hashPassword(password: string, cost = 10): Promise<string> {
+export function hashPassword(password: string, cost = MIN_BCRYPT_COST): Promise<string> {
   return bcryptPool().run({ op: 'hash', password, cost });
 }
 
