@@ -4,17 +4,42 @@ import type { Queryable } from '../db/index.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { ADMIN_SCOPE, verifyAccessToken } from '../oauth/tokens.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route answers without a token: the guard checks nothing. Declared on the route itself,
+     * never inferred from its path; the OpenAPI document shows it (`security: []`).
+     */
+    public?: boolean;
+  }
+}
+
+/** Whether the route that answers this request is declared public (an unknown route is not). */
+const isPublic = (request: FastifyRequest) => request.routeOptions.config?.public === true;
+
 /**
  * Every /api call: a valid bearer token with `user:admin` (401/403), a live grant and an active user
  * (401), and, when the path names a company (and domain), that company inside the caller's subtree
  * (404 otherwise: no existence leaks). Grant, user, company and domain are checked in one statement.
+ * What the guard checks never depends on how the URL looks: a route without a token is one declared
+ * `config: { public: true }` (none under /api today; the OpenAPI document and its UI at /api/docs are
+ * routes of the root instance, outside these hooks).
  */
 export function registerGuard(app: FastifyInstance) {
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('accessChecked', false);
 
+  // A public route says so in the OpenAPI document; a route that says so there must be declared public.
+  app.addHook('onRoute', (route) => {
+    const documented = (route.schema as { security?: unknown[] } | undefined)?.security;
+    if (route.config?.public === true) route.schema = { ...route.schema, security: [] };
+    else if (Array.isArray(documented) && documented.length === 0) {
+      throw new Error(`${route.method} ${route.url}: security [] in its schema but not declared config: { public: true }`);
+    }
+  });
+
   app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/api/docs')) return;
+    if (isPublic(request)) return;
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+([A-Za-z0-9\-_.]+)$/i.exec(header);
     if (!match) throw unauthorized();
@@ -28,7 +53,7 @@ export function registerGuard(app: FastifyInstance) {
 
   // preValidation, not preHandler: another tenant's path answers 404 before its body is even validated
   app.addHook('preValidation', async (request) => {
-    if (request.url.startsWith('/api/docs')) return;
+    if (isPublic(request)) return;
     // a list checks access in its own count statement, before it reads the page, and a GET of one
     // record in the statement that reads it (statementAccess)
     if (request.routeOptions.config.accessInStatement) return;
@@ -39,7 +64,7 @@ export function registerGuard(app: FastifyInstance) {
 
   // Fails closed: a route that answers without its access having been checked is a bug, never data.
   app.addHook('preSerialization', async (request, reply, payload) => {
-    if (request.url.startsWith('/api/docs') || reply.statusCode >= 400 || request.accessChecked) return payload;
+    if (isPublic(request) || reply.statusCode >= 400 || request.accessChecked) return payload;
     throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} answered without an access check`);
   });
 }
