@@ -97,6 +97,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
   }
   const databaseUrl = env.DATABASE_URL || undefined;
   const webConcurrency = parseWebConcurrency(env.WEB_CONCURRENCY, databaseUrl);
+  const registrationAccessToken = env.REGISTRATION_ACCESS_TOKEN || undefined;
+  const registrationDomain = parseRegistrationDomain(env.REGISTRATION_DOMAIN);
+  if (registrationAccessToken && !registrationDomain) {
+    throw new Error('REGISTRATION_ACCESS_TOKEN turns on client registration: set REGISTRATION_DOMAIN to the company/domain registered clients join (one of your applications\' users, not of administrators)');
+  }
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
@@ -116,8 +121,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     loginLimits: parseLoginLimits(env),
-    registrationAccessToken: env.REGISTRATION_ACCESS_TOKEN || undefined,
-    registrationDomain: parseRegistrationDomain(env.REGISTRATION_DOMAIN),
+    registrationAccessToken,
+    registrationDomain,
     allowPrivateCallbacks: env.ALLOW_PRIVATE_CALLBACKS === '1',
     signInRetentionDays: parseRetentionDays('SIGNIN_RETENTION_DAYS', env.SIGNIN_RETENTION_DAYS, DEFAULT_SIGNIN_RETENTION_DAYS),
     auditRetentionDays: parseRetentionDays('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS),
@@ -236,9 +241,12 @@ function parseOnOff(name: string, value: string | undefined, fallback: boolean):
   throw new Error(`${name} must be on or off, got "${value}"`);
 }
 
-/** REGISTRATION_DOMAIN: `company/domain`, by default the root company's default domain. */
-function parseRegistrationDomain(value: string | undefined): { companyId: string; domainId: string } {
-  if (!value) return { companyId: 'root', domainId: 'default' };
+/**
+ * REGISTRATION_DOMAIN: `company/domain`. No default: self-registered clients sign in that domain's
+ * people, so the operator names it (a domain of applications' users, not of administrators).
+ */
+function parseRegistrationDomain(value: string | undefined): { companyId: string; domainId: string } | undefined {
+  if (!value) return undefined;
   const match = /^([^/\s]+)\/([^/\s]+)$/.exec(value);
   if (!match) throw new Error(`REGISTRATION_DOMAIN must be company/domain, got ${value}`);
   return { companyId: match[1], domainId: match[2] };

@@ -11,7 +11,10 @@ export interface AppContext {
 
 /** The signed-in caller of the management API, read from the bearer access token. */
 export interface Principal {
+  /** The user's id in her domain (companyId and domainId complete it). */
   userId: string;
+  /** Her subject: the token's sub, unique in the whole provider. */
+  subject: string;
   companyId: string;
   domainId: string;
   clientId: string;

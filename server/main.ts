@@ -7,6 +7,7 @@ import { startMaintenance } from './db/maintenance.js';
 import { loadSigningKeys } from './keys.js';
 import { closePasswordPool, startPasswordThreads } from './passwords.js';
 import { seedFirstRun } from './seed.js';
+import { startupNotices } from './startupNotices.js';
 
 /**
  * The provider's program (npm start). One process serves everything; with WEB_CONCURRENCY=N (on
@@ -60,6 +61,7 @@ async function prepare(db: Database) {
     const password = seed.generatedPassword ? `${seed.generatedPassword}  (generated: shown only this once)` : '(from ADMIN_PASSWORD)';
     console.log(`First run: created company root, domain default and administrator ${config.adminEmail}, password ${password}`);
   }
+  for (const notice of await startupNotices(db, config)) console.warn(`WARNING: ${notice}`);
   return keys;
 }
 

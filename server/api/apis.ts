@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
-import { idNotAvailable, uniqueByConstraint } from './unique.js';
+import { managementAudience } from '../oauth/provider.js';
+import { identifierNotAvailable, idNotAvailable, uniqueByConstraint } from './unique.js';
 import { checkAccess, inScope } from './guard.js';
 import {
   addListRoute,
@@ -123,13 +124,15 @@ export const findApi = (db: Queryable, callerCompanyId: string, apiIds: string[]
 /** Every write of an API goes through here; callerCompanyId confines it to the caller's subtree. */
 export const apis = {
   /** The caller has already been checked against companyId/domainId (guard or checkAccess). */
-  async create(db: Queryable, companyId: string, domainId: string, body: ApiBody & { name: string; identifier: string }): Promise<ApiWithSecret> {
+  async create(db: Queryable, companyId: string, domainId: string, body: ApiBody & { name: string; identifier: string }, reserved: string): Promise<ApiWithSecret> {
+    // the management API's audience belongs to this provider: no tenant's API may claim it
+    if (body.identifier === reserved) throw identifierNotAvailable(body.identifier);
     const apiId = body.id ?? randomAlphanumeric(32);
     const settings = { ...API_DEFAULTS, ...definedSettings(body) } as ApiSettings;
     const secret = settings.signingAlgorithm === 'HS256' ? newSigningSecret() : null;
     const columns = SETTINGS.map(column);
     const created = await uniqueByConstraint(
-      { apis_pkey: idNotAvailable('API', apiId), apis_name: settings.name, apis_identifier: settings.identifier },
+      { apis_pkey: idNotAvailable('API', apiId), apis_name: settings.name, apis_identifier: identifierNotAvailable(settings.identifier) },
       async () => {
         const { rows } = await db.query<Api>(
           `INSERT INTO apis AS t (id, company_id, domain_id, signing_secret, ${columns.join(', ')})
@@ -185,11 +188,11 @@ export const apis = {
 type ApiCreateBody = ApiBody & { name: string; identifier: string };
 
 /** The plain routes' rules: the caller's company confines every record; a create names its company and domain in the body. */
-const apiRules: CrudRules<ApiWithSecret, ApiBody, unknown> = {
+const apiRules = (managementApi: string): CrudRules<ApiWithSecret, ApiBody, unknown> => ({
   async create(db, { caller }, body) {
     const { companyId, domain } = body as ApiCreateBody & { companyId: string; domain: string };
     await checkAccess(db, caller, companyId, domain);
-    return apis.create(db, companyId, domain, body as ApiCreateBody);
+    return apis.create(db, companyId, domain, body as ApiCreateBody, managementApi);
   },
   async update(db, { caller }, changes) {
     const updated: ApiWithSecret[] = [];
@@ -197,10 +200,11 @@ const apiRules: CrudRules<ApiWithSecret, ApiBody, unknown> = {
     return updated;
   },
   remove: (db, { caller }, apiIds) => apis.remove(db, caller.companyId, [...new Set(apiIds)]),
-};
+});
 
 export async function apiResourceRoutes(app: FastifyInstance) {
   const { db } = app.ctx;
+  const managementApi = managementAudience(app.ctx);
   const tags = ['apis'];
   const domainScope = { params: ['companyId', 'domainId'], where: ['t.company_id = $1', 't.domain_id = $2'] };
 
@@ -210,7 +214,7 @@ export async function apiResourceRoutes(app: FastifyInstance) {
     path: '/api',
     idParam: 'apiId',
     scope: { params: [], where: inCallersSubtree, values: (request) => [request.principal.companyId] },
-    rules: apiRules,
+    rules: apiRules(managementApi),
     bodies: { create: createBody(['name', 'identifier', 'domain', 'companyId']), update: updateBody, updateList: listBodySchema(updateBody) },
     responses: { created: apiWithSecretJson, updated: apiWithSecretJson },
   })(app);
@@ -221,7 +225,7 @@ export async function apiResourceRoutes(app: FastifyInstance) {
     { schema: { tags, params: params('companyId', 'domainId'), body: createBody(['name', 'identifier']), response: { 201: apiWithSecretJson, ...errorResponses } } },
     async (request, reply) => {
       const { companyId, domainId } = request.params;
-      return reply.status(201).send(await db.transaction((tx) => apis.create(tx, companyId, domainId, request.body)));
+      return reply.status(201).send(await db.transaction((tx) => apis.create(tx, companyId, domainId, request.body, managementApi)));
     },
   );
 }

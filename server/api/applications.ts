@@ -10,7 +10,7 @@ import { errorResponses, id, optionalText, params, requiredText, status } from '
 
 export const APP_TYPES = ['SPA', 'web', 'native', 'machine'] as const;
 export const GRANT_TYPES = ['implicit', 'authorization_code', 'refresh_token', 'client_credentials', 'password', 'MFA', 'passwordless_otp', 'device_code'] as const;
-type AppType = (typeof APP_TYPES)[number];
+export type AppType = (typeof APP_TYPES)[number];
 
 /** The settings an administrator edits; API field names are the column names. */
 export type ApplicationSettings = Omit<Application, 'id' | 'client_id' | 'domain' | 'companyId'>;
@@ -143,7 +143,7 @@ const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'b
  * Why a redirect/logout URI, a web origin or a server endpoint (called by the provider itself, so
  * http(s) only) is unacceptable, or undefined when it is fine.
  */
-function uriProblem(raw: string, kind: 'uri' | 'origin' | 'endpoint', appType: AppType): string | undefined {
+export function uriProblem(raw: string, kind: 'uri' | 'origin' | 'endpoint', appType: AppType): string | undefined {
   if (/\s/.test(raw)) return 'must not contain spaces';
   let url: URL;
   try {

@@ -12,6 +12,13 @@ export const idNotAvailable = (kind: 'company' | 'application' | 'API', id: stri
   new HttpError(409, `${kind} id "${id}" is not available: choose another`);
 
 /**
+ * An API identifier is the audience every resource server trusts, whichever tenant issued the
+ * token: one namespace across the whole provider (migration 19), answered like a global id.
+ */
+export const identifierNotAvailable = (identifier: string) =>
+  new HttpError(409, `API identifier "${identifier}" is not available: an identifier names one API in the whole provider, choose another`);
+
+/**
  * A unique violation becomes the duplicate 409 (docs/CONSOLE.md, "Errors and messages") naming the value behind the violated index, or the
  * error given for that index (a global id: server/api/unique.ts).
  */

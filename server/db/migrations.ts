@@ -850,6 +850,43 @@ DROP TABLE oauth_codes;
 DROP TABLE oauth_refresh_tokens;
 `,
   },
+  {
+    id: 19,
+    name: 'the tenant boundary in the authorization server: subjects, one namespace of API identifiers, registered clients',
+    sql: `
+-- A person's subject (the sub of every token and the accountId of the provider's sessions, grants,
+-- codes and device codes): generated, unique in the whole provider and never reassigned. A user id
+-- is chosen by each domain, so two tenants (or a purged account and a new one) can share one; a
+-- subject is 122 random bits, so a session, grant or token of one account can never name another.
+ALTER TABLE users ADD COLUMN subject text NOT NULL DEFAULT gen_random_uuid()::text;
+CREATE UNIQUE INDEX users_subject ON users (subject);
+
+-- Every sign-in made before this named its user by the bare id: they end here (the browser signs
+-- in again; docs/OPERATIONS.md, "Upgrading"). Registration access tokens are not sign-ins and stay.
+UPDATE oauth_grants SET revoked_at = now() WHERE revoked_at IS NULL;
+DELETE FROM oidc_payloads WHERE model <> 'RegistrationAccessToken';
+
+-- An API identifier is the audience of tokens every resource server trusts whatever tenant issued
+-- them (one issuer, one key): it names one API in the whole provider. Identifiers that already
+-- clash keep their oldest API; each other one is renamed (its tokens stop being issued for the
+-- shared audience, and its sign-ins are revoked above) and the start-up log says which
+-- (server/main.ts reads the note left in meta).
+CREATE TEMP TABLE renamed_apis ON COMMIT DROP AS
+  SELECT id, company_id, domain_id, identifier AS was, identifier || '#renamed-' || id AS now
+  FROM (SELECT a.*, row_number() OVER (PARTITION BY identifier ORDER BY created_at, id) AS n FROM apis a) ranked
+  WHERE n > 1;
+UPDATE apis a SET identifier = r.now, updated_at = now() FROM renamed_apis r WHERE a.id = r.id;
+INSERT INTO meta (key, value)
+  SELECT 'api identifiers renamed', json_agg(json_build_object('api', id, 'company', company_id, 'domain', domain_id, 'was', was, 'now', now))::text
+  FROM renamed_apis HAVING count(*) > 0;
+DROP INDEX apis_identifier;
+CREATE UNIQUE INDEX apis_identifier ON apis (identifier);
+
+-- Clients that registered themselves (RFC 7591) never receive the management API's user:admin.
+ALTER TABLE applications ADD COLUMN self_registered boolean NOT NULL DEFAULT false;
+UPDATE applications SET self_registered = true WHERE description = 'registered through /oauth/register';
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

@@ -3,6 +3,7 @@ import type { Account } from 'oidc-provider';
 import type { Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
+import { oncePerRequest } from './requestOrigin.js';
 
 /** The group whose members (direct or through nested groups) administer their domain's company. */
 export const ADMIN_GROUP = 'administrators';
@@ -16,13 +17,15 @@ export interface Tenant {
 
 export interface KnownUser {
   id: string;
+  /** The subject: unique in the whole provider, never reassigned (migration 19); the sub of tokens and the accountId of sessions and grants. */
+  subject: string;
   username: string;
   displayName: string;
   email: string;
   passwordHash: string | null;
 }
 
-const USER_COLUMNS = `id, username, display_name AS "displayName", email, password_hash AS "passwordHash"`;
+const USER_COLUMNS = `id, subject, username, display_name AS "displayName", email, password_hash AS "passwordHash"`;
 
 /** The active user of the domain whose email or username is `login` (case-folded), if any. */
 export async function findUserByLogin(db: Queryable, tenant: Tenant, login: string): Promise<KnownUser | undefined> {
@@ -36,13 +39,21 @@ export async function findUserByLogin(db: Queryable, tenant: Tenant, login: stri
   return rows[0];
 }
 
-export async function findActiveUser(db: Queryable, tenant: Tenant, userId: string): Promise<KnownUser | undefined> {
-  const { rows } = await db.query<KnownUser>(`SELECT ${USER_COLUMNS} FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND status = 'active'`, [
-    tenant.companyId,
-    tenant.domainId,
-    userId,
-  ]);
-  return rows[0];
+/**
+ * The active account of the tenant whose subject is `subject`: how the authorization server finds
+ * the person behind a session, grant, code or token. The subject alone would find her anywhere; the
+ * tenant (the asking application's company and domain) makes a session of one domain useless at
+ * another domain's application.
+ */
+export function findActiveAccount(db: Queryable, tenant: Tenant, subject: string): Promise<KnownUser | undefined> {
+  return oncePerRequest(`account:${tenant.companyId}/${tenant.domainId}/${subject}`, async () => {
+    const { rows } = await db.query<KnownUser>(`SELECT ${USER_COLUMNS} FROM users WHERE company_id = $1 AND domain_id = $2 AND subject = $3 AND status = 'active'`, [
+      tenant.companyId,
+      tenant.domainId,
+      subject,
+    ]);
+    return rows[0];
+  });
 }
 
 /**
@@ -102,10 +113,10 @@ export async function isAdministrator(db: Queryable, companyId: string, domainId
 /** The user as oidc-provider's account: the claims of ID tokens and userinfo, by granted scope. */
 export function toAccount(user: KnownUser): Account & { user: KnownUser } {
   return {
-    accountId: user.id,
+    accountId: user.subject,
     user,
     claims: () => ({
-      sub: user.id,
+      sub: user.subject,
       name: user.displayName,
       preferred_username: user.username,
       email: user.email,

@@ -14,7 +14,7 @@ import { storable } from './signInEvents.js';
  *   triggers end; a revoked grant is not found, so every token of it stops at its next use;
  * - everything else: one row of oidc_payloads per model and id, with its expiry.
  */
-export function adapterFactory(db: Database, publicUrl: string, registrationDomain: Tenant = { companyId: 'root', domainId: 'default' }) {
+export function adapterFactory(db: Database, publicUrl: string, registrationDomain: Tenant | undefined) {
   const managementApi = `${publicUrl}/api`;
   return (model: string): Adapter => {
     if (model === 'Client') return new ClientAdapter(db, registrationDomain);
@@ -131,9 +131,13 @@ class GrantAdapter implements Adapter {
     // the API of the sign-in; none for the management API (what the revocation triggers look for)
     const resource = resources.map(([indicator]) => indicator).find((indicator) => indicator !== this.managementApi) ?? null;
     const from = requestOrigin();
-    await this.db.query(
+    // The grant's user is the account with this subject in the application's own company and
+    // domain: a grant can name no one else (no row, and the sign-in fails, when she is not there).
+    const { rowCount } = await this.db.query(
       `INSERT INTO oauth_grants (id, client_id, company_id, domain_id, user_id, scope, resource, ip, user_agent, last_ip, last_used_at, payload, expires_at)
-       SELECT $1, a.id, a.company_id, a.domain_id, $3, $4, $5, $6, $7, $6, now(), $8, $9 FROM applications a WHERE a.id = $2
+       SELECT $1, a.id, a.company_id, a.domain_id, u.id, $4, $5, $6, $7, $6, now(), $8, $9
+       FROM applications a LEFT JOIN users u ON u.company_id = a.company_id AND u.domain_id = a.domain_id AND u.subject = $3
+       WHERE a.id = $2 AND ($3::text IS NULL OR u.id IS NOT NULL)
        ON CONFLICT (id) DO UPDATE SET scope = EXCLUDED.scope, resource = EXCLUDED.resource, payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at`,
       [
         id,
@@ -147,6 +151,7 @@ class GrantAdapter implements Adapter {
         expiry(expiresIn),
       ],
     );
+    if (rowCount === 0) throw new errors.InvalidGrant('the account of this sign-in is not an account of the application\'s domain');
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -184,7 +189,7 @@ class GrantAdapter implements Adapter {
 class ClientAdapter implements Adapter {
   constructor(
     private readonly db: Database,
-    private readonly registrationDomain: Tenant,
+    private readonly registrationDomain: Tenant | undefined,
   ) {}
 
   find(id: string): Promise<AdapterPayload | undefined> {
@@ -202,11 +207,14 @@ class ClientAdapter implements Adapter {
     const grants = (Array.isArray(metadata.grant_types) ? metadata.grant_types : []).map((type) => (type === DEVICE_CODE_GRANT ? 'device_code' : type));
     const name = typeof metadata.client_name === 'string' && metadata.client_name.trim() ? metadata.client_name.trim().slice(0, 200) : `Registered client ${id}`;
     const secret = typeof metadata.client_secret === 'string' ? sha256(metadata.client_secret) : null;
+    const domain = this.registrationDomain;
+    // (configuration refuses registration without a domain: config.ts)
+    if (!domain) throw new Error('REGISTRATION_DOMAIN is not set');
     const insert = (clientName: string) =>
       this.db.query(
-        `INSERT INTO applications (id, company_id, domain_id, client_name, app_type, client_secret_hash, redirect_uris, client_logout_uri, grant_types, backchannel_logout_uri, description)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'registered through /oauth/register')`,
-        [id, this.registrationDomain.companyId, this.registrationDomain.domainId, clientName, appType, secret, strings(metadata.redirect_uris), strings(metadata.post_logout_redirect_uris), JSON.stringify(grants), typeof metadata.backchannel_logout_uri === 'string' ? metadata.backchannel_logout_uri : ''],
+        `INSERT INTO applications (id, company_id, domain_id, client_name, app_type, client_secret_hash, redirect_uris, client_logout_uri, grant_types, backchannel_logout_uri, description, self_registered)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'registered through /oauth/register', true)`,
+        [id, domain.companyId, domain.domainId, clientName, appType, secret, strings(metadata.redirect_uris), strings(metadata.post_logout_redirect_uris), JSON.stringify(grants), typeof metadata.backchannel_logout_uri === 'string' ? metadata.backchannel_logout_uri : ''],
       );
     forgetRead(`client:${id}`);
     // a name taken in the domain gets the id beside it

@@ -12,7 +12,8 @@ export const APPLICATION_COLUMNS = `id, company_id AS "companyId", domain_id AS 
   redirect_uris AS "redirectUris", client_logout_uri AS "logoutUris", allowed_web_orgins AS "webOrigins",
   grant_types AS "grantTypes", id_token_expiration AS "idTokenExpiration",
   refresh_token_rotation AS "refreshTokenRotation", refresh_absolute_expiration AS "refreshAbsoluteExpiration",
-  refresh_absolute_lifetime AS "refreshAbsoluteLifetime", audience, backchannel_logout_uri AS "backchannelLogoutUri"`;
+  refresh_absolute_lifetime AS "refreshAbsoluteLifetime", audience, backchannel_logout_uri AS "backchannelLogoutUri",
+  self_registered AS "selfRegistered"`;
 
 export interface ApplicationRow {
   id: string;
@@ -33,6 +34,8 @@ export interface ApplicationRow {
   refreshAbsoluteLifetime: number;
   audience: string | null;
   backchannelLogoutUri: string;
+  /** Registered itself (RFC 7591): never receives user:admin. */
+  selfRegistered: boolean;
 }
 
 /** Our metadata beside the standard fields, as oidc-provider keeps it on a client. */
@@ -47,6 +50,7 @@ export const EXTRA_CLIENT_METADATA = [
   'default_audience',
   'previous_secret_hash',
   'public_secret_hash',
+  'self_registered',
 ] as const;
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
@@ -101,6 +105,7 @@ export function clientMetadata(row: ApplicationRow): ClientMetadata {
     previous_secret_hash: row.previousSecretHash ?? '',
     // a public client may still have a secret (an SPA given one): if it sends it, it must be right
     public_secret_hash: publicClient ? (row.secretHash ?? '') : '',
+    self_registered: row.selfRegistered === true,
   };
 }
 
@@ -124,6 +129,7 @@ export interface ClientExtras {
   default_audience: string;
   previous_secret_hash: string;
   public_secret_hash: string;
+  self_registered: boolean;
   clientSecret?: string;
   grantTypeAllowed(type: string): boolean;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type Provider from 'oidc-provider';
-import { defaultResource, isPublicClient, tenantOf } from './clients.js';
-import { issueCode, planGrant } from './grants.js';
+import { defaultResource, tenantOf } from './clients.js';
+import { type GrantSetting, issueCode, planGrant } from './grants.js';
 import { loginPagePolicy, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
@@ -31,10 +31,9 @@ const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
 /** An S256 challenge is the base64url SHA-256 of the verifier: exactly 43 characters (RFC 7636 4.2). */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
-interface ConsoleLoginOptions extends PasswordStepOptions {
+interface ConsoleLoginOptions extends PasswordStepOptions, GrantSetting {
   provider: Provider;
   issuer: string;
-  managementApi: string;
 }
 
 /**
@@ -46,7 +45,8 @@ interface ConsoleLoginOptions extends PasswordStepOptions {
  * any other.
  */
 export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleLoginOptions) {
-  const { provider, db, issuer, managementApi } = options;
+  const { provider, db, issuer, managementApi, consoleClientId } = options;
+  const consoleOrigin = new URL(issuer).origin;
 
   const redirectTo = (reply: FastifyReply, redirectUri: string, params: Record<string, string | undefined>) => {
     const url = new URL(redirectUri);
@@ -84,6 +84,14 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       },
     },
     async (request, reply) => {
+      // Login CSRF: another site's page could post its own credentials here and sign the victim's
+      // browser in to the attacker's account. Browsers say where a post comes from; scripts, which
+      // say nothing, carry no victim's browser.
+      const site = request.headers['sec-fetch-site'];
+      const origin = request.headers.origin;
+      if ((site !== undefined && site !== 'same-origin') || (origin !== undefined && origin !== consoleOrigin)) {
+        return sendPage(reply, 403, renderErrorPage('This sign-in form was sent from another site. Open the sign-in page and try again.'));
+      }
       const form = request.body ?? {};
       const seen = attemptOf(request);
       const client = form.client_id ? await provider.Client.find(form.client_id).catch(() => undefined) : undefined;
@@ -111,7 +119,8 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
         // a challenge without a method means "plain" (RFC 7636 4.3), which is refused like any method but S256
         if (method !== 'S256') return fail('invalid_request', 'PKCE: only code_challenge_method=S256 is supported');
         if (!challenge || !S256_CHALLENGE.test(challenge)) return fail('invalid_request', 'PKCE: code_challenge must be 43 base64url characters');
-      } else if (isPublicClient(client)) {
+      } else {
+        // every client: the code of this one-form sign-in is bound to the browser that asked for it
         return fail('invalid_request', 'PKCE: this application must send a code_challenge (S256)');
       }
       const audience = form.audience?.trim() || undefined;
@@ -127,10 +136,10 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       }
       if (outcome.kind === 'wrong') return fail('access_denied', 'Wrong email or password');
 
-      const plan = await planGrant(db, { client, accountId: outcome.user.id, scope, resource, managementApi }).catch(() => undefined);
+      const plan = await planGrant(db, { client, userId: outcome.user.id, scope, resource, managementApi, consoleClientId }).catch(() => undefined);
       if (!plan || (resource !== managementApi && !plan.api)) return fail('invalid_target', 'the audience is not an active API of this application\'s domain');
       if (plan.consentNeeded) return fail('consent_required', 'this API asks the user first: sign in through /oauth/authorize');
-      const value = await withRequestOrigin(originOf(request), () => issueCode(provider, { client, accountId: outcome.user.id, plan, redirectUri, codeChallenge: challenge, nonce: form.nonce || undefined }));
+      const value = await withRequestOrigin(originOf(request), () => issueCode(provider, { client, accountId: outcome.user.subject, plan, redirectUri, codeChallenge: challenge, nonce: form.nonce || undefined }));
       await recordSignIn(db, seen, { outcome: 'success', client: who, userId: outcome.user.id, login: outcome.login });
       return redirectTo(reply, redirectUri, { code: value, state: form.state });
     },

@@ -21,16 +21,25 @@ export interface GrantPlan {
   refused: string[];
 }
 
+/** What planning a grant needs to know of the provider. */
+export interface GrantSetting {
+  managementApi: string;
+  /** The console's client id: the one application whose administrators get user:admin without a consent page. */
+  consoleClientId: string;
+}
+
 /**
  * What a user signing in to a client may receive for `scope` at `resource` (docs/CONSOLE.md,
  * "Sign-ins and rights"): identity scopes; offline_access only when the application may refresh
  * and, for an API, the API allows offline access; `user:admin` only for an administrator of the
- * application's own domain; an API's own scopes that were asked for (RBAC is applied when tokens
- * are issued).
+ * application's own domain, never through a self-registered client, and through an application
+ * other than the console only once the person agreed on the consent page; an API's own scopes that
+ * were asked for (RBAC is applied when tokens are issued). `userId` is the user's id in the
+ * application's own domain (the caller found the account there).
  */
 export async function planGrant(
   db: Database,
-  input: { client: unknown; accountId: string; scope: string; resource: string; managementApi: string },
+  input: GrantSetting & { client: unknown; userId: string; scope: string; resource: string },
 ): Promise<GrantPlan> {
   const client = extrasOf(input.client);
   const tenant = tenantOf(input.client);
@@ -41,13 +50,17 @@ export async function planGrant(
   let resourceScopes: string[];
   let consentNeeded = false;
   if (!api) {
-    const admin = asked.includes(ADMIN_SCOPE) && (await isAdministrator(db, tenant.companyId, tenant.domainId, input.accountId));
+    const admin = asked.includes(ADMIN_SCOPE) && !client.self_registered && (await isAdministrator(db, tenant.companyId, tenant.domainId, input.userId));
     resourceScopes = admin ? [ADMIN_SCOPE] : [];
+    if (admin && client.clientId !== input.consoleClientId) {
+      const who = { ...tenant, userId: input.userId, clientId: client.clientId, resource: input.managementApi };
+      consentNeeded = !(await hasConsent(db, who, ADMIN_SCOPE));
+    }
   } else {
     const names = await apiScopeNames(db, api.id);
     resourceScopes = asked.filter((scope) => names.includes(scope));
     if (!api.allowSkippingUserConsent) {
-      const who = { ...tenant, userId: input.accountId, clientId: client.clientId, resource: api.identifier };
+      const who = { ...tenant, userId: input.userId, clientId: client.clientId, resource: api.identifier };
       consentNeeded = !(await hasConsent(db, who, resourceScopes.join(' ')));
     }
   }
@@ -55,7 +68,10 @@ export async function planGrant(
   return { identity, resource: input.resource, resourceScopes, api, consentNeeded, refused };
 }
 
-/** Saves the plan as oidc-provider's grant: a new row of oauth_grants, the sign-in (adapter.ts). */
+/**
+ * Saves the plan as oidc-provider's grant: a new row of oauth_grants, the sign-in (adapter.ts).
+ * `accountId` is the user's subject; the adapter refuses one that is not an account of the client's tenant.
+ */
 export async function saveGrant(provider: Provider, input: { clientId: string; accountId: string; plan: GrantPlan }): Promise<Grant> {
   const grant = new provider.Grant({ accountId: input.accountId, clientId: input.clientId });
   grant.addOIDCScope(input.plan.identity.join(' '));

@@ -1,21 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
-import { findActiveUser } from './accounts.js';
+import { ADMIN_SCOPE, findActiveAccount, type KnownUser } from './accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
-import { planGrant, saveGrant } from './grants.js';
+import { type GrantSetting, planGrant, saveGrant } from './grants.js';
 import { loginPagePolicy, renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { describeScopes, rememberConsent } from './resources.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 
-interface InteractionOptions extends PasswordStepOptions {
+interface InteractionOptions extends PasswordStepOptions, GrantSetting {
   provider: Provider;
-  managementApi: string;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** What the consent page says of user:admin, asked by an application other than the console. */
+const ADMINISTRATION = { name: ADMIN_SCOPE, description: 'Administer your organization: its users, groups, applications and APIs, as you can in the console' };
 
 /**
  * The hosted sign-in and consent pages of every registered application: oidc-provider's
@@ -24,7 +26,7 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
  * browser by its cookie, so nothing in our forms is trusted.
  */
 export async function interactionRoutes(app: FastifyInstance, options: InteractionOptions) {
-  const { provider, db, managementApi } = options;
+  const { provider, db, managementApi, consoleClientId } = options;
   const path = (uid: string, step: string) => `/oauth/interaction/${encodeURIComponent(uid)}/${step}`;
 
   const load = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -52,27 +54,33 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
   };
 
 
+  /** The signed-in person of the interaction, found in the client's own domain only. */
+  const personOf = async (details: Details, client: unknown): Promise<KnownUser | undefined> => {
+    const subject = details.session?.accountId;
+    return subject ? findActiveAccount(db, tenantOf(client), subject) : undefined;
+  };
+
   /** The consent page of an API, or the grant made at once when nobody needs to be asked. */
   const consentStep = async (request: FastifyRequest, reply: FastifyReply, details: Details, client: Awaited<ReturnType<typeof load>>['client']) => {
-    const accountId = details.session?.accountId;
-    if (!accountId) return sendPage(reply, 400, renderErrorPage('This sign-in has expired. Please sign in again.'));
+    const user = await personOf(details, client);
+    if (!user) return sendPage(reply, 400, renderErrorPage('This sign-in has expired. Please sign in again.'));
     const plan = await planGrant(db, {
       client,
-      accountId,
+      userId: user.id,
       scope: String(details.params.scope ?? ''),
       resource: resourceOf(details, client),
       managementApi,
+      consoleClientId,
     });
-    if (!plan.consentNeeded || !plan.api) {
-      const grant = await withRequestOrigin(originOf(request), () => saveGrant(provider, { clientId: client.clientId, accountId, plan }));
+    if (!plan.consentNeeded) {
+      const grant = await withRequestOrigin(originOf(request), () => saveGrant(provider, { clientId: client.clientId, accountId: user.subject, plan }));
       return finish(request, reply, { consent: { grantId: grant.jti } }, details);
     }
-    const user = await findActiveUser(db, tenantOf(client), accountId);
     const page = renderConsentPage({
       clientName: client.clientName ?? client.clientId,
-      apiName: plan.api.name,
-      userName: user?.displayName ?? accountId,
-      scopes: await describeScopes(db, plan.api.id, plan.resourceScopes.join(' ')),
+      apiName: plan.api?.name ?? 'the administration console',
+      userName: user.displayName,
+      scopes: plan.api ? await describeScopes(db, plan.api.id, plan.resourceScopes.join(' ')) : [ADMINISTRATION],
       action: path(details.uid, 'consent'),
     });
     return sendPage(reply, 200, page, redirectUriOf(details));
@@ -106,7 +114,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       if (outcome.kind === 'throttled') return again(429, outcome.message);
       if (outcome.kind === 'wrong') return again(401, 'Wrong email or password.');
       await recordSignIn(db, attemptOf(request), { outcome: 'success', client: who, userId: outcome.user.id, login: outcome.login });
-      return finish(request, reply, { login: { accountId: outcome.user.id, remember: false } }, details);
+      return finish(request, reply, { login: { accountId: outcome.user.subject, remember: false } }, details);
     },
   );
 
@@ -115,17 +123,17 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     { schema: { hide: true, body: { type: 'object', properties: { decision: { type: 'string', maxLength: 10 } } } } },
     async (request, reply) => {
       const { details, client } = await load(request, reply);
-      const accountId = details.session?.accountId;
-      if (details.prompt.name !== 'consent' || !accountId) return sendPage(reply, 400, renderErrorPage('This consent request is invalid or has expired. Please sign in again.'));
+      const user = details.prompt.name === 'consent' ? await personOf(details, client) : undefined;
+      if (!user) return sendPage(reply, 400, renderErrorPage('This consent request is invalid or has expired. Please sign in again.'));
       const tenant = tenantOf(client);
       const resource = resourceOf(details, client);
       if (request.body?.decision !== 'allow') {
-        await recordSignIn(db, attemptOf(request), { outcome: 'consent_denied', client: { id: client.clientId, ...tenant }, userId: accountId, detail: resource });
+        await recordSignIn(db, attemptOf(request), { outcome: 'consent_denied', client: { id: client.clientId, ...tenant }, userId: user.id, detail: resource });
         return finish(request, reply, { error: 'access_denied', error_description: 'the user did not give consent' }, details);
       }
-      const plan = await planGrant(db, { client, accountId, scope: String(details.params.scope ?? ''), resource, managementApi });
-      await rememberConsent(db, { ...tenant, userId: accountId, clientId: client.clientId, resource }, plan.resourceScopes.join(' '));
-      const grant = await withRequestOrigin(originOf(request), () => saveGrant(provider, { clientId: client.clientId, accountId, plan }));
+      const plan = await planGrant(db, { client, userId: user.id, scope: String(details.params.scope ?? ''), resource, managementApi, consoleClientId });
+      await rememberConsent(db, { ...tenant, userId: user.id, clientId: client.clientId, resource }, plan.resourceScopes.join(' '));
+      const grant = await withRequestOrigin(originOf(request), () => saveGrant(provider, { clientId: client.clientId, accountId: user.subject, plan }));
       return finish(request, reply, { consent: { grantId: grant.jti } }, details);
     },
   );

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import * as jose from 'jose';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
-import { ADMIN_SCOPE, findActiveUser, isAdministrator, toAccount } from './accounts.js';
+import { ADMIN_SCOPE, findActiveAccount, isAdministrator, type KnownUser, toAccount } from './accounts.js';
 import { adapterFactory } from './adapter.js';
 import { type ClientExtras, defaultResource, EXTRA_CLIENT_METADATA, extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { planGrant, saveGrant } from './grants.js';
@@ -24,6 +24,24 @@ async function cookieKey(ctx: AppContext, purpose: string): Promise<string> {
 const accountOf = (ctx: KoaContextWithOIDC) => (ctx.oidc.entities.Account as { accountId?: string } | undefined)?.accountId;
 
 /**
+ * The login prompt, asked again when the browser's session names an account that is not one of the
+ * asking application's tenant (or no longer active): findAccount finds accounts in the client's
+ * own company and domain only, so a session of one domain never signs anyone in at another's.
+ */
+function loginPolicy() {
+  const { Check, base } = interactionPolicy;
+  const policy = base();
+  const login = policy.get('login')!;
+  login.checks.add(
+    new Check('account_not_of_this_tenant', 'the session\'s account is not an account of this application\'s domain', 'login_required', (koa) =>
+      koa.oidc.session?.accountId && !koa.oidc.account ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT,
+    ),
+    0,
+  );
+  return policy;
+}
+
+/**
  * The authorization server: oidc-provider, configured with our accounts, storage, keys, pages and
  * the settings of each application and API (docs/CONSOLE.md, "Sign-ins and rights").
  */
@@ -37,9 +55,20 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
    * domain. Its scopes include the identity scopes: an access token's scope names everything the
    * sign-in granted (openid too, which /oauth/userinfo asks of it), as the console's contract says.
    */
+  /** The person a token is being issued to, found in the client's own domain (undefined: no person, client credentials). */
+  async function personOf(oidc: KoaContextWithOIDC, tenant: ReturnType<typeof tenantOf>): Promise<KnownUser | undefined> {
+    const account = oidc.oidc.entities.Account as { accountId?: string; user?: KnownUser } | undefined;
+    const subject = account?.accountId;
+    if (!subject) return undefined;
+    const user = account.user ?? (await findActiveAccount(db, tenant, subject));
+    if (!user) throw new errors.InvalidGrant('the user of this sign-in is no longer active');
+    return user;
+  }
+
   async function resourceServer(oidc: KoaContextWithOIDC, indicator: string, client: unknown) {
     const tenant = tenantOf(client);
     const accountId = accountOf(oidc);
+    const person = await personOf(oidc, tenant);
     if (indicator === managementApi) {
       // the management API needs a signed-in administrator of the application's own domain
       if (oidc.oidc.route === 'token' && !accountId) {
@@ -47,7 +76,7 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
         if (!named) throw new errors.InvalidRequest('name the API: audience (or resource) is required');
         throw new errors.InvalidTarget('the management API needs a signed-in administrator');
       }
-      const admin = !accountId || (await isAdministrator(db, tenant.companyId, tenant.domainId, accountId));
+      const admin = !person || (!extrasOf(client).self_registered && (await isAdministrator(db, tenant.companyId, tenant.domainId, person.id)));
       // Rights follow the account: a refresh never returns user:admin to someone who lost it since
       // the sign-in (membership changes revoke such sign-ins; this holds even if one slipped through)
       const refreshing = oidc.oidc.entities.RefreshToken as { scopes?: Set<string>; grantId?: string } | undefined;
@@ -61,8 +90,8 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
     if (!api) throw new errors.InvalidTarget('the audience is not an active API of this application\'s domain');
     let scopes = await apiScopeNames(db, api.id);
     // RBAC: a user's tokens hold only the permissions the user's groups give, read at every issuance
-    if (api.rbac && accountId) {
-      const held = new Set(await userPermissions(db, tenant.companyId, tenant.domainId, accountId, api.id));
+    if (api.rbac && person) {
+      const held = new Set(await userPermissions(db, tenant.companyId, tenant.domainId, person.id, api.id));
       scopes = scopes.filter((scope) => held.has(scope));
     }
     return {
@@ -104,10 +133,12 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       challenge: '/oauth/challenge',
     },
     ...options.pages,
+    interactions: { ...options.pages.interactions, policy: loginPolicy() },
+    // sub is the account's subject; it is looked up in the asking client's company and domain only
     async findAccount(oidc, sub, token) {
       const client = oidc.oidc.client ?? (token?.clientId ? await oidc.oidc.provider.Client.find(token.clientId) : undefined);
       if (!client) return undefined;
-      const user = await findActiveUser(db, tenantOf(client), sub);
+      const user = await findActiveAccount(db, tenantOf(client), sub);
       return user ? toAccount(user) : undefined;
     },
     claims: {
@@ -222,6 +253,14 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       const tenant = tenantOf(client);
       const claims: Record<string, unknown> = { company: tenant.companyId, domain: tenant.domainId };
       if (token.grantId) claims.gid = token.grantId;
+      // sub is the subject; the management API (its guard, audit actors) names the user by her
+      // id in her domain, which company and domain complete
+      let person: KnownUser | undefined;
+      if (token.accountId) {
+        person = (koa?.oidc?.entities.Account as { user?: KnownUser } | undefined)?.user ?? (await findActiveAccount(db, tenant, token.accountId));
+        if (!person) throw new errors.InvalidGrant('the user of this sign-in is no longer active');
+        claims.user_id = person.id;
+      }
       const resource = (token as { resourceServer?: { audience?: string } }).resourceServer?.audience;
       if (resource && resource !== managementApi) {
         const api = await findActiveApi(db, tenant, resource);
@@ -229,8 +268,8 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
           const scopes = new Set(String(token.scope ?? '').split(' '));
           const apiScopes = await apiScopeNames(db, api.id);
           claims.permissions =
-            api.rbac && token.accountId
-              ? await userPermissions(db, tenant.companyId, tenant.domainId, token.accountId, api.id)
+            api.rbac && person
+              ? await userPermissions(db, tenant.companyId, tenant.domainId, person.id, api.id)
               : apiScopes.filter((scope) => scopes.has(scope));
         }
       }
@@ -242,10 +281,12 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
     async loadExistingGrant(koa) {
       const consented = koa.oidc.result?.consent?.grantId;
       if (consented) return koa.oidc.provider.Grant.find(consented);
-      const accountId = koa.oidc.session?.accountId;
-      if (!accountId) return undefined;
+      // (oidc-provider asks only once it found the session's account, in this client's domain)
+      const account = koa.oidc.account as { accountId: string; user?: KnownUser } | undefined;
+      if (!account?.user) return undefined;
+      const accountId = account.accountId;
       const resource = Object.keys(koa.oidc.resourceServers ?? {})[0] ?? managementApi;
-      const plan = await planGrant(db, { client: koa.oidc.client, accountId, scope: String(koa.oidc.params?.scope ?? ''), resource, managementApi });
+      const plan = await planGrant(db, { client: koa.oidc.client, userId: account.user.id, scope: String(koa.oidc.params?.scope ?? ''), resource, managementApi, consoleClientId: config.consoleClientId });
       if (plan.consentNeeded) return undefined;
       return saveGrant(koa.oidc.provider, { clientId: koa.oidc.client!.clientId, accountId, plan });
     },

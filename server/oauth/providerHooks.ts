@@ -2,13 +2,18 @@ import type { FastifyBaseLogger } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
+import { introspectAccessToken, revokeAccessToken } from './accessTokens.js';
 import type { KnownUser } from './accounts.js';
 import { extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { listedByAnApplication } from './cors.js';
 import { renderErrorPage, renderMessagePage } from './loginPage.js';
+import { registrationProblem } from './registration.js';
 import { addressKey, type LoginThrottle } from './loginThrottle.js';
 import { apiScopeNames, findActiveApi } from './resources.js';
 import { recordSignIn, type SignInOutcome, storable } from './signInEvents.js';
+
+/** Where our JWT access tokens are revoked and introspected. */
+const STRUCTURED_TOKEN_PATHS = new Set(['/oauth/revoke', '/oauth/introspect']);
 
 /** Where clients authenticate. */
 const CLIENT_AUTH_PATHS = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/par', '/oauth/device/auth']);
@@ -107,6 +112,15 @@ export function providerHooks(
       koa.body = { error: 'invalid_client', error_description: 'wrong client credentials' };
       return;
     }
+    if (koa.path === '/oauth/register' && koa.method === 'POST') {
+      const problem = registrationProblem((koa.req as { body?: unknown }).body);
+      if (problem) {
+        koa.status = 400;
+        koa.set('Cache-Control', 'no-store');
+        koa.body = problem;
+        return;
+      }
+    }
     const ending = koa.path === '/oauth/logout/confirm' && koa.method === 'POST' ? await sessionGrants(koa) : undefined;
     const guessing = koa.path === '/oauth/device' && koa.method === 'POST' ? addressKey(koa.ip) : undefined;
     if (guessing) {
@@ -133,6 +147,9 @@ export function providerHooks(
     if (koa.status === 302) koa.status = 303;
     if (koa.status === 303) koa.set('Location', unauthorizedClientNamed(koa.response.get('Location')));
     if (koa.path === '/oauth/token') await afterToken(koa as KoaContextWithOIDC);
+    if (STRUCTURED_TOKEN_PATHS.has(koa.path) && koa.status === 400 && (koa.body as { error?: string } | undefined)?.error === 'unsupported_token_type') {
+      await structuredToken(koa as KoaContextWithOIDC);
+    }
     // a registered client's secret is shown once, when it registers; reading it back (RFC 7591
     // read) would only show the stored hash
     if (koa.method === 'GET' && koa.path.startsWith('/oauth/register/') && koa.body && typeof koa.body === 'object') {
@@ -157,6 +174,24 @@ export function providerHooks(
       koa.set('X-Frame-Options', 'DENY');
     }
   });
+
+  /**
+   * oidc-provider refuses our JWT access tokens at revocation and introspection (it cannot look
+   * them up): once it has authenticated the client, they are answered here (accessTokens.ts).
+   */
+  async function structuredToken(koa: KoaContextWithOIDC) {
+    const client = koa.oidc?.client;
+    const token = koa.oidc?.params?.token;
+    if (!client || typeof token !== 'string') return;
+    koa.status = 200;
+    koa.set('Cache-Control', 'no-store');
+    if (koa.path === '/oauth/introspect') {
+      koa.body = await introspectAccessToken(ctx, client, token);
+      return;
+    }
+    await revokeAccessToken(ctx, client, token);
+    koa.body = '';
+  }
 
   /** A post-logout redirect URI is only followed for a named application (RP-Initiated Logout 1.0, 2). */
   function logoutTargetNamed(koa: Parameters<Parameters<Provider['use']>[0]>[0]): boolean {

@@ -13,7 +13,7 @@ export { ADMIN_GROUP, ADMIN_SCOPE } from './accounts.js';
 const verified = new WeakMap<AppContext, Map<string, { principal: Principal; exp: number }>>();
 const VERIFIED_MAX = 5_000;
 
-/** Verifies a management API access token: our key, RS256 only, our issuer and audience, typ at+jwt. */
+/** Verifies a management API access token: our key, RS256 only, our issuer and audience, typ at+jwt, a sign-in of a person. */
 export async function verifyAccessToken(ctx: AppContext, token: string): Promise<Principal> {
   let cache = verified.get(ctx);
   if (!cache) verified.set(ctx, (cache = new Map()));
@@ -40,14 +40,16 @@ async function verifyOurToken(ctx: AppContext, token: string, audience: string |
     issuer: ctx.config.publicUrl,
     ...(audience ? { audience } : {}),
     typ: 'at+jwt',
-    requiredClaims: ['sub', 'exp', 'gid', 'company', 'domain'],
+    requiredClaims: ['sub', 'exp', 'gid', 'company', 'domain', 'user_id'],
   });
   // a sender-constrained (DPoP) token is only good with its proof: the management API takes none
   const jkt = (payload.cnf as { jkt?: unknown } | undefined)?.jkt;
   if (payload.cnf !== undefined && (!senderConstrained || typeof jkt !== 'string')) throw new Error('the access token is bound to a DPoP key');
   const str = (value: unknown) => (typeof value === 'string' ? value : '');
   return {
-    userId: str(payload.sub),
+    // the user's id in her domain (company and domain complete it); sub is her provider-wide subject
+    userId: str(payload.user_id),
+    subject: str(payload.sub),
     companyId: str(payload.company),
     domainId: str(payload.domain),
     clientId: str(payload.client_id),

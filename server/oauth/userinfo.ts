@@ -52,13 +52,13 @@ export async function userinfoRoutes(app: FastifyInstance) {
        JOIN users u ON u.company_id = g.company_id AND u.domain_id = g.domain_id AND u.id = g.user_id
        JOIN applications a ON a.id = g.client_id AND a.status = 'active'
        WHERE g.id = $1 AND g.revoked_at IS NULL AND u.status = 'active'
-         AND g.company_id = $2 AND g.domain_id = $3 AND g.user_id = $4`,
-      [principal.grantId, principal.companyId, principal.domainId, principal.userId],
+         AND g.company_id = $2 AND g.domain_id = $3 AND g.user_id = $4 AND u.subject = $5`,
+      [principal.grantId, principal.companyId, principal.domainId, principal.userId, principal.subject],
     );
     const user = rows[0];
     if (!user) return bearerError(reply, 401, 'invalid_token', 'the access token has been revoked');
     setCorsClient(request, Array.isArray(user.webOrigins) ? user.webOrigins.filter((origin) => typeof origin === 'string') : []);
-    const claims: Record<string, unknown> = { sub: principal.userId };
+    const claims: Record<string, unknown> = { sub: principal.subject };
     if (principal.scopes.some((scope) => PROFILE_SCOPES.includes(scope))) {
       claims.name = user.displayName;
       claims.preferred_username = user.username;

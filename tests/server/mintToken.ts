@@ -7,7 +7,7 @@ import { managementAudience } from '../../server/oauth/provider.js';
 /**
  * A management API access token for any user, without the sign-in round trip: a sign-in (grant)
  * row and a JWT of the shape the authorization server issues (RS256 with our key, typ at+jwt,
- * sub, scope, company, domain, client_id, gid). `user:admin` is kept only for administrators, as
+ * sub (the user's subject), user_id, scope, company, domain, client_id, gid). `user:admin` is kept only for administrators, as
  * a sign-in would. For tests and benchmarks of the API; the OAuth flows themselves are tested end
  * to end (oauth.test.ts, oidc.test.ts, standards.test.ts).
  */
@@ -30,10 +30,17 @@ export async function mintAccessToken(
     scope,
   ]);
   const now = Math.floor(Date.now() / 1000);
-  return new jose.SignJWT({ scope, company: who.companyId, domain: who.domainId, client_id: clientId, gid: grantId })
+  // sub is the user's provider-wide subject; a user not (or no longer) stored gets one of nobody's
+  const { rows } = await ctx.db.query<{ subject: string }>(`SELECT subject FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [
+    who.companyId,
+    who.domainId,
+    who.userId,
+  ]);
+  const subject = rows[0]?.subject ?? `nobody-${randomAlphanumeric(16)}`;
+  return new jose.SignJWT({ scope, company: who.companyId, domain: who.domainId, client_id: clientId, gid: grantId, user_id: who.userId })
     .setProtectedHeader({ alg: 'RS256', kid: ctx.keys.kid, typ: 'at+jwt' })
     .setIssuer(ctx.config.publicUrl)
-    .setSubject(who.userId)
+    .setSubject(subject)
     .setAudience(managementAudience(ctx))
     .setJti(randomAlphanumeric(24))
     .setIssuedAt(now)

@@ -70,6 +70,13 @@ export async function consoleCode(server: TestServer, extra: Record<string, stri
   return { code, verifier, response };
 }
 
+/** The user's subject: the sub of her tokens, unique in the whole provider. */
+export async function subjectOf(server: TestServer, companyId: string, domainId: string, userId: string): Promise<string> {
+  const { rows } = await server.db.query<{ subject: string }>(`SELECT subject FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [companyId, domainId, userId]);
+  if (!rows[0]) throw new Error(`no user ${companyId}/${domainId}/${userId}`);
+  return rows[0].subject;
+}
+
 export async function setPassword(server: TestServer, companyId: string, domainId: string, userId: string, password: string) {
   await server.db.query(`UPDATE users SET password_hash = $4 WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [
     companyId,

@@ -2,7 +2,7 @@ import * as jose from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, listeningServer, type Tenant, type TestServer } from './helpers.js';
-import { fetchBrowser, formAction, setPassword } from './oauthHelpers.js';
+import { fetchBrowser, formAction, setPassword, subjectOf } from './oauthHelpers.js';
 
 /**
  * openid-client (a standard relying party) against the real server on a real port. The browser is
@@ -12,6 +12,8 @@ let server: TestServer;
 let issuer: string;
 let acme: Tenant;
 let other: Tenant;
+/** The subject (sub) of acme's user worker. */
+let worker: string;
 const REDIRECT = 'http://localhost:3000/callback';
 const LOGOUT = 'http://localhost:3000/signed-out';
 const ORIGIN = 'http://localhost:3000';
@@ -23,6 +25,7 @@ beforeAll(async () => {
   acme = await createTenant(server, 'acme', 'root', 'customer');
   other = await createTenant(server, 'other', 'root', 'customer');
   await setPassword(server, 'acme', 'acme-domain', 'worker', PASSWORD);
+  worker = await subjectOf(server, 'acme', 'acme-domain', 'worker');
 }, 60_000);
 afterAll(() => server?.close());
 
@@ -134,11 +137,11 @@ describe('discovery and the code flow', () => {
     expect(flow.callback!.searchParams.get('iss')).toBe(issuer);
     const tokens = await exchange(config, flow);
     const claims = tokens.claims()!;
-    expect(claims).toMatchObject({ sub: 'worker', aud: app.client_id, iss: issuer, nonce: flow.nonce, email: 'worker@acme.example' });
+    expect(claims).toMatchObject({ sub: worker, aud: app.client_id, iss: issuer, nonce: flow.nonce, email: 'worker@acme.example' });
     // id_token lifetime from the application's id_token_expiration
     expect(claims.exp - claims.iat).toBe(600);
-    const userinfo = await client.fetchUserInfo(config, tokens.access_token, 'worker');
-    expect(userinfo).toMatchObject({ sub: 'worker', email: 'worker@acme.example', name: 'worker' });
+    const userinfo = await client.fetchUserInfo(config, tokens.access_token, worker);
+    expect(userinfo).toMatchObject({ sub: worker, email: 'worker@acme.example', name: 'worker' });
 
     const { payload } = await jose.jwtVerify(tokens.id_token!, jwks(), { issuer, audience: app.client_id, algorithms: ['RS256'] });
     expect(payload.sid).toBeTruthy();
@@ -174,10 +177,10 @@ describe('APIs', () => {
     expect(tokens.expires_in).toBe(1800);
     let { payload, protectedHeader } = await jose.jwtVerify(tokens.access_token, jwks(), { issuer, audience: items.identifier, typ: 'at+jwt' });
     expect(protectedHeader.alg).toBe('RS256');
-    expect(payload).toMatchObject({ sub: 'worker', scope: 'openid read:items', permissions: ['read:items'], client_id: app.client_id });
+    expect(payload).toMatchObject({ sub: worker, scope: 'openid read:items', permissions: ['read:items'], client_id: app.client_id });
     expect(payload.exp! - payload.iat!).toBe(1800);
     // the same token reads userinfo (openid), but is no management API token
-    expect((await client.fetchUserInfo(config, tokens.access_token, 'worker')).sub).toBe('worker');
+    expect((await client.fetchUserInfo(config, tokens.access_token, worker)).sub).toBe(worker);
     expect((await call(server, tokens.access_token, 'GET', '/api/companys/acme')).status).toBe(401);
 
     // RBAC off: every API scope asked for; the permissions claim repeats them; off too: no claim
@@ -299,7 +302,7 @@ describe('refresh tokens', () => {
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     // the family is gone: the successor and the sign-in's userinfo too
     await expect(client.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
-    await expect(client.fetchUserInfo(config, second.access_token, 'worker')).rejects.toBeTruthy();
+    await expect(client.fetchUserInfo(config, second.access_token, worker)).rejects.toBeTruthy();
   });
 
   it('allow a rotated token again within the reuse interval; without rotation the token stays; absolute lifetime ends the family', async () => {
@@ -347,7 +350,7 @@ describe('logout, secrets and CORS', () => {
     const config = await rp(app, false);
     const flow = await browserSignIn(config, { scope: 'openid' });
     const tokens = await exchange(config, flow);
-    expect((await client.fetchUserInfo(config, tokens.access_token, 'worker')).sub).toBe('worker');
+    expect((await client.fetchUserInfo(config, tokens.access_token, worker)).sub).toBe(worker);
 
     const wrong = await fetch(client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: `${LOGOUT}/x` }), { redirect: 'manual' });
     expect(wrong.status).toBe(400);
@@ -359,7 +362,7 @@ describe('logout, secrets and CORS', () => {
     const response = await browser.post(action, { xsrf, logout: 'yes' });
     expect(response.status).toBe(303);
     expect(response.location!.toString()).toBe(`${LOGOUT}?state=bye`);
-    await expect(client.fetchUserInfo(config, tokens.access_token, 'worker')).rejects.toBeTruthy();
+    await expect(client.fetchUserInfo(config, tokens.access_token, worker)).rejects.toBeTruthy();
 
     // without a hint nothing is revoked, but the page answers; a forged hint or an unknown client is a 400 page, never a redirect
     expect((await fetch(`${issuer}/oauth/logout`)).status).toBe(200);
@@ -438,10 +441,10 @@ describe('introspection keeps tenants apart', () => {
         body: new URLSearchParams({ token: tokens.refresh_token! }),
       }).then((response) => response.json());
 
-    expect(await introspect(app)).toMatchObject({ active: true, client_id: app.client_id, sub: 'worker' });
+    expect(await introspect(app)).toMatchObject({ active: true, client_id: app.client_id, sub: worker });
     // another application of the same domain (its API's back end, say) may ask
     const sibling = await createApplication({ client_name: 'Ledger back end', app_type: 'web' });
-    expect(await introspect(sibling)).toMatchObject({ active: true, sub: 'worker' });
+    expect(await introspect(sibling)).toMatchObject({ active: true, sub: worker });
     // an application of another tenant learns nothing, not even that the token exists
     const outsider = await call(server, server.adminToken, 'POST', '/api/root/default/application', { client_name: 'Outsider', app_type: 'web', redirect_uris: [REDIRECT] });
     expect(outsider.status, JSON.stringify(outsider.body)).toBe(201);
