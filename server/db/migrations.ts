@@ -858,8 +858,8 @@ DROP TABLE oauth_refresh_tokens;
 -- codes and device codes): generated, unique in the whole provider and never reassigned. A user id
 -- is chosen by each domain, so two tenants (or a purged account and a new one) can share one; a
 -- subject is 122 random bits, so a session, grant or token of one account can never name another.
-ALTER TABLE users ADD COLUMN subject text NOT NULL DEFAULT gen_random_uuid()::text;
-CREATE UNIQUE INDEX users_subject ON users (subject);
+ALTER TABLE users ADD COLUMN IF NOT EXISTS subject text NOT NULL DEFAULT gen_random_uuid()::text;
+CREATE UNIQUE INDEX IF NOT EXISTS users_subject ON users (subject);
 
 -- Every sign-in made before this named its user by the bare id: they end here (the browser signs
 -- in again; docs/OPERATIONS.md, "Upgrading"). Registration access tokens are not sign-ins and stay.
@@ -878,12 +878,13 @@ CREATE TEMP TABLE renamed_apis ON COMMIT DROP AS
 UPDATE apis a SET identifier = r.now, updated_at = now() FROM renamed_apis r WHERE a.id = r.id;
 INSERT INTO meta (key, value)
   SELECT 'api identifiers renamed', json_agg(json_build_object('api', id, 'company', company_id, 'domain', domain_id, 'was', was, 'now', now))::text
-  FROM renamed_apis HAVING count(*) > 0;
+  FROM renamed_apis HAVING count(*) > 0
+  ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value;
 DROP INDEX apis_identifier;
 CREATE UNIQUE INDEX apis_identifier ON apis (identifier);
 
 -- Clients that registered themselves (RFC 7591) never receive the management API's user:admin.
-ALTER TABLE applications ADD COLUMN self_registered boolean NOT NULL DEFAULT false;
+ALTER TABLE applications ADD COLUMN IF NOT EXISTS self_registered boolean NOT NULL DEFAULT false;
 UPDATE applications SET self_registered = true WHERE description = 'registered through /oauth/register';
 `,
   },

@@ -35,7 +35,7 @@ async function signInRoutes(app: FastifyInstance, options: { provider: Provider;
   });
   const { throttle } = options;
   const devices = new DeviceCookies(await deviceCookieSecret(keys.privateKey), config.publicUrl.startsWith('https:'));
-  const shared = { provider: options.provider, db, throttle, devices, managementApi: managementAudience(app.ctx) };
+  const shared = { provider: options.provider, db, throttle, devices, managementApi: managementAudience(app.ctx), consoleClientId: config.consoleClientId };
   await app.register(consoleLoginRoutes, { ...shared, issuer: config.publicUrl });
   await app.register(interactionRoutes, shared);
 }
