@@ -5,6 +5,7 @@ import type Provider from 'oidc-provider';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
 import { clientError } from '../errors.js';
 import { consoleLoginRoutes } from './consoleLogin.js';
+import { deviceInput } from './deviceInput.js';
 import { interactionRoutes } from './interactions.js';
 import { loginPagePolicy, renderErrorPage, sendPage } from './loginPage.js';
 import { DeviceCookies, LoginThrottle } from './loginThrottle.js';
@@ -146,6 +147,7 @@ export async function oauthRoutes(app: FastifyInstance) {
   });
   const throttle = new LoginThrottle(app.ctx.db, { ...DEFAULT_LOGIN_LIMITS, ...config.loginLimits }, { log: (message) => app.log.warn(message) });
   providerHooks(provider, app.ctx, { pagePolicy: loginPagePolicy, log: app.log, throttle });
+  deviceInput(provider);
   await app.register(signInRoutes, { provider, throttle });
   await app.register(userinfoRoutes);
   const handler = passToProvider(provider, new URL(config.publicUrl));
