@@ -4,8 +4,53 @@ import { badRequest } from './errors.js';
 /**
  * Checks of request input that run before the route's schema: a character no field can hold answers
  * 400 naming the field, in the route family's own error shape (each family's error handler shapes a
- * 400 HttpError), instead of reaching PostgreSQL, which refuses U+0000 in text.
+ * 400 HttpError), instead of reaching PostgreSQL, which refuses U+0000 in text. JSON nests at most
+ * MAX_JSON_DEPTH levels, checked on the text before it is parsed, so that no walk over a parsed
+ * value (these checks, ajv, the handlers) can run out of stack.
  */
+
+/** How deep JSON may nest: a body, or a JSON query parameter of a list (filter, sort, range). */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Does the JSON text `text` nest deeper than `limit` levels? One pass over the text counting the
+ * [ and { outside strings, before anything recursive sees it. Text that is not JSON may be counted
+ * wrongly; JSON.parse refuses it anyway.
+ */
+export function jsonTooDeep(text: string, limit = MAX_JSON_DEPTH): boolean {
+  if (text.length <= limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character (\" stays in the string)
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+const tooDeep = (what: string) => badRequest(`${what} is nested deeper than ${MAX_JSON_DEPTH} levels`);
+
+/**
+ * Replaces `app`'s application/json parser (Fastify's, with its __proto__ and constructor checks)
+ * by one that refuses a body nested deeper than MAX_JSON_DEPTH first; `emptyIsNone`: an empty body
+ * is no body instead of a 400.
+ */
+function boundedJsonParser(app: FastifyInstance, emptyIsNone: boolean) {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (emptyIsNone && text.length === 0) return done(null, undefined);
+    if (jsonTooDeep(text)) return done(tooDeep('body'), undefined);
+    parseJson(request, text, done);
+  });
+}
 
 /** C0 control characters and DEL. */
 const CONTROL = /[\u0000-\u001F\u007F]/;
@@ -56,11 +101,14 @@ function checkOAuthParameters(request: FastifyRequest) {
 }
 
 /**
- * For every route: an absent body is an empty object when the route's body schema requires
- * nothing (POST /api/application/{id}/secret with no body rotates with the defaults); the OAuth
- * routes' parameters are checked for control characters.
+ * For every route: a JSON body nests at most MAX_JSON_DEPTH levels (the OAuth routes' JSON token
+ * requests and sign-in posts included); an absent body is an empty object when the route's body
+ * schema requires nothing (POST /api/application/{id}/secret with no body rotates with the
+ * defaults); the OAuth routes' parameters are checked for control characters. Call on the root
+ * instance before the routes' plugins are registered (they inherit its parser).
  */
 export function registerInputChecks(app: FastifyInstance) {
+  boundedJsonParser(app, false);
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && allOptional(request.routeOptions.schema?.body)) request.body = {};
     if (request.url.startsWith('/oauth/')) checkOAuthParameters(request);
@@ -73,12 +121,7 @@ export function registerInputChecks(app: FastifyInstance) {
  * Other control characters are data there (a tab or line break in notes).
  */
 export function registerApiInputChecks(api: FastifyInstance) {
-  const parseJson = api.getDefaultJsonParser('error', 'error');
-  api.removeContentTypeParser('application/json');
-  api.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body.length === 0) return done(null, undefined);
-    parseJson(request, body as string, done);
-  });
+  boundedJsonParser(api, true);
   api.addHook('preValidation', async (request) => {
     const where = findBad(request.query, 'querystring', /\u0000/) ?? findBad(request.body, 'body', /\u0000/);
     if (where) throw badRequest(`${where} must not contain the NUL character`);

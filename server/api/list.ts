@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import type { Database, Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../inputChecks.js';
 import type { AccessCheck } from './guard.js';
 
 /**
@@ -120,7 +121,9 @@ const OPERATORS = new Map([['=', '='], ['!=', '<>'], ['<>', '<>'], ['<', '<'], [
 export const MAX_PAGE = 1000;
 const DEFAULT_PAGE = 25;
 
+/** A JSON query parameter, nesting at most MAX_JSON_DEPTH levels (checked before it is parsed). */
 function parseJson(name: string, text: string): unknown {
+  if (jsonTooDeep(text)) throw badRequest(`querystring/${name} is nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text);
   } catch {
