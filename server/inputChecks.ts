@@ -6,7 +6,8 @@ import { badRequest } from './errors.js';
  * 400 naming the field, in the route family's own error shape (each family's error handler shapes a
  * 400 HttpError), instead of reaching PostgreSQL, which refuses U+0000 in text. JSON nests at most
  * MAX_JSON_DEPTH levels, checked on the text before it is parsed, so that no walk over a parsed
- * value (these checks, ajv, the handlers) can run out of stack.
+ * value (these checks, ajv, the handlers) can run out of stack; an /api body names only fields of
+ * its resource.
  */
 
 /** How deep JSON may nest: a body, or a JSON query parameter of a list (filter, sort, range). */
@@ -115,15 +116,81 @@ export function registerInputChecks(app: FastifyInstance) {
   });
 }
 
+type Schema = {
+  type?: unknown;
+  properties?: Record<string, Schema>;
+  additionalProperties?: unknown;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+};
+
+/** The branch of an anyOf or oneOf that describes an object (a list of ids or of {id, type}), if exactly one does. */
+function objectBranch(schema: Schema): Schema | undefined {
+  const branches = (schema.anyOf ?? schema.oneOf ?? []).filter((branch) => branch.type === 'object' || branch.properties);
+  return branches.length === 1 ? branches[0] : undefined;
+}
+
+/**
+ * The paths of the keys of `value` that its body schema does not accept, at any depth the schema
+ * describes: where an object's schema closes it (additionalProperties false, which ajv's
+ * removeAdditional would quietly drop), a key is unknown unless the schema or one of the route's
+ * 2xx response schemas at the same place names it (a read-only field: react-admin sends back the
+ * record it read, and those are dropped). `found` keeps the first path of each unknown name.
+ */
+function unknownFields(value: unknown, schema: Schema | undefined, responses: Schema[], path: string, found: Map<string, string>) {
+  if (!schema || !value || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    const items = responses.map((response) => response.items).filter((item): item is Schema => !!item);
+    value.forEach((item, index) => unknownFields(item, schema.items, items, `${path}/${index}`, found));
+    return;
+  }
+  if (schema.anyOf || schema.oneOf) return unknownFields(value, objectBranch(schema), responses, path, found);
+  const properties = schema.properties ?? {};
+  for (const [name, item] of Object.entries(value)) {
+    if (Object.hasOwn(properties, name)) {
+      const within = responses.map((response) => response.properties?.[name]).filter((part): part is Schema => !!part);
+      unknownFields(item, properties[name], within, `${path}/${name}`, found);
+    } else if (schema.additionalProperties === false && !responses.some((response) => response.properties && Object.hasOwn(response.properties, name))) {
+      if (!found.has(name)) found.set(name, `${path}/${name}`);
+    }
+  }
+}
+
+/** The route's 2xx response schemas: what the API itself answers, and so may be sent back. */
+function successResponses(response: unknown): Schema[] {
+  if (!response || typeof response !== 'object') return [];
+  return Object.entries(response as Record<string, Schema>)
+    .filter(([status]) => /^2(\d\d|xx)$/i.test(status))
+    .map(([, schema]) => ((schema as { content?: Record<string, { schema: Schema }> }).content?.['application/json']?.schema ?? schema));
+}
+
+/** At most this many unknown fields are named in one answer. */
+const NAMED_UNKNOWN = 10;
+
+/** 400 naming every field of the body (up to NAMED_UNKNOWN) that the route's resource does not have. */
+function checkBodyFields(request: FastifyRequest) {
+  const schema = request.routeOptions.schema;
+  if (!schema?.body || !request.body || typeof request.body !== 'object') return;
+  const found = new Map<string, string>();
+  unknownFields(request.body, schema.body as Schema, successResponses(schema.response), 'body', found);
+  if (found.size === 0) return;
+  const paths = [...found.values()];
+  const named = paths.slice(0, NAMED_UNKNOWN).join(', ') + (paths.length > NAMED_UNKNOWN ? ` and ${paths.length - NAMED_UNKNOWN} more` : '');
+  throw badRequest(`${named} ${paths.length === 1 ? 'is not a field' : 'are not fields'} of this resource`);
+}
+
 /**
  * For the /api instance, after the guard (whose access check comes first): an empty JSON body is
- * no body (Fastify refuses it by default), and no key or text of the query or body holds NUL.
- * Other control characters are data there (a tab or line break in notes).
+ * no body (Fastify refuses it by default), no key or text of the query or body holds NUL, and a
+ * body names no field its resource does not have (checkBodyFields). Other control characters are
+ * data there (a tab or line break in notes).
  */
 export function registerApiInputChecks(api: FastifyInstance) {
   boundedJsonParser(api, true);
   api.addHook('preValidation', async (request) => {
     const where = findBad(request.query, 'querystring', /\u0000/) ?? findBad(request.body, 'body', /\u0000/);
     if (where) throw badRequest(`${where} must not contain the NUL character`);
+    checkBodyFields(request);
   });
 }

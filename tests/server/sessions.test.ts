@@ -337,8 +337,11 @@ describe('revoking', () => {
     expect(again.result.statusCode, again.result.body).toBe(200);
     expect(again.result.json()).toEqual({ revoked: 0 });
     expect(again.records).toHaveLength(1);
-    // a body with anything in it changes nothing
-    expect((await as('POST', `${users}/boss/signOutEverywhere`, { everything: false })).body).toEqual({ revoked: 0 });
+    // a body with anything in it is refused, naming the field (server/inputChecks.ts), and does nothing
+    const extra = await audited(() => as('POST', `${users}/boss/signOutEverywhere`, { everything: false }));
+    expect(extra.result.status).toBe(400);
+    expect(extra.result.body.message).toBe('body/everything is not a field of this resource');
+    expect(extra.records).toHaveLength(0);
   });
 });
 
