@@ -1,4 +1,6 @@
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../server/app.js';
 import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
 
 /**
@@ -120,4 +122,31 @@ describe('a company whose id starts with "docs"', () => {
     expect(await created('application')).toEqual([]);
     expect(await created('api')).toEqual([]);
   });
+});
+
+describe('a route declared public', () => {
+  it('answers without a token and says so in the OpenAPI document; security [] alone is refused', async () => {
+    const routes = async (api: FastifyInstance) => {
+      api.get('/docs-like/status', { config: { public: true }, schema: { response: { 200: { type: 'object', properties: { up: { type: 'boolean' } } } } } }, async () => ({ up: true }));
+      api.get('/docs-like/private', async () => ({ up: true }));
+    };
+    // another app on the same database and keys
+    const declaring = { app: await buildApp(server.ctx, { apiRoutes: [routes] }) };
+    try {
+      await declaring.app.ready();
+      expect((await call(declaring, undefined, 'GET', '/api/docs-like/status')).body).toEqual({ up: true });
+      expect((await call(declaring, undefined, 'GET', '/api/docs-like/private')).status).toBe(401);
+      expect((await call(declaring, server.adminToken, 'GET', '/api/docs-like/private')).status).toBe(200);
+      const paths = (declaring.app.swagger() as { paths: Record<string, { get?: Operation }> }).paths;
+      expect(paths['/api/docs-like/status'].get?.security).toEqual([]);
+      expect(paths['/api/docs-like/private'].get?.security).toBeUndefined();
+    } finally {
+      await declaring.app.close();
+    }
+    // documented public without being declared so: the server does not start
+    const undeclared = async (api: FastifyInstance) => {
+      api.get('/undeclared', { schema: { security: [] } }, async () => ({}));
+    };
+    await expect(buildApp(server.ctx, { apiRoutes: [undeclared] })).rejects.toThrow(/security \[\] in its schema but not declared/);
+  }, 60_000);
 });
