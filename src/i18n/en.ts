@@ -364,8 +364,12 @@ export const en = {
       noFields: 'No field changed.',
       permissionOf: '%{permission} of API %{api}',
       unknownActor: 'unknown',
+      // an operator of a company above the reader's: their company and domain only (docs/DECISIONS.md)
+      operatorOf: 'an operator of %{company}',
       actorVia: '%{company} / %{application}',
       origin: 'Made through application %{application} by a user of company %{company}, domain %{domain}, from %{ip}.',
+      originMasked:
+        'Made by an operator of company %{company}, domain %{domain}, above this company: their user, application and address are shown only to that company and the companies above it.',
       parts: {
         member: 'Member',
         permission: 'Permission',

@@ -39,13 +39,22 @@ const RESOURCE: FieldDeclaration = {
 };
 
 /**
+ * An operator of a company above the reader's: the provider names their company and domain only,
+ * never their user, application or address (docs/DECISIONS.md, "Operators above a company in its
+ * audit log"). Every record the API writes has a user, so a company without one is this.
+ */
+export const maskedActor = (event: AuditEvent) => !event.actorUserId && !!event.actorCompanyId;
+
+/**
  * Who made a change: the user's display name, a link to their screen, when they are a user of the
- * current domain; otherwise their id, with the company and application they acted through.
+ * current domain; otherwise their id, with the company and application they acted through; "an
+ * operator of <company>" for an operator of a company above the reader's.
  */
 export function AuditActor({ event }: { event: AuditEvent }) {
   const translate = useTranslate();
   const { company, domain } = useSession();
   const here = event.actorCompanyId === company?.id && event.actorDomainId === domain?.id;
+  if (maskedActor(event)) return <>{translate('iam.audit.operatorOf', { company: event.actorCompanyId })}</>;
   if (!event.actorUserId) return <>{translate('iam.audit.unknownActor')}</>;
   return (
     <Box component="span" sx={{ overflowWrap: 'anywhere' }}>

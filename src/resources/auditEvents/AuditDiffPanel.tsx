@@ -1,5 +1,6 @@
 import { Box, Typography } from '@mui/material';
 import { useRecordContext, useTranslate } from 'react-admin';
+import { maskedActor } from './AuditCells';
 import { AuditDiff } from './AuditDiff';
 import type { AuditEvent } from './vocabulary';
 
@@ -11,6 +12,11 @@ export default function AuditDiffPanel() {
   return (
     <Box sx={{ py: 1, maxWidth: 900 }}>
       <AuditDiff changes={event.changes} resourceType={event.resourceType} />
+      {maskedActor(event) && (
+        <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+          {translate('iam.audit.originMasked', { company: event.actorCompanyId, domain: event.actorDomainId ?? '?' })}
+        </Typography>
+      )}
       {(event.actorIp || event.actorClientId) && (
         <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
           {translate('iam.audit.origin', {
