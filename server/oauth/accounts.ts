@@ -56,6 +56,12 @@ export function findActiveAccount(db: Queryable, tenant: Tenant, subject: string
   });
 }
 
+/** The id, in the tenant's domain, of the account (active or not) with this subject: for sign-in events. */
+export async function userIdOfSubject(db: Queryable, tenant: Tenant, subject: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>(`SELECT id FROM users WHERE company_id = $1 AND domain_id = $2 AND subject = $3`, [tenant.companyId, tenant.domainId, subject]);
+  return rows[0]?.id;
+}
+
 /**
  * For the sign-in event of an unknown login only (never the answer, which stays "Wrong email or
  * password"): the soft-deleted user it names, so that support staff see why she cannot sign in.

@@ -3,7 +3,7 @@ import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import { introspectAccessToken, revokeAccessToken } from './accessTokens.js';
-import type { KnownUser } from './accounts.js';
+import { type KnownUser, userIdOfSubject } from './accounts.js';
 import { extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { listedByAnApplication } from './cors.js';
 import { renderErrorPage, renderMessagePage } from './loginPage.js';
@@ -264,16 +264,18 @@ export function providerHooks(
     if (description && body) body.error_description = description;
     if (!outcome) return;
     const source = (koa.oidc?.entities.AuthorizationCode ?? koa.oidc?.entities.RefreshToken) as { accountId?: string } | undefined;
-    let userId = source?.accountId;
-    if (!userId && grantType === 'authorization_code' && typeof koa.oidc?.params?.code === 'string') {
+    let subject = source?.accountId;
+    if (!subject && grantType === 'authorization_code' && typeof koa.oidc?.params?.code === 'string') {
       const { rows } = await db.query<{ accountId: string }>(`SELECT payload->>'accountId' AS "accountId" FROM oidc_payloads WHERE model = 'AuthorizationCode' AND id = $1`, [
         koa.oidc.params.code,
       ]);
-      userId = rows[0]?.accountId;
+      subject = rows[0]?.accountId;
     }
     const clientId = parseBasicAuth(koa.get('authorization'))?.clientId ?? (typeof koa.oidc?.params?.client_id === 'string' ? koa.oidc.params.client_id : undefined);
     const named = client ?? (clientId ? await provider.Client.find(clientId).catch(() => undefined) : undefined);
     const who = named ? { id: named.clientId, ...tenantOf(named) } : undefined;
+    // the event names the user of the client's domain the code or token was issued to (by her id there)
+    const userId = subject && who ? await userIdOfSubject(db, who, subject) : undefined;
     const badClientDetail = /secret/.test(`${error.error_detail ?? ''} ${error.message ?? ''}`) ? 'wrong client credentials' : (error.error_detail ?? error.message);
     const detail = outcome === 'bad_client' ? badClientDetail : (description ?? error.error_detail);
     await recordSignIn(db, attemptOf(koa), { outcome, client: who, clientId, userId, detail });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bcrypt from 'bcryptjs';
 import { mintAccessToken } from './mintToken.js';
 import { addAdministrator, call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
-import { pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
+import { agreeToAdministration, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
 
 /**
  * Rights follow the account, now (docs/CONSOLE.md, "Sign-ins and rights"): a change that takes a
@@ -34,6 +34,7 @@ async function addRefreshingClient(tenant: Tenant) {
 async function signIn(tenant: Tenant, userId: string) {
   const clientId = await addRefreshingClient(tenant);
   await setPassword(server, tenant.companyId, tenant.domainId, userId, PASSWORD);
+  await agreeToAdministration(server, tenant.companyId, tenant.domainId, userId, clientId);
   const { verifier, challenge } = pkce();
   const login = await postLogin(server, {
     email: `${userId}@${tenant.companyId}.example`,

@@ -70,6 +70,18 @@ export async function consoleCode(server: TestServer, extra: Record<string, stri
   return { code, verifier, response };
 }
 
+/**
+ * The administrator's agreement, as given on the provider's consent page (tenancy.test.ts walks
+ * the page), that `clientId` (an application other than the console) may use the management API
+ * for her: without it, the one-form sign-in answers consent_required.
+ */
+export async function agreeToAdministration(server: TestServer, companyId: string, domainId: string, userId: string, clientId: string) {
+  await server.db.query(
+    `INSERT INTO oauth_consents (company_id, domain_id, user_id, client_id, resource, scope) VALUES ($1, $2, $3, $4, $5, 'user:admin') ON CONFLICT DO NOTHING`,
+    [companyId, domainId, userId, clientId, `${server.ctx.config.publicUrl}/api`],
+  );
+}
+
 /** The user's subject: the sub of her tokens, unique in the whole provider. */
 export async function subjectOf(server: TestServer, companyId: string, domainId: string, userId: string): Promise<string> {
   const { rows } = await server.db.query<{ subject: string }>(`SELECT subject FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [companyId, domainId, userId]);

@@ -16,7 +16,7 @@ afterAll(() => server?.close());
 describe('forged access tokens', () => {
   const claims = async () => {
     const { rows } = await server.db.query<{ id: string }>(`SELECT id FROM oauth_grants WHERE user_id = 'admin' LIMIT 1`);
-    return { scope: 'openid email user:admin', company: 'root', domain: 'default', client_id: 'iam-console', gid: rows[0].id };
+    return { scope: 'openid email user:admin', company: 'root', domain: 'default', user_id: 'admin', client_id: 'iam-console', gid: rows[0].id };
   };
 
   it('refuses a token signed by another key that claims our kid, an alg:none token and an HS256 token keyed with our public key', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAdministrator, call, createTenant, startServer, type Tenant, type TestServer, tokenFor } from './helpers.js';
-import { basicAuth, pkce, redirectParams, setPassword } from './oauthHelpers.js';
+import { agreeToAdministration, basicAuth, pkce, redirectParams, setPassword } from './oauthHelpers.js';
 
 /**
  * Sessions (docs/CONSOLE.md, "Sign-ins and rights"): a sign-in is a session with its address, user
@@ -37,6 +37,8 @@ beforeAll(async () => {
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   app = created.body;
+  // (Mailer asks for user:admin: its administrators agreed on the consent page)
+  for (const userId of Object.keys(PASSWORDS)) await agreeToAdministration(server, 'acme', 'acme-domain', userId, app.client_id);
 }, 120_000);
 afterAll(() => server?.close());
 

@@ -6,7 +6,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerOf } from '../../server/oauth/provider.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, call, createTenant, listeningServer, type Tenant, type TestServer } from './helpers.js';
-import { setPassword } from './oauthHelpers.js';
+import { setPassword, subjectOf } from './oauthHelpers.js';
 
 /**
  * One test per standard the provider implements, each with openid-client (a certified relying
@@ -17,6 +17,8 @@ import { setPassword } from './oauthHelpers.js';
 let server: TestServer;
 let issuer: string;
 let acme: Tenant;
+/** The subject (sub) of acme's user worker. */
+let worker: string;
 const REDIRECT = 'http://localhost:3000/callback';
 const LOGOUT = 'http://localhost:3000/signed-out';
 const EMAIL = 'worker@acme.example';
@@ -30,6 +32,7 @@ beforeAll(async () => {
   ({ server, issuer } = await listeningServer({ allowPrivateCallbacks: true }));
   acme = await createTenant(server, 'acme', 'root', 'customer');
   await setPassword(server, 'acme', 'acme-domain', 'worker', PASSWORD);
+  worker = await subjectOf(server, 'acme', 'acme-domain', 'worker');
 }, 60_000);
 afterAll(() => server?.close());
 
@@ -265,7 +268,7 @@ describe('standards, with openid-client as the relying party', () => {
     expect(refreshToken, JSON.stringify(tokens)).toBeTruthy();
 
     const before = await client.tokenIntrospection(config, refreshToken);
-    expect(before).toMatchObject({ active: true, client_id: app.client_id, sub: 'worker' });
+    expect(before).toMatchObject({ active: true, client_id: app.client_id, sub: worker });
     expect(before.scope?.split(' ')).toContain('offline_access');
 
     // introspection needs the client's own authentication
@@ -317,10 +320,10 @@ describe('standards, with openid-client as the relying party', () => {
     const tokens = await client.pollDeviceAuthorizationGrant(config, device, undefined, { signal: AbortSignal.timeout(30_000) });
     expect(tokens.access_token).toBeTruthy();
     const claims = tokens.claims()!;
-    expect(claims).toMatchObject({ iss: issuer, aud: app.client_id, sub: 'worker' });
+    expect(claims).toMatchObject({ iss: issuer, aud: app.client_id, sub: worker });
     const { payload } = await jose.jwtVerify(tokens.id_token!, jwks(), { issuer, audience: app.client_id });
-    expect(payload.sub).toBe('worker');
-    expect((await client.fetchUserInfo(config, tokens.access_token, 'worker')).email).toBe(EMAIL);
+    expect(payload.sub).toBe(worker);
+    expect((await client.fetchUserInfo(config, tokens.access_token, worker)).email).toBe(EMAIL);
 
     // the device code is spent
     const again = await poll();
@@ -353,8 +356,8 @@ describe('standards, with openid-client as the relying party', () => {
     expect(stoppedAt, `${browser.trail.join('\n')}\n${page.body.slice(0, 2000)}`).toBeDefined();
     expect(stoppedAt!.searchParams.get('code')).toBeTruthy();
     const tokens = await exchange(config, { callback: stoppedAt!, verifier, nonce, state, browser });
-    expect(tokens.claims()).toMatchObject({ iss: issuer, sub: 'worker', aud: app.client_id, nonce });
-    expect((await client.fetchUserInfo(config, tokens.access_token, 'worker')).email).toBe(EMAIL);
+    expect(tokens.claims()).toMatchObject({ iss: issuer, sub: worker, aud: app.client_id, nonce });
+    expect((await client.fetchUserInfo(config, tokens.access_token, worker)).email).toBe(EMAIL);
 
     // the pushed request was used up: a second visit gets no code
     const replay = await new Browser().drive(url, atRedirect);
@@ -385,7 +388,7 @@ describe('standards, with openid-client as the relying party', () => {
     const asBearer = await fetch(`${issuer}/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(asBearer.status).toBe(401);
     // with its proof (Authorization: DPoP, RFC 9449 7.1) the userinfo endpoint takes it
-    expect(await client.fetchUserInfo(config, tokens.access_token, 'worker', { DPoP })).toMatchObject({ sub: 'worker' });
+    expect(await client.fetchUserInfo(config, tokens.access_token, worker, { DPoP })).toMatchObject({ sub: worker });
 
     // without the proof the refresh token is refused; with it, new DPoP tokens
     expect(await failure(client.refreshTokenGrant(config, tokens.refresh_token!))).toMatchObject({ error: 'invalid_grant' });
@@ -395,8 +398,8 @@ describe('standards, with openid-client as the relying party', () => {
     expect(refreshed.token_type.toLowerCase()).toBe('dpop');
     expect(jose.decodeJwt(refreshed.access_token).cnf).toEqual({ jkt: thumbprint });
     // another key's proof does not make the token its own
-    await expect(client.fetchUserInfo(config, refreshed.access_token, 'worker', { DPoP: otherKey })).rejects.toBeTruthy();
-    expect((await client.fetchUserInfo(config, refreshed.access_token, 'worker', { DPoP })).sub).toBe('worker');
+    await expect(client.fetchUserInfo(config, refreshed.access_token, worker, { DPoP: otherKey })).rejects.toBeTruthy();
+    expect((await client.fetchUserInfo(config, refreshed.access_token, worker, { DPoP })).sub).toBe(worker);
   });
 
   it('OpenID Connect RP-Initiated Logout: back to a registered URI with state after confirmation, never to another; the refresh token dies', async () => {
@@ -478,7 +481,7 @@ describe('standards, with openid-client as the relying party', () => {
       const { payload, protectedHeader } = await jose.jwtVerify(logoutToken, jwks(), { issuer, audience: app.client_id, maxTokenAge: '2 minutes' });
       expect(protectedHeader.typ).toBe('logout+jwt');
       expect(payload.events).toEqual({ [BACKCHANNEL_LOGOUT_EVENT]: {} });
-      expect(payload.sub).toBe('worker');
+      expect(payload.sub).toBe(worker);
       expect(payload.jti).toBeTruthy();
       expect(payload.nonce).toBeUndefined();
       expect(sid, 'the id_token has a sid to match logout tokens with').toBeTruthy();
@@ -502,7 +505,8 @@ describe('standards, with openid-client as the relying party', () => {
 
   it('RFC 7591: with an initial access token configured (registrationAccessToken), a client registers itself and signs a user in', async () => {
     const initialAccessToken = `initial-${crypto.randomBytes(16).toString('hex')}`;
-    const second = await listeningServer({ registrationAccessToken: initialAccessToken });
+    // (the operator names the domain registered clients join: config.ts)
+    const second = await listeningServer({ registrationAccessToken: initialAccessToken, registrationDomain: { companyId: 'root', domainId: 'default' } });
     try {
       const discovered = await client.discovery(new URL(second.issuer), 'anything', undefined, client.None(), { execute: [client.allowInsecureRequests] });
       const endpoint = discovered.serverMetadata().registration_endpoint;
@@ -536,11 +540,11 @@ describe('standards, with openid-client as the relying party', () => {
       const stored = await call(second.server, second.server.adminToken, 'GET', `/api/application/${client_id}`);
       expect(stored.body).toMatchObject({ companyId: 'root', domain: 'default', client_name: 'Self-registered', app_type: 'web', redirect_uris: [REDIRECT], status: 'active' });
 
-      // the new client is an application of the registration domain (root/default by default): its users sign in
+      // the new client is an application of the registration domain (here root/default): its users sign in
       const config = await rp({ client_id, client_secret: client_secret as string }, true, second.issuer);
       const flow = await signIn(config, { scope: 'openid email' }, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
       const tokens = await exchange(config, flow);
-      expect(tokens.claims()).toMatchObject({ iss: second.issuer, aud: client_id, sub: 'admin' });
+      expect(tokens.claims()).toMatchObject({ iss: second.issuer, aud: client_id, sub: await subjectOf(second.server, 'root', 'default', 'admin') });
     } finally {
       await second.server.close();
     }
