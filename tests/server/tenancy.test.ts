@@ -83,7 +83,7 @@ async function hostedSignIn(browser: ReturnType<typeof injectBrowser>, app: App,
 }
 
 async function redeem(app: App, code: string, verifier: string, as: App = app) {
-  const auth = as.client_secret ? { authorization: basicAuth(as.client_id, as.client_secret) } : {};
+  const auth: Record<string, string> = as.client_secret ? { authorization: basicAuth(as.client_id, as.client_secret) } : {};
   return postToken(server, { grant_type: 'authorization_code', code, redirect_uri: app.redirect, code_verifier: verifier, ...(as.client_secret ? {} : { client_id: as.client_id }) }, auth);
 }
 
@@ -358,7 +358,8 @@ describe('API identifiers are one namespace', () => {
 describe('the console\'s one-form sign-in', () => {
   it('accepts only same-origin posts (login CSRF)', async () => {
     const { challenge } = pkce();
-    for (const headers of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'null' }]) {
+    const crossSite: Record<string, string>[] = [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'null' }];
+    for (const headers of crossSite) {
       const response = await postLogin(server, consoleLoginFields(challenge), headers);
       expect(response.statusCode, JSON.stringify(headers)).toBe(403);
       expect(response.headers.location).toBeUndefined();
