@@ -10,7 +10,7 @@ import { interactionRoutes } from './interactions.js';
 import { loginPagePolicy, renderErrorPage, sendPage } from './loginPage.js';
 import { DeviceCookies, LoginThrottle } from './loginThrottle.js';
 import { providerHooks } from './providerHooks.js';
-import { createProvider, managementAudience } from './provider.js';
+import { createProvider, managementAudience, providerEndpoints } from './provider.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { userinfoRoutes } from './userinfo.js';
 
@@ -84,11 +84,23 @@ const PAGES = new Set(['/oauth/authorize', '/oauth/logout', '/oauth/logout/confi
 const CONTROL = /[\u0000-\u001F\u007F]/;
 
 /**
+ * oidc-provider's router ignores case and a trailing slash (`/oauth/Token/` is its token endpoint),
+ * while our hooks around it (providerHooks.ts) and every check here name exact paths: only the
+ * exact spelling of an endpoint reaches it. (Its paths with an id, /oauth/authorize/{uid} or
+ * /oauth/register/{client_id}, are no endpoint's other spelling: ids keep their case.)
+ */
+function canonical(pathname: string, endpoints: Set<string>): boolean {
+  if (pathname.length > 1 && pathname.endsWith('/')) return false;
+  const folded = pathname.toLowerCase();
+  return !endpoints.has(folded) || folded === pathname;
+}
+
+/**
  * Hands a request to oidc-provider (a Koa application) from inside Fastify. Fastify has parsed the
  * body already: oidc-provider reads it from `req.body`. `audience` (the parameter the console's
  * settings and Auth0-style clients use) is the RFC 8707 `resource`.
  */
-function passToProvider(provider: Provider, publicUrl: URL) {
+function passToProvider(provider: Provider, publicUrl: URL, endpoints: Set<string>) {
   const callback = provider.callback();
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.raw as typeof request.raw & { body?: unknown };
@@ -106,6 +118,9 @@ function passToProvider(provider: Provider, publicUrl: URL) {
       }
     }
     const url = new URL(raw.url ?? '/', 'http://x');
+    if (!canonical(url.pathname, endpoints)) {
+      return reply.status(404).header('Cache-Control', 'no-store').send({ error: 'not_found', error_description: `${url.pathname} is not an endpoint of this provider` });
+    }
     const query = url.searchParams;
     if (query.has('audience')) {
       if (!query.has('resource')) query.set('resource', query.get('audience')!);
@@ -150,7 +165,7 @@ export async function oauthRoutes(app: FastifyInstance) {
   deviceInput(provider);
   await app.register(signInRoutes, { provider, throttle });
   await app.register(userinfoRoutes);
-  const handler = passToProvider(provider, new URL(config.publicUrl));
+  const handler = passToProvider(provider, new URL(config.publicUrl), providerEndpoints());
   app.register(async (scope) => {
     // what is refused before oidc-provider sees it (the input checks): a page where a browser
     // navigates, RFC 6749 JSON elsewhere

@@ -12,6 +12,27 @@ import { apiScopeNames, findActiveApi, IDENTITY_SCOPES, OFFLINE_ACCESS, userPerm
 /** Authorization codes live one minute (RFC 6749 4.1.2 recommends at most ten). */
 export const CODE_TTL_SECONDS = 60;
 
+/** oidc-provider's endpoints, under /oauth. */
+const PROVIDER_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  userinfo: '/oauth/userinfo',
+  jwks: '/oauth/jwks',
+  end_session: '/oauth/logout',
+  revocation: '/oauth/revoke',
+  introspection: '/oauth/introspect',
+  device_authorization: '/oauth/device/auth',
+  code_verification: '/oauth/device',
+  pushed_authorization_request: '/oauth/par',
+  registration: '/oauth/register',
+  backchannel_authentication: '/oauth/backchannel',
+  challenge: '/oauth/challenge',
+};
+
+/** Every endpoint oidc-provider answers by a fixed path (its confirmation steps too), for the exact-spelling rule (index.ts). */
+export const providerEndpoints = () =>
+  new Set([...Object.values(PROVIDER_ROUTES), `${PROVIDER_ROUTES.end_session}/confirm`, `${PROVIDER_ROUTES.end_session}/success`, `${PROVIDER_ROUTES.code_verification}/confirm`, '/.well-known/openid-configuration']);
+
 /** Audience of access tokens for this provider's own management API. */
 export const managementAudience = (ctx: AppContext) => `${ctx.config.publicUrl}/api`;
 
@@ -117,21 +138,7 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       short: { signed: true, httpOnly: true, sameSite: 'lax', secure: config.publicUrl.startsWith('https:') },
       names: { session: 'iam_session', interaction: 'iam_interaction', resume: 'iam_resume' },
     },
-    routes: {
-      authorization: '/oauth/authorize',
-      token: '/oauth/token',
-      userinfo: '/oauth/userinfo',
-      jwks: '/oauth/jwks',
-      end_session: '/oauth/logout',
-      revocation: '/oauth/revoke',
-      introspection: '/oauth/introspect',
-      device_authorization: '/oauth/device/auth',
-      code_verification: '/oauth/device',
-      pushed_authorization_request: '/oauth/par',
-      registration: '/oauth/register',
-      backchannel_authentication: '/oauth/backchannel',
-      challenge: '/oauth/challenge',
-    },
+    routes: PROVIDER_ROUTES,
     ...options.pages,
     interactions: { ...options.pages.interactions, policy: loginPolicy() },
     // sub is the account's subject; it is looked up in the asking client's company and domain only

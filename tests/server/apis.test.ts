@@ -57,7 +57,7 @@ describe('apis: create', () => {
     expect(name.body.message).toBe('duplicated error: CATALOG already exist!');
     const identifier = await admin('POST', '/api/api', newApi('Catalog two', { identifier: 'https://catalog.example/api' }));
     expect(identifier.status).toBe(409);
-    expect(identifier.body.message).toBe('duplicated error: https://catalog.example/api already exist!');
+    expect(identifier.body.message).toBe('API identifier "https://catalog.example/api" is not available: an identifier names one API in the whole provider, choose another');
   });
 
   it('names the missing or malformed field in a 400', async () => {

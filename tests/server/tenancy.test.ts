@@ -315,6 +315,18 @@ describe('every endpoint keeps tenants apart', () => {
   });
 });
 
+describe('no endpoint by another spelling', () => {
+  it('the provider answers only the exact form of its paths, so that no check around it is skipped', async () => {
+    for (const url of ['/oauth/token/', '/oauth/Token', '/oauth/REVOKE', '/oauth/introspect/', '/oauth/register/', '/oauth/Device/auth', '/oauth/logout/Confirm']) {
+      const response = await server.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials&client_id=x' });
+      expect(response.statusCode, url).toBe(404);
+    }
+    // (a dot segment is resolved first: /oauth/./token is the token endpoint with its checks)
+    const dotted = await server.app.inject({ method: 'POST', url: '/oauth/./token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' });
+    expect(dotted.statusCode).toBe(400);
+  });
+});
+
 describe('API identifiers are one namespace', () => {
   it('another tenant cannot register an identifier in use, nor the management API\'s; its machine application gets no token for it', async () => {
     const created = await call(server, alpha.adminToken, 'POST', '/api/alpha/alpha-domain/api', { name: 'Bank', identifier: 'https://api.bank.example' });
