@@ -70,8 +70,8 @@ export default function Login() {
       {reason && <p className="plain-page__error">{reason}</p>}
       <form className="login-form" method="post" action={`${config.authServer}/login`} onSubmit={rememberChoice}>
         <label htmlFor="login-email">{translate('iam.login.email')}</label>
-        {/* text, not email: the field also takes a username, and type=email refuses or punycodes internationalized addresses */}
-        <input id="login-email" name="email" type="text" inputMode="email" autoComplete="username" spellCheck={false} autoCapitalize="none" required />
+        {/* an email input, as the console's description says; usernames and internationalized addresses sign in on the hosted page */}
+        <input id="login-email" name="email" type="email" autoComplete="username" spellCheck={false} autoCapitalize="none" required />
         <label htmlFor="login-password">{translate('iam.login.password')}</label>
         <input id="login-password" name="password" type="password" autoComplete="current-password" required />
         <div className="login-form__row">

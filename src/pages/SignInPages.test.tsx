@@ -37,9 +37,8 @@ describe('login page', () => {
     const form = container.querySelector('form')!;
     expect(form).toHaveAttribute('method', 'post');
     expect(form).toHaveAttribute('action', '/oauth/login');
-    // a text field with the email keyboard: it takes usernames too, and internationalized addresses as typed
-    expect(screen.getByLabelText('Email')).toHaveAttribute('type', 'text');
-    expect(screen.getByLabelText('Email')).toHaveAttribute('inputmode', 'email');
+    // an email input (usernames and internationalized addresses sign in on the hosted page)
+    expect(screen.getByLabelText('Email')).toHaveAttribute('type', 'email');
     expect(screen.getByLabelText('Password')).toHaveAttribute('type', 'password');
     expect(screen.getByRole('checkbox', { name: 'Remember me' })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Signup' })).toHaveAttribute('href', '/signup');
