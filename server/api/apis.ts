@@ -125,8 +125,14 @@ export const findApi = (db: Queryable, callerCompanyId: string, apiIds: string[]
 export const apis = {
   /** The caller has already been checked against companyId/domainId (guard or checkAccess). */
   async create(db: Queryable, companyId: string, domainId: string, body: ApiBody & { name: string; identifier: string }, reserved: string): Promise<ApiWithSecret> {
-    // the management API's audience belongs to this provider: no tenant's API may claim it
+    // the management API's audience belongs to this provider: no tenant's API may claim it; nor an
+    // identifier another domain purged while tokens for it may still be valid (migration 19)
     if (body.identifier === reserved) throw identifierNotAvailable(body.identifier);
+    const retired = await db.query(
+      `SELECT 1 FROM retired_api_identifiers WHERE identifier = $1 AND until > now() AND (company_id, domain_id) <> ($2, $3)`,
+      [body.identifier, companyId, domainId],
+    );
+    if (retired.rowCount > 0) throw identifierNotAvailable(body.identifier);
     const apiId = body.id ?? randomAlphanumeric(32);
     const settings = { ...API_DEFAULTS, ...definedSettings(body) } as ApiSettings;
     const secret = settings.signingAlgorithm === 'HS256' ? newSigningSecret() : null;

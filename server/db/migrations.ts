@@ -883,6 +883,28 @@ INSERT INTO meta (key, value)
 DROP INDEX apis_identifier;
 CREATE UNIQUE INDEX apis_identifier ON apis (identifier);
 
+-- A purged API's identifier stays its tenant's until the last token issued for it has expired (a
+-- resource server may still be trusting that audience): another tenant cannot take it before then.
+-- A trigger, so that a purge by cascade (its domain or company deleted) retires it too. Tokens stop
+-- being issued when the API is soft-deleted (updated_at) or purged while active (now()).
+CREATE TABLE IF NOT EXISTS retired_api_identifiers (
+  identifier text PRIMARY KEY,
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  until timestamptz NOT NULL
+);
+CREATE OR REPLACE FUNCTION retire_api_identifier() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO retired_api_identifiers (identifier, company_id, domain_id, until)
+  VALUES (OLD.identifier, OLD.company_id, OLD.domain_id,
+          (CASE WHEN OLD.status = 'deleted' THEN OLD.updated_at ELSE now() END) + make_interval(secs => greatest(OLD.token_expiration, OLD.token_expiration_browser)))
+  ON CONFLICT (identifier) DO UPDATE SET company_id = EXCLUDED.company_id, domain_id = EXCLUDED.domain_id,
+    until = greatest(retired_api_identifiers.until, EXCLUDED.until);
+  RETURN OLD;
+END $$;
+DROP TRIGGER IF EXISTS apis_retire_identifier ON apis;
+CREATE TRIGGER apis_retire_identifier AFTER DELETE ON apis FOR EACH ROW EXECUTE FUNCTION retire_api_identifier();
+
 -- Clients that registered themselves (RFC 7591) never receive the management API's user:admin.
 ALTER TABLE applications ADD COLUMN IF NOT EXISTS self_registered boolean NOT NULL DEFAULT false;
 UPDATE applications SET self_registered = true WHERE description = 'registered through /oauth/register';

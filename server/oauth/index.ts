@@ -119,7 +119,11 @@ function passToProvider(provider: Provider, publicUrl: URL, endpoints: Set<strin
     }
     const url = new URL(raw.url ?? '/', 'http://x');
     if (!canonical(url.pathname, endpoints)) {
-      return reply.status(404).header('Cache-Control', 'no-store').send({ error: 'not_found', error_description: `${url.pathname} is not an endpoint of this provider` });
+      const message = `${url.pathname} is not an endpoint of this provider`;
+      // a browser's page (the device page, a resume step) gets a page; a client gets RFC 6749 JSON
+      const page = PAGES.has(url.pathname.toLowerCase().replace(/\/+$/, '')) || /^\/oauth\/(authorize|device)\//i.test(url.pathname);
+      if (page) return sendPage(reply, 404, renderErrorPage(`${message}. Open the page from its link again.`));
+      return reply.status(404).header('Cache-Control', 'no-store').send({ error: 'not_found', error_description: message });
     }
     const query = url.searchParams;
     if (query.has('audience')) {

@@ -80,6 +80,8 @@ describe('each write kind: one record with the caller and the diff', () => {
     expect(created.row.changes).toEqual({
       id: { after: userId },
       username: { after: 'jane' },
+      // the generated subject (the sub of her tokens), recorded once
+      subject: { after: expect.stringMatching(/^[0-9a-f-]{36}$/) },
       display_name: { after: 'Name of jane' },
       email: { after: 'jane@acme.example' },
       notes: { after: '' },

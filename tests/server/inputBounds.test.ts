@@ -118,9 +118,14 @@ describe('POST /oauth/device without a session', () => {
       expectExpiredPage(await inject('POST', '/oauth/device', { headers: unknown, payload }), `unknown session, ${payload}`);
     }
     expectExpiredPage(await inject('POST', '/oauth/device'), 'no body');
-    expectExpiredPage(await inject('POST', '/oauth/device/', { headers: FORM, payload: 'user_code=BCDF-GHJK' }), 'trailing slash');
+    // another spelling of the page is no page of the provider (tenancy.test.ts): a 404 page, never a 500
+    for (const [method, url] of [['POST', '/oauth/device/'], ['GET', '/oauth/device/some-uid/']] as const) {
+      const other = await inject(method, url, { headers: FORM, payload: 'user_code=BCDF-GHJK' });
+      expect(other.statusCode, url).toBe(404);
+      expect(String(other.headers['content-type'])).toMatch(/^text\/html/);
+    }
     // the resume step, likewise
-    for (const url of ['/oauth/device/some-uid', '/oauth/device/some-uid/']) expectExpiredPage(await inject('GET', url), `GET ${url}`);
+    expectExpiredPage(await inject('GET', '/oauth/device/some-uid'), 'GET /oauth/device/some-uid');
 
     // with the session of the page it came from, a wrong code shows the form again with its error
     const page = await inject('GET', '/oauth/device');

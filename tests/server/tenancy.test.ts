@@ -345,6 +345,24 @@ describe('API identifiers are one namespace', () => {
     expect(minted.body.access_token).toBeUndefined();
   });
 
+  it('a purged API\'s identifier stays its tenant\'s while tokens issued for it may be valid', async () => {
+    const created = await call(server, alpha.adminToken, 'POST', '/api/alpha/alpha-domain/api', { name: 'Retiring', identifier: 'https://retiring.example', tokenExpiration: 600 });
+    expect(created.status).toBe(201);
+    expect((await call(server, alpha.adminToken, 'PUT', `/api/api/${created.body.id}`, { status: 'deleted' })).status).toBe(200);
+    expect((await call(server, alpha.adminToken, 'DELETE', '/api/api', [created.body.id])).status).toBe(200);
+    const taken = await call(server, beta.adminToken, 'POST', '/api/beta/beta-domain/api', { name: 'Retiring', identifier: 'https://retiring.example' });
+    expect(taken.status).toBe(409);
+    // its own tenant may use it again
+    const again = await call(server, alpha.adminToken, 'POST', '/api/alpha/alpha-domain/api', { name: 'Retiring again', identifier: 'https://retiring.example' });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    // once every token of it has expired, it is free
+    await server.db.query(`UPDATE retired_api_identifiers SET until = now() - interval '1 second' WHERE identifier = 'https://retiring.example'`);
+    expect((await call(server, alpha.adminToken, 'PUT', `/api/api/${again.body.id}`, { status: 'deleted' })).status).toBe(200);
+    expect((await call(server, alpha.adminToken, 'DELETE', '/api/api', [again.body.id])).status).toBe(200);
+    await server.db.query(`UPDATE retired_api_identifiers SET until = now() - interval '1 second' WHERE identifier = 'https://retiring.example'`);
+    expect((await call(server, beta.adminToken, 'POST', '/api/beta/beta-domain/api', { name: 'Retiring', identifier: 'https://retiring.example' })).status).toBe(201);
+  });
+
   it('the migration renames clashing identifiers (the oldest keeps it), ends their sign-ins and says so at start-up', async () => {
     const { db } = server;
     // the schema as it was before migration 19: identifiers unique per domain only
