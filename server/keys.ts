@@ -72,3 +72,21 @@ export async function loadSigningKeys(source: KeySource): Promise<SigningKeys> {
   const publicKey = (await jose.importJWK(publicJwk, 'RS256')) as CryptoKey;
   return { kid, privateKey, publicKey, publicJwk: { ...publicJwk, kid, alg: 'RS256', use: 'sig' } };
 }
+
+/**
+ * Replaces the stored signing key with a new one (every token signed before stops verifying), where
+ * the provider keeps it: the database (PostgreSQL) or DATA_DIR. False when SIGNING_KEY is given
+ * (the operator's to replace) or nothing is stored. Migration 19 asks for it when API identifiers
+ * clashed across tenants (startupNotices.ts).
+ */
+export async function replaceStoredSigningKey(source: KeySource): Promise<boolean> {
+  if (source.pem) return false;
+  if (source.db?.kind === 'postgres') {
+    const { rowCount } = await source.db.query('UPDATE meta SET value = $2 WHERE key = $1', [META_KEY, await newPkcs8()]);
+    return rowCount > 0;
+  }
+  const file = source.dataDir ? path.join(source.dataDir, 'signing-key.pem') : undefined;
+  if (!file || !fs.existsSync(file)) return false;
+  fs.writeFileSync(file, await newPkcs8(), { mode: 0o600 });
+  return true;
+}

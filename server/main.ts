@@ -4,7 +4,7 @@ import { configFromEnv, type ServerConfig } from './config.js';
 import { DataDirInUseError } from './db/dataDirLock.js';
 import { openDatabase, type Database } from './db/index.js';
 import { startMaintenance } from './db/maintenance.js';
-import { loadSigningKeys } from './keys.js';
+import { loadSigningKeys, replaceStoredSigningKey } from './keys.js';
 import { closePasswordPool, startPasswordThreads } from './passwords.js';
 import { seedFirstRun } from './seed.js';
 import { startupNotices } from './startupNotices.js';
@@ -55,13 +55,16 @@ async function open(): Promise<Database> {
 
 /** Migrations, first-run seed and the signing key, each done once whichever process gets there first. */
 async function prepare(db: Database) {
-  const keys = await loadSigningKeys({ pem: config.signingKeyPem, dataDir: config.dataDir, db });
+  const keySource = { pem: config.signingKeyPem, dataDir: config.dataDir, db };
+  // (before the key is loaded: a notice may replace it)
+  const notices = await startupNotices(db, config, { replaceStored: () => replaceStoredSigningKey(keySource) });
+  const keys = await loadSigningKeys(keySource);
   const seed = await seedFirstRun(db, config);
   if (seed.seeded) {
     const password = seed.generatedPassword ? `${seed.generatedPassword}  (generated: shown only this once)` : '(from ADMIN_PASSWORD)';
     console.log(`First run: created company root, domain default and administrator ${config.adminEmail}, password ${password}`);
   }
-  for (const notice of await startupNotices(db, config)) console.warn(`WARNING: ${notice}`);
+  for (const notice of notices) console.warn(`WARNING: ${notice}`);
   return keys;
 }
 

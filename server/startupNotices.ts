@@ -3,10 +3,11 @@ import type { Database } from './db/index.js';
 
 /**
  * What the operator must hear at start-up about the data: API identifiers that clashed across
- * tenants and were renamed by migration 19 (said once), and a registration domain that does not
- * exist or holds administrators.
+ * tenants and were renamed by migration 19 (said once; the stored signing key is replaced then, see
+ * below), and a registration domain that does not exist or holds administrators. Runs before the
+ * signing key is loaded.
  */
-export async function startupNotices(db: Database, config: ServerConfig): Promise<string[]> {
+export async function startupNotices(db: Database, config: ServerConfig, keys: { replaceStored(): Promise<boolean> }): Promise<string[]> {
   const notices: string[] = [];
   const { rows } = await db.query<{ value: string }>(`DELETE FROM meta WHERE key = 'api identifiers renamed' RETURNING value`);
   for (const row of rows) {
@@ -14,8 +15,16 @@ export async function startupNotices(db: Database, config: ServerConfig): Promis
     for (const api of renamed) {
       notices.push(
         `API ${api.api} of ${api.company}/${api.domain} shared its identifier "${api.was}" with an older API of another domain; ` +
-          `an identifier names one API in the whole provider, so it is now "${api.now}". Its sign-ins were ended; tokens it issued before ` +
-          `for "${api.was}" stay valid at that audience until they expire (at most its token lifetime): give the API a new identifier of its own in the console.`,
+          `an identifier names one API in the whole provider, so it is now "${api.now}" and its sign-ins were ended: give it a new identifier of its own in the console.`,
+      );
+    }
+    // Tokens that domain was given for the shared audience would still verify at the other
+    // domain's API until they expire: a new signing key ends every token signed before.
+    if (await keys.replaceStored()) {
+      notices.push('The signing key was replaced, so that no token issued for a shared API identifier before the upgrade is valid anywhere: every application gets new tokens at its next sign-in or refresh.');
+    } else {
+      notices.push(
+        'SIGNING_KEY is set, so it was not replaced: tokens issued before the upgrade for the shared identifiers above stay valid at both APIs until they expire (at most their token lifetime). Set a new SIGNING_KEY to end them now.',
       );
     }
   }

@@ -85,11 +85,12 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
     },
     async (request, reply) => {
       // Login CSRF: another site's page could post its own credentials here and sign the victim's
-      // browser in to the attacker's account. Browsers say where a post comes from; scripts, which
-      // say nothing, carry no victim's browser.
+      // browser in to the attacker's account. Browsers say where a post comes from: Sec-Fetch-Site
+      // (our pages' no-referrer policy makes Chromium send Origin: null even from the console
+      // itself), else Origin. Scripts, which say neither, carry no victim's browser.
       const site = request.headers['sec-fetch-site'];
       const origin = request.headers.origin;
-      if ((site !== undefined && site !== 'same-origin') || (origin !== undefined && origin !== consoleOrigin)) {
+      if (site !== undefined ? site !== 'same-origin' : origin !== undefined && origin !== consoleOrigin) {
         return sendPage(reply, 403, renderErrorPage('This sign-in form was sent from another site. Open the sign-in page and try again.'));
       }
       const form = request.body ?? {};

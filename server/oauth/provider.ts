@@ -71,11 +71,6 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
   const managementApi = managementAudience(ctx);
   const signingJwk = { ...(await jose.exportJWK(ctx.keys.privateKey)), kid: ctx.keys.kid, alg: 'RS256', use: 'sig' };
 
-  /**
-   * The API a resource indicator names for this client: ours (management) or an active API of its
-   * domain. Its scopes include the identity scopes: an access token's scope names everything the
-   * sign-in granted (openid too, which /oauth/userinfo asks of it), as the console's contract says.
-   */
   /** The person a token is being issued to, found in the client's own domain (undefined: no person, client credentials). */
   async function personOf(oidc: KoaContextWithOIDC, tenant: ReturnType<typeof tenantOf>): Promise<KnownUser | undefined> {
     const account = oidc.oidc.entities.Account as { accountId?: string; user?: KnownUser } | undefined;
@@ -86,6 +81,11 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
     return user;
   }
 
+  /**
+   * The API a resource indicator names for this client: ours (management) or an active API of its
+   * domain. Its scopes include the identity scopes: an access token's scope names everything the
+   * sign-in granted (openid too, which /oauth/userinfo asks of it), as the console's contract says.
+   */
   async function resourceServer(oidc: KoaContextWithOIDC, indicator: string, client: unknown) {
     const tenant = tenantOf(client);
     const accountId = accountOf(oidc);
@@ -264,7 +264,8 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       // id in her domain, which company and domain complete
       let person: KnownUser | undefined;
       if (token.accountId) {
-        person = (koa?.oidc?.entities.Account as { user?: KnownUser } | undefined)?.user ?? (await findActiveAccount(db, tenant, token.accountId));
+        const loaded = koa?.oidc?.entities.Account as { accountId?: string; user?: KnownUser } | undefined;
+        person = loaded?.accountId === token.accountId ? loaded.user : await findActiveAccount(db, tenant, token.accountId);
         if (!person) throw new errors.InvalidGrant('the user of this sign-in is no longer active');
         claims.user_id = person.id;
       }

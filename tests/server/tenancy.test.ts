@@ -1,8 +1,12 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import bcrypt from 'bcryptjs';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../server/config.js';
 import { migrate } from '../../server/db/migrations.js';
+import { loadSigningKeys, replaceStoredSigningKey } from '../../server/keys.js';
 import { startupNotices } from '../../server/startupNotices.js';
 import { call, createTenant, PUBLIC_URL, startServer, type Tenant, type TestServer } from './helpers.js';
 import {
@@ -377,11 +381,35 @@ describe('API identifiers are one namespace', () => {
       { id: 'new-shared', identifier: 'urn:shared#renamed-new-shared' },
       { id: 'old-shared', identifier: 'urn:shared' },
     ]);
-    const notices = await startupNotices(db, server.ctx.config);
+    // said once, and the stored signing key replaced (no token of the shared audience survives)
+    let replaced = 0;
+    const keys = { replaceStored: async () => (replaced++, true) };
+    const notices = await startupNotices(db, server.ctx.config, keys);
     expect(notices.join('\n')).toMatch(/new-shared of beta\/beta-domain shared its identifier "urn:shared"/);
-    expect(await startupNotices(db, server.ctx.config)).toEqual([]);
+    expect(notices.join('\n')).toMatch(/signing key was replaced/);
+    expect(replaced).toBe(1);
+    expect(await startupNotices(db, server.ctx.config, keys)).toEqual([]);
+    expect(replaced).toBe(1);
     // and the index is provider-wide again
     await expect(db.query(`INSERT INTO apis (id, company_id, domain_id, name, identifier) VALUES ('third', 'beta', 'beta-domain', 'Third', 'urn:shared')`)).rejects.toThrow();
+  });
+});
+
+describe('replacing the stored signing key', () => {
+  it('makes a new key where the provider keeps it, never over SIGNING_KEY', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iam-keys-'));
+    try {
+      const before = await loadSigningKeys({ dataDir });
+      expect(await replaceStoredSigningKey({ dataDir })).toBe(true);
+      const after = await loadSigningKeys({ dataDir });
+      expect(after.kid).not.toBe(before.kid);
+      const pem = fs.readFileSync(path.join(dataDir, 'signing-key.pem'), 'utf8');
+      expect(await replaceStoredSigningKey({ pem, dataDir })).toBe(false);
+      expect((await loadSigningKeys({ dataDir })).kid).toBe(after.kid);
+      expect(await replaceStoredSigningKey({ dataDir: path.join(dataDir, 'none') })).toBe(false);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -394,9 +422,13 @@ describe('the console\'s one-form sign-in', () => {
       expect(response.statusCode, JSON.stringify(headers)).toBe(403);
       expect(response.headers.location).toBeUndefined();
     }
-    const same = await postLogin(server, consoleLoginFields(challenge), { origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' });
-    expect(same.statusCode).toBe(303);
-    expect(redirectParams(same)?.params.code).toBeTruthy();
+    // the console's own post: Chromium says same-origin, and Origin: null under a no-referrer policy
+    const sameOrigin: Record<string, string>[] = [{ origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' }, { origin: 'null', 'sec-fetch-site': 'same-origin' }, { origin: PUBLIC_URL }];
+    for (const headers of sameOrigin) {
+      const same = await postLogin(server, consoleLoginFields(pkce().challenge), headers);
+      expect(same.statusCode, JSON.stringify(headers)).toBe(303);
+      expect(redirectParams(same)?.params.code).toBeTruthy();
+    }
   });
 
   it('asks every client for PKCE, confidential ones too', async () => {
