@@ -2,6 +2,7 @@ import * as jose from 'jose';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { tenantOf } from './clients.js';
+import { managementAudience } from './provider.js';
 
 /**
  * Revocation (RFC 7009) and introspection (RFC 7662) of our access tokens. They are JWTs (resource
@@ -18,19 +19,30 @@ interface Caller {
   clientId: string;
 }
 
-/** The token's claims once its signature (ours, or its API's HS256 secret), issuer and type are verified; undefined if they are not. */
+/**
+ * The token's claims once its signature (ours, or its API's HS256 secret), issuer and type are
+ * verified, and its audience is the management API or an API of the token's own company and domain
+ * (an HS256 secret is in its tenant's hands: a token signed with it vouches for nothing beyond that
+ * tenant); undefined otherwise.
+ */
 async function verified(ctx: AppContext, db: Queryable, token: string): Promise<jose.JWTPayload | undefined> {
   try {
     const { alg } = jose.decodeProtectedHeader(token);
-    const options = { issuer: ctx.config.publicUrl, typ: 'at+jwt', requiredClaims: ['exp', 'jti', 'client_id', 'company', 'domain'] };
-    if (alg === 'RS256') return (await jose.jwtVerify(token, ctx.keys.publicKey, { ...options, algorithms: ['RS256'] })).payload;
-    if (alg !== 'HS256') return undefined;
-    // an HS256 token is signed with its API's secret: the API its audience names (one in the whole provider)
     const { aud } = jose.decodeJwt(token);
-    if (typeof aud !== 'string') return undefined;
-    const { rows } = await db.query<{ secret: string }>(`SELECT signing_secret AS secret FROM apis WHERE identifier = $1 AND signing_algorithm = 'HS256' AND signing_secret IS NOT NULL`, [aud]);
-    if (!rows[0]) return undefined;
-    return (await jose.jwtVerify(token, Buffer.from(rows[0].secret), { ...options, algorithms: ['HS256'], audience: aud })).payload;
+    if (typeof aud !== 'string' || (alg !== 'RS256' && alg !== 'HS256')) return undefined;
+    const options = { issuer: ctx.config.publicUrl, typ: 'at+jwt', audience: aud, requiredClaims: ['exp', 'jti', 'client_id', 'company', 'domain'] };
+    if (aud === managementAudience(ctx)) return alg === 'RS256' ? (await jose.jwtVerify(token, ctx.keys.publicKey, { ...options, algorithms: ['RS256'] })).payload : undefined;
+    // the API its audience names (one in the whole provider)
+    const { rows } = await db.query<{ companyId: string; domainId: string; algorithm: string; secret: string | null }>(
+      `SELECT company_id AS "companyId", domain_id AS "domainId", signing_algorithm AS algorithm, signing_secret AS secret FROM apis WHERE identifier = $1`,
+      [aud],
+    );
+    const api = rows[0];
+    if (!api || api.algorithm !== alg) return undefined;
+    const key = alg === 'RS256' ? ctx.keys.publicKey : api.secret ? Buffer.from(api.secret) : undefined;
+    if (!key) return undefined;
+    const { payload } = await jose.jwtVerify(token, key, { ...options, algorithms: [alg] });
+    return payload.company === api.companyId && payload.domain === api.domainId ? payload : undefined;
   } catch {
     return undefined;
   }

@@ -253,6 +253,19 @@ describe('every endpoint keeps tenants apart', () => {
       payload: new URLSearchParams({ token: issued.body.access_token, ...extra }).toString(),
     });
     expect((await server.app.inject({ url: '/oauth/introspect', ...form({}) })).json()).toMatchObject({ active: true, aud: 'https://ledger.alpha.example' });
+    // a token signed with an HS256 API's secret (its tenant holds it) vouches for nothing in another tenant
+    const hs = await call(server, beta.adminToken, 'POST', '/api/beta/beta-domain/api', { name: 'Beta HS', identifier: 'https://hs.beta.example', signingAlgorithm: 'HS256' });
+    expect(hs.status, JSON.stringify(hs.body)).toBe(201);
+    const forged = await new jose.SignJWT({ client_id: machine.client_id, company: 'alpha', domain: 'alpha-domain', scope: 'x' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .setIssuer(PUBLIC_URL)
+      .setAudience('https://hs.beta.example')
+      .setJti('forged-jti')
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(Buffer.from(hs.body.signingSecret));
+    const asked = await server.app.inject({ url: '/oauth/introspect', ...form({}), payload: new URLSearchParams({ token: forged }).toString() });
+    expect(asked.json()).toEqual({ active: false });
     expect((await server.app.inject({ url: '/oauth/revoke', ...form({}) })).statusCode).toBe(200);
     expect((await server.app.inject({ url: '/oauth/introspect', ...form({}) })).json()).toEqual({ active: false });
   });
