@@ -98,6 +98,9 @@ async function signedIn(server: string, publicUrl: string, scope = CONSOLE_SCOPE
 const passwordHash = bcrypt.hashSync('a password for test users', 10);
 const newUser = (id: string) => ({ id, username: id, displayName: `User ${id}`, email: `${id}@multi.example`, authVerification: passwordHash });
 
+/** A generated subject (the sub of a person's tokens, migration 19). */
+const SUBJECT = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+
 /** The origin of the load balancer in front of the processes: issuer and base of the console's redirect URI. */
 const PUBLIC_URL = 'https://iam.example.test';
 
@@ -130,7 +133,9 @@ async function journey(first: Program, second: Program, userId: string) {
   // the ID token second signed verifies against first's published key, with the one issuer
   const jwks = jose.createLocalJWKSet(await (await fetch(`${first.baseUrl}/oauth/jwks`, FRESH_CONNECTION)).json());
   const { payload } = await jose.jwtVerify(tokens.id_token, jwks, { issuer: PUBLIC_URL, audience: 'iam-console', algorithms: ['RS256'] });
-  expect(payload).toMatchObject({ sub: 'admin', nonce: 'nonce-456', email: ADMIN_EMAIL });
+  // sub is the administrator's subject, the access token's too, which names her id in her domain
+  expect(payload).toMatchObject({ sub: SUBJECT, nonce: 'nonce-456', email: ADMIN_EMAIL });
+  expect(jose.decodeJwt(tokens.access_token)).toMatchObject({ sub: payload.sub, user_id: 'admin', company: 'root', domain: 'default' });
 
   const list = await api(second.baseUrl, tokens.access_token, 'GET', USERS);
   expect(list.status).toBe(200);
@@ -257,7 +262,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreS
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     const refreshToken = tokens.body.refresh_token as string;
     expect(refreshToken).toBeTruthy();
-    expect((await post(b.baseUrl, '/oauth/introspect', { token: refreshToken })).body).toMatchObject({ active: true, client_id: clientId, sub: 'admin' });
+    expect((await post(b.baseUrl, '/oauth/introspect', { token: refreshToken })).body).toMatchObject({ active: true, client_id: clientId, sub: SUBJECT });
 
     expect((await post(a.baseUrl, '/oauth/revoke', { token: refreshToken, token_type_hint: 'refresh_token' })).status).toBe(200);
     expect((await post(b.baseUrl, '/oauth/introspect', { token: refreshToken })).body).toEqual({ active: false });
