@@ -78,7 +78,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     }
     const page = renderConsentPage({
       clientName: client.clientName ?? client.clientId,
-      apiName: plan.api?.name ?? 'the administration console',
+      apiName: plan.api?.name ?? 'the management API',
       userName: user.displayName,
       scopes: plan.api ? await describeScopes(db, plan.api.id, plan.resourceScopes.join(' ')) : [ADMINISTRATION],
       action: path(details.uid, 'consent'),
