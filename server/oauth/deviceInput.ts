@@ -1,8 +1,8 @@
 import type Provider from 'oidc-provider';
 import { renderErrorPage } from './loginPage.js';
 
-/** The device flow's code page (oidc-provider's code_verification route) and its resume step (/oauth/device/{uid}). */
-const DEVICE_PAGE = /^\/oauth\/device(?:\/[^/]+)?\/?$/;
+/** The device flow's code page (oidc-provider's code_verification route) and its resume step (/oauth/device/{uid}); other spellings never reach oidc-provider (index.ts). */
+const DEVICE_PAGE = /^\/oauth\/device(?:\/[^/]+)?$/;
 
 /**
  * The device code page answered without a session: a 400 page, not oidc-provider's 500.

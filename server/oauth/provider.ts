@@ -71,12 +71,15 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
   const managementApi = managementAudience(ctx);
   const signingJwk = { ...(await jose.exportJWK(ctx.keys.privateKey)), kid: ctx.keys.kid, alg: 'RS256', use: 'sig' };
 
-  /** The person a token is being issued to, found in the client's own domain (undefined: no person, client credentials). */
-  async function personOf(oidc: KoaContextWithOIDC, tenant: ReturnType<typeof tenantOf>): Promise<KnownUser | undefined> {
-    const account = oidc.oidc.entities.Account as { accountId?: string; user?: KnownUser } | undefined;
-    const subject = account?.accountId;
+  /**
+   * The person with this subject a token is being issued to, found in the client's own domain (the
+   * account oidc-provider loaded for the request when it is hers); undefined without a subject
+   * (client credentials).
+   */
+  async function personOf(koa: KoaContextWithOIDC | undefined, tenant: ReturnType<typeof tenantOf>, subject: string | undefined): Promise<KnownUser | undefined> {
     if (!subject) return undefined;
-    const user = account.user ?? (await findActiveAccount(db, tenant, subject));
+    const loaded = koa?.oidc?.entities.Account as { accountId?: string; user?: KnownUser } | undefined;
+    const user = loaded?.accountId === subject && loaded.user ? loaded.user : await findActiveAccount(db, tenant, subject);
     if (!user) throw new errors.InvalidGrant('the user of this sign-in is no longer active');
     return user;
   }
@@ -88,11 +91,10 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
    */
   async function resourceServer(oidc: KoaContextWithOIDC, indicator: string, client: unknown) {
     const tenant = tenantOf(client);
-    const accountId = accountOf(oidc);
-    const person = await personOf(oidc, tenant);
+    const person = await personOf(oidc, tenant, accountOf(oidc));
     if (indicator === managementApi) {
       // the management API needs a signed-in administrator of the application's own domain
-      if (oidc.oidc.route === 'token' && !accountId) {
+      if (oidc.oidc.route === 'token' && !person) {
         const named = (oidc.req as { body?: { resource?: unknown } }).body?.resource !== undefined;
         if (!named) throw new errors.InvalidRequest('name the API: audience (or resource) is required');
         throw new errors.InvalidTarget('the management API needs a signed-in administrator');
@@ -262,13 +264,8 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       if (token.grantId) claims.gid = token.grantId;
       // sub is the subject; the management API (its guard, audit actors) names the user by her
       // id in her domain, which company and domain complete
-      let person: KnownUser | undefined;
-      if (token.accountId) {
-        const loaded = koa?.oidc?.entities.Account as { accountId?: string; user?: KnownUser } | undefined;
-        person = loaded?.accountId === token.accountId ? loaded.user : await findActiveAccount(db, tenant, token.accountId);
-        if (!person) throw new errors.InvalidGrant('the user of this sign-in is no longer active');
-        claims.user_id = person.id;
-      }
+      const person = await personOf(koa, tenant, token.accountId);
+      if (person) claims.user_id = person.id;
       const resource = (token as { resourceServer?: { audience?: string } }).resourceServer?.audience;
       if (resource && resource !== managementApi) {
         const api = await findActiveApi(db, tenant, resource);
