@@ -11,8 +11,9 @@ const RESERVED = new Set(['companys', 'application', 'api', 'docs']);
 
 /**
  * Companies, a tree: created under a parent, listed as a parent's children
- * (`/companys/{id}/childCompanys`), never moved; so the collection has no list and no bulk update
- * of its own. The other plain routes are produced from this definition (resource.ts).
+ * (`/companys/{id}/childCompanys`) or as a whole subtree (`/companys/{id}/subtreeCompanys`), never
+ * moved; so the collection has no list and no bulk update of its own. The other plain routes are
+ * produced from this definition (resource.ts).
  */
 export const companyDefinition = {
   name: 'companys',
@@ -140,6 +141,15 @@ async function removeCompanies(db: Queryable, companyIds: string[], callerCompan
 export async function companyRoutes(app: FastifyInstance) {
   const tags = ['companies'];
   addListRoute(app, companyDefinition, { path: '/companys/:companyId/childCompanys', tags, scope: { params: ['companyId'], where: ['t.parent = $1'] } });
+  // The company and every company below it, at any depth (the console's company switcher). The
+  // guard's check of :companyId (inside the caller's subtree) makes the whole list the caller's;
+  // `@>` rather than `= ANY` so that the GIN index on ancestors answers it.
+  addListRoute(app, companyDefinition, {
+    path: '/companys/:companyId/subtreeCompanys',
+    tags,
+    summary: 'The company and all its descendants',
+    scope: { params: ['companyId'], where: ['t.ancestors @> ARRAY[$1::text]'] },
+  });
   await crudRoutes(companyDefinition, {
     tags,
     path: '/companys',

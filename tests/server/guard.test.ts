@@ -43,6 +43,7 @@ describe('list routes check access in their count statement', () => {
       '/api/companys/root/domainNames/default/groups/administrators/members',
       '/api/companys/root/domainNames/default/groups/administrators/candidates?type=user',
       '/api/companys/root/childCompanys',
+      '/api/companys/root/subtreeCompanys',
       '/api/companys/root/domainNames',
       '/api/root/default/application',
       '/api/root/application',
