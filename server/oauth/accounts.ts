@@ -17,6 +17,9 @@ export interface Tenant {
 
 export interface KnownUser {
   id: string;
+  /** The account's own company and domain: the tenant of its sign-ins and tokens. */
+  companyId: string;
+  domainId: string;
   /** The subject: unique in the whole provider, never reassigned (migration 19); the sub of tokens and the accountId of sessions and grants. */
   subject: string;
   username: string;
@@ -25,7 +28,7 @@ export interface KnownUser {
   passwordHash: string | null;
 }
 
-const USER_COLUMNS = `id, subject, username, display_name AS "displayName", email, password_hash AS "passwordHash"`;
+const USER_COLUMNS = `id, company_id AS "companyId", domain_id AS "domainId", subject, username, display_name AS "displayName", email, password_hash AS "passwordHash"`;
 
 /** The active user of the domain whose email or username is `login` (case-folded), if any. */
 export async function findUserByLogin(db: Queryable, tenant: Tenant, login: string): Promise<KnownUser | undefined> {
@@ -52,6 +55,17 @@ export function findActiveAccount(db: Queryable, tenant: Tenant, subject: string
       tenant.domainId,
       subject,
     ]);
+    return rows[0];
+  });
+}
+
+/**
+ * The active account with this subject, in whichever tenant it is: only for the console, whose
+ * sign-ins may name any tenant (signInTenant.ts). The subject is unique in the whole provider.
+ */
+export function findActiveAccountBySubject(db: Queryable, subject: string): Promise<KnownUser | undefined> {
+  return oncePerRequest(`account:*/${subject}`, async () => {
+    const { rows } = await db.query<KnownUser>(`SELECT ${USER_COLUMNS} FROM users WHERE subject = $1 AND status = 'active'`, [subject]);
     return rows[0];
   });
 }

@@ -14,11 +14,11 @@ import { storable } from './signInEvents.js';
  *   triggers end; a revoked grant is not found, so every token of it stops at its next use;
  * - everything else: one row of oidc_payloads per model and id, with its expiry.
  */
-export function adapterFactory(db: Database, publicUrl: string, registrationDomain: Tenant | undefined) {
+export function adapterFactory(db: Database, publicUrl: string, registrationDomain: Tenant | undefined, consoleClientId: string) {
   const managementApi = `${publicUrl}/api`;
   return (model: string): Adapter => {
     if (model === 'Client') return new ClientAdapter(db, registrationDomain);
-    if (model === 'Grant') return new GrantAdapter(db, managementApi);
+    if (model === 'Grant') return new GrantAdapter(db, managementApi, consoleClientId);
     return new PayloadAdapter(db, model);
   };
 }
@@ -121,6 +121,7 @@ class GrantAdapter implements Adapter {
   constructor(
     private readonly db: Database,
     private readonly managementApi: string,
+    private readonly consoleClientId: string,
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
@@ -132,11 +133,12 @@ class GrantAdapter implements Adapter {
     const resource = resources.map(([indicator]) => indicator).find((indicator) => indicator !== this.managementApi) ?? null;
     const from = requestOrigin();
     // The grant's user is the account with this subject in the application's own company and
-    // domain: a grant can name no one else (no row, and the sign-in fails, when she is not there).
+    // domain (the console's: in any, signInTenant.ts), and the grant is of her tenant: a grant can
+    // name no one else (no row, and the sign-in fails, when she is not there).
     const { rowCount } = await this.db.query(
       `INSERT INTO oauth_grants (id, client_id, company_id, domain_id, user_id, scope, resource, ip, user_agent, last_ip, last_used_at, payload, expires_at)
-       SELECT $1, a.id, a.company_id, a.domain_id, u.id, $4, $5, $6, $7, $6, now(), $8, $9
-       FROM applications a LEFT JOIN users u ON u.company_id = a.company_id AND u.domain_id = a.domain_id AND u.subject = $3
+       SELECT $1, a.id, coalesce(u.company_id, a.company_id), coalesce(u.domain_id, a.domain_id), u.id, $4, $5, $6, $7, $6, now(), $8, $9
+       FROM applications a LEFT JOIN users u ON u.subject = $3 AND ((u.company_id = a.company_id AND u.domain_id = a.domain_id) OR a.id = $10)
        WHERE a.id = $2 AND ($3::text IS NULL OR u.id IS NOT NULL)
        ON CONFLICT (id) DO UPDATE SET scope = EXCLUDED.scope, resource = EXCLUDED.resource, payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at`,
       [
@@ -149,6 +151,7 @@ class GrantAdapter implements Adapter {
         storable(from?.userAgent, 500),
         JSON.stringify(payload),
         expiry(expiresIn),
+        this.consoleClientId,
       ],
     );
     if (rowCount === 0) throw new errors.InvalidGrant('the account of this sign-in is not an account of the application\'s domain');

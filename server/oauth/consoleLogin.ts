@@ -6,6 +6,7 @@ import { loginPagePolicy, renderErrorPage, renderLoginPage, sendPage } from './l
 import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
+import { chooseTenant } from './signInTenant.js';
 
 /** The fields of the console's form post: an authorization request plus the credentials. */
 interface LoginForm {
@@ -22,6 +23,9 @@ interface LoginForm {
   resource?: string;
   email?: string;
   password?: string;
+  /** The organization signed in to (the console only; signInTenant.ts): a company id, and a domain id or else its primary domain. */
+  company?: string;
+  domain?: string;
 }
 
 const stringProperty = (maxLength: number) => ({ type: 'string', maxLength }) as const;
@@ -79,6 +83,8 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
             resource: stringProperty(2000),
             email: stringProperty(254),
             password: stringProperty(1024),
+            company: stringProperty(100),
+            domain: stringProperty(100),
           },
         },
       },
@@ -100,11 +106,9 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
         await recordSignIn(db, seen, { outcome: 'bad_client', clientId: form.client_id, login: form.email });
         return sendPage(reply, 400, renderErrorPage('Unknown or inactive application (client_id).'));
       }
-      const tenant = tenantOf(client);
-      const who = { id: client.clientId, ...tenant };
       const redirectUri = form.redirect_uri;
       if (!redirectUri || !client.redirectUris?.includes(redirectUri)) {
-        await recordSignIn(db, seen, { outcome: 'bad_redirect_uri', client: who, login: form.email, detail: `redirect_uri ${redirectUri ?? '(none)'}` });
+        await recordSignIn(db, seen, { outcome: 'bad_redirect_uri', client: { id: client.clientId, ...tenantOf(client) }, login: form.email, detail: `redirect_uri ${redirectUri ?? '(none)'}` });
         return sendPage(reply, 400, renderErrorPage('The redirect_uri is missing or is not registered for this application.'));
       }
       const fail = (error: string, description: string) => redirectTo(reply, redirectUri, { error, error_description: description, state: form.state });
@@ -128,16 +132,23 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       const named = form.resource?.trim() || undefined;
       if (audience && named && audience !== named) return fail('invalid_request', 'audience and resource name different APIs');
       const resource = audience ?? named ?? defaultResource(client, managementApi);
+      // the organization the form names (the console's own tenant when none): an unknown one is
+      // searched like any other and finds nobody, so it fails exactly like a wrong password
+      const choice = await chooseTenant(db, options, client, form);
+      if (choice.kind === 'refused') return fail('invalid_request', choice.message);
+      const { tenant, known } = choice;
+      const who = { id: client.clientId, ...(known ? tenant : tenantOf(client)) };
 
       const outcome = await passwordStep(options, request, reply, { tenant, client: who, login: form.email ?? '', password: form.password ?? '' });
       if (outcome.kind === 'throttled') {
         // the console's page shows the message; a form here lets a person try again later
         const hidden = { ...form, email: undefined, password: undefined };
-        return sendPage(reply, 429, renderLoginPage({ clientName: client.clientName ?? client.clientId, action: '/oauth/login', hidden, email: outcome.login, error: outcome.message }), redirectUri);
+        const organization = form.company ? [form.company, form.domain].filter(Boolean).join(' › ') : undefined;
+        return sendPage(reply, 429, renderLoginPage({ clientName: client.clientName ?? client.clientId, action: '/oauth/login', hidden, email: outcome.login, error: outcome.message, organization }), redirectUri);
       }
       if (outcome.kind === 'wrong') return fail('access_denied', 'Wrong email or password');
 
-      const plan = await planGrant(db, { client, userId: outcome.user.id, scope, resource, managementApi, consoleClientId }).catch(() => undefined);
+      const plan = await planGrant(db, { client, user: outcome.user, scope, resource, managementApi, consoleClientId }).catch(() => undefined);
       if (!plan || (resource !== managementApi && !plan.api)) return fail('invalid_target', 'the audience is not an active API of this application\'s domain');
       if (plan.consentNeeded) return fail('consent_required', 'this API asks the user first: sign in through /oauth/authorize');
       const value = await withRequestOrigin(originOf(request), () => issueCode(provider, { client, accountId: outcome.user.subject, plan, redirectUri, codeChallenge: challenge, nonce: form.nonce || undefined }));

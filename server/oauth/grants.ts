@@ -1,9 +1,10 @@
 import type Provider from 'oidc-provider';
 import type { Client, Grant } from 'oidc-provider';
 import type { Database } from '../db/index.js';
-import { ADMIN_SCOPE, isAdministrator } from './accounts.js';
+import { ADMIN_SCOPE, isAdministrator, type Tenant } from './accounts.js';
 import { extrasOf, tenantOf } from './clients.js';
 import { apiScopeNames, findActiveApi, hasConsent, IDENTITY_SCOPES, OFFLINE_ACCESS, type ResourceApi, splitScope } from './resources.js';
+import { sameTenant } from './signInTenant.js';
 
 /** What a sign-in may be granted, before anyone is asked. */
 export interface GrantPlan {
@@ -32,35 +33,37 @@ export interface GrantSetting {
  * What a user signing in to a client may receive for `scope` at `resource` (docs/CONSOLE.md,
  * "Sign-ins and rights"): identity scopes; offline_access only when the application may refresh
  * and, for an API, the API allows offline access; `user:admin` only for an administrator of the
- * application's own domain, never through a self-registered client, and through an application
+ * domain signed in to, never through a self-registered client, and through an application
  * other than the console only once the person agreed on the consent page; an API's own scopes that
- * were asked for (RBAC is applied when tokens are issued). `userId` is the user's id in the
- * application's own domain (the caller found the account there).
+ * were asked for (RBAC is applied when tokens are issued). `user` is the account signed in, in her
+ * own company and domain: the application's, or for the console the tenant the sign-in named (an
+ * application's APIs serve its own domain's people only).
  */
 export async function planGrant(
   db: Database,
-  input: GrantSetting & { client: unknown; userId: string; scope: string; resource: string },
+  input: GrantSetting & { client: unknown; user: Tenant & { id: string }; scope: string; resource: string },
 ): Promise<GrantPlan> {
   const client = extrasOf(input.client);
-  const tenant = tenantOf(input.client);
+  const tenant: Tenant = { companyId: input.user.companyId, domainId: input.user.domainId };
   const asked = splitScope(input.scope);
-  const api = input.resource === input.managementApi ? undefined : await findActiveApi(db, tenant, input.resource);
+  const own = sameTenant(tenant, tenantOf(input.client));
+  const api = input.resource === input.managementApi || !own ? undefined : await findActiveApi(db, tenant, input.resource);
   const offline = client.grantTypeAllowed('refresh_token') && (!api || api.allowOfflineAccess);
   const identity = asked.filter((scope) => IDENTITY_SCOPES.includes(scope) && (scope !== OFFLINE_ACCESS || offline));
   let resourceScopes: string[];
   let consentNeeded = false;
   if (!api) {
-    const admin = asked.includes(ADMIN_SCOPE) && !client.self_registered && (await isAdministrator(db, tenant.companyId, tenant.domainId, input.userId));
+    const admin = asked.includes(ADMIN_SCOPE) && !client.self_registered && (await isAdministrator(db, tenant.companyId, tenant.domainId, input.user.id));
     resourceScopes = admin ? [ADMIN_SCOPE] : [];
     if (admin && client.clientId !== input.consoleClientId) {
-      const who = { ...tenant, userId: input.userId, clientId: client.clientId, resource: input.managementApi };
+      const who = { ...tenant, userId: input.user.id, clientId: client.clientId, resource: input.managementApi };
       consentNeeded = !(await hasConsent(db, who, ADMIN_SCOPE));
     }
   } else {
     const names = await apiScopeNames(db, api.id);
     resourceScopes = asked.filter((scope) => names.includes(scope));
     if (!api.allowSkippingUserConsent) {
-      const who = { ...tenant, userId: input.userId, clientId: client.clientId, resource: api.identifier };
+      const who = { ...tenant, userId: input.user.id, clientId: client.clientId, resource: api.identifier };
       consentNeeded = !(await hasConsent(db, who, resourceScopes.join(' ')));
     }
   }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
-import { ADMIN_SCOPE, findActiveAccount, type KnownUser } from './accounts.js';
+import { ADMIN_SCOPE, type KnownUser } from './accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
 import { type GrantSetting, planGrant, saveGrant } from './grants.js';
 import { loginPagePolicy, renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
@@ -9,6 +9,7 @@ import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { describeScopes, rememberConsent } from './resources.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
+import { accountOfClient, chooseTenant } from './signInTenant.js';
 
 interface InteractionOptions extends PasswordStepOptions, GrantSetting {
   provider: Provider;
@@ -54,10 +55,17 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
   };
 
 
-  /** The signed-in person of the interaction, found in the client's own domain only. */
+  /** The signed-in person of the interaction, found where the client signs people in only. */
   const personOf = async (details: Details, client: unknown): Promise<KnownUser | undefined> => {
     const subject = details.session?.accountId;
-    return subject ? findActiveAccount(db, tenantOf(client), subject) : undefined;
+    return subject ? accountOfClient(db, options, client, subject) : undefined;
+  };
+
+  /** The sign-in page of the interaction; a console sign-in link's organization is shown as named. */
+  const loginPage = (details: Details, client: Awaited<ReturnType<typeof load>>['client'], extra: { email?: string; error?: string } = {}) => {
+    const { company, domain } = details.params;
+    const organization = typeof company === 'string' && company ? [company, typeof domain === 'string' ? domain : ''].filter(Boolean).join(' › ') : undefined;
+    return renderLoginPage({ clientName: client.clientName ?? client.clientId, action: path(details.uid, 'login'), organization, ...extra });
   };
 
   /** The consent page of an API, or the grant made at once when nobody needs to be asked. */
@@ -66,7 +74,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     if (!user) return sendPage(reply, 400, renderErrorPage('This sign-in has expired. Please sign in again.'));
     const plan = await planGrant(db, {
       client,
-      userId: user.id,
+      user,
       scope: String(details.params.scope ?? ''),
       resource: resourceOf(details, client),
       managementApi,
@@ -88,10 +96,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
 
   app.get<{ Params: { uid: string } }>('/oauth/interaction/:uid', { schema: { hide: true } }, async (request, reply) => {
     const { details, client } = await load(request, reply);
-    if (details.prompt.name === 'login') {
-      const page = renderLoginPage({ clientName: client.clientName ?? client.clientId, action: path(details.uid, 'login') });
-      return sendPage(reply, 200, page, redirectUriOf(details));
-    }
+    if (details.prompt.name === 'login') return sendPage(reply, 200, loginPage(details, client), redirectUriOf(details));
     return consentStep(request, reply, details, client);
   });
 
@@ -106,11 +111,14 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     async (request, reply) => {
       const { details, client } = await load(request, reply);
       if (details.prompt.name !== 'login') return sendPage(reply, 400, renderErrorPage('This sign-in step is already done. Please start again.'));
-      const tenant = tenantOf(client);
-      const who = { id: client.clientId, ...tenant };
+      // the tenant the authorization request names (checked when it was made: only the console names another)
+      const choice = await chooseTenant(db, options, client, details.params);
+      if (choice.kind === 'refused') return sendPage(reply, 400, renderErrorPage(choice.message));
+      const { tenant, known } = choice;
+      // an unknown organization's failures are the console's own tenant's events
+      const who = { id: client.clientId, ...(known ? tenant : tenantOf(client)) };
       const outcome = await passwordStep(options, request, reply, { tenant, client: who, login: request.body?.email ?? '', password: request.body?.password ?? '' });
-      const again = (status: number, error: string) =>
-        sendPage(reply, status, renderLoginPage({ clientName: client.clientName ?? client.clientId, action: path(details.uid, 'login'), email: outcome.login, error }), redirectUriOf(details));
+      const again = (status: number, error: string) => sendPage(reply, status, loginPage(details, client, { email: outcome.login, error }), redirectUriOf(details));
       if (outcome.kind === 'throttled') return again(429, outcome.message);
       if (outcome.kind === 'wrong') return again(401, 'Wrong email or password.');
       await recordSignIn(db, attemptOf(request), { outcome: 'success', client: who, userId: outcome.user.id, login: outcome.login });
@@ -125,13 +133,13 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       const { details, client } = await load(request, reply);
       const user = details.prompt.name === 'consent' ? await personOf(details, client) : undefined;
       if (!user) return sendPage(reply, 400, renderErrorPage('This consent request is invalid or has expired. Please sign in again.'));
-      const tenant = tenantOf(client);
+      const tenant = { companyId: user.companyId, domainId: user.domainId };
       const resource = resourceOf(details, client);
       if (request.body?.decision !== 'allow') {
         await recordSignIn(db, attemptOf(request), { outcome: 'consent_denied', client: { id: client.clientId, ...tenant }, userId: user.id, detail: resource });
         return finish(request, reply, { error: 'access_denied', error_description: 'the user did not give consent' }, details);
       }
-      const plan = await planGrant(db, { client, userId: user.id, scope: String(details.params.scope ?? ''), resource, managementApi, consoleClientId });
+      const plan = await planGrant(db, { client, user, scope: String(details.params.scope ?? ''), resource, managementApi, consoleClientId });
       await rememberConsent(db, { ...tenant, userId: user.id, clientId: client.clientId, resource }, plan.resourceScopes.join(' '));
       const grant = await withRequestOrigin(originOf(request), () => saveGrant(provider, { clientId: client.clientId, accountId: user.subject, plan }));
       return finish(request, reply, { consent: { grantId: grant.jti } }, details);

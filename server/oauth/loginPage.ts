@@ -62,7 +62,15 @@ function hidden(name: string, value: string | undefined): string {
 }
 
 /** The sign-in form of an application: posts email (or username) and password to `action`, with `hidden` fields. */
-export function renderLoginPage(input: { clientName: string; action: string; hidden?: Record<string, string | undefined>; email?: string; error?: string }): string {
+export function renderLoginPage(input: {
+  clientName: string;
+  action: string;
+  hidden?: Record<string, string | undefined>;
+  email?: string;
+  error?: string;
+  /** The organization a sign-in link names (as named: nothing here says whether it exists). */
+  organization?: string;
+}): string {
   const error = input.error ? `<p class="error" id="login-error" role="alert">${escapeHtml(input.error)}</p>\n` : '';
   const describedBy = input.error ? ' aria-describedby="login-error" aria-invalid="true"' : '';
   const fields = Object.entries(input.hidden ?? {})
@@ -71,7 +79,7 @@ export function renderLoginPage(input: { clientName: string; action: string; hid
   return renderPage(
     `Sign in to ${input.clientName}`,
     `<h1>Sign in to ${escapeHtml(input.clientName)}</h1>
-${error}<form method="post" action="${escapeHtml(input.action)}">
+${input.organization ? `<p>Organization: <strong>${escapeHtml(input.organization)}</strong></p>\n` : ''}${error}<form method="post" action="${escapeHtml(input.action)}">
 ${fields}<label for="email">Email or username</label>
 <input type="text" id="email" name="email" autocomplete="username" required autofocus value="${escapeHtml(input.email ?? '')}"${describedBy}>
 <label for="password">Password</label>

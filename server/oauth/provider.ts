@@ -2,12 +2,13 @@ import crypto from 'node:crypto';
 import * as jose from 'jose';
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
-import { ADMIN_SCOPE, findActiveAccount, isAdministrator, type KnownUser, toAccount } from './accounts.js';
+import { ADMIN_SCOPE, isAdministrator, type KnownUser, type Tenant, toAccount } from './accounts.js';
 import { adapterFactory } from './adapter.js';
 import { type ClientExtras, defaultResource, EXTRA_CLIENT_METADATA, extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { planGrant, saveGrant } from './grants.js';
 import { renderErrorPage, renderMessagePage, renderPage } from './loginPage.js';
 import { apiScopeNames, findActiveApi, IDENTITY_SCOPES, OFFLINE_ACCESS, userPermissions } from './resources.js';
+import { accountOfClient, chooseTenant, sameTenant, type TenantSetting } from './signInTenant.js';
 
 /** Authorization codes live one minute (RFC 6749 4.1.2 recommends at most ten). */
 export const CODE_TTL_SECONDS = 60;
@@ -46,21 +47,29 @@ const accountOf = (ctx: KoaContextWithOIDC) => (ctx.oidc.entities.Account as { a
 
 /**
  * The login prompt, asked again when the browser's session names an account that is not one of the
- * asking application's tenant (or no longer active): findAccount finds accounts in the client's
- * own company and domain only, so a session of one domain never signs anyone in at another's.
+ * tenant this authorization request is for (or no longer active): the client's own company and
+ * domain, or for the console the tenant the request names (signInTenant.ts). A session of one
+ * domain never signs anyone in at another's.
  */
-function loginPolicy() {
+function loginPolicy(db: AppContext['db'], setting: TenantSetting) {
   const { Check, base } = interactionPolicy;
   const policy = base();
   const login = policy.get('login')!;
   login.checks.add(
-    new Check('account_not_of_this_tenant', 'the session\'s account is not an account of this application\'s domain', 'login_required', (koa) =>
-      koa.oidc.session?.accountId && !koa.oidc.account ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT,
-    ),
+    new Check('account_not_of_this_tenant', 'the session\'s account is not an account of the organization signed in to', 'login_required', async (koa) => {
+      if (!koa.oidc.session?.accountId) return Check.NO_NEED_TO_PROMPT;
+      const user = (koa.oidc.account as { user?: KnownUser } | undefined)?.user;
+      if (!user) return Check.REQUEST_PROMPT;
+      const choice = await chooseTenant(db, setting, koa.oidc.client, koa.oidc.params ?? {});
+      return choice.kind === 'tenant' && sameTenant(user, choice.tenant) ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
+    }),
     0,
   );
   return policy;
 }
+
+/** The tenant of a sign-in's tokens: the person's own, or the client's when no person signed in (client credentials). */
+const tokenTenant = (client: unknown, person: KnownUser | undefined): Tenant => (person ? { companyId: person.companyId, domainId: person.domainId } : tenantOf(client));
 
 /**
  * The authorization server: oidc-provider, configured with our accounts, storage, keys, pages and
@@ -71,15 +80,17 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
   const managementApi = managementAudience(ctx);
   const signingJwk = { ...(await jose.exportJWK(ctx.keys.privateKey)), kid: ctx.keys.kid, alg: 'RS256', use: 'sig' };
 
+  const setting = { consoleClientId: config.consoleClientId };
+
   /**
-   * The person with this subject a token is being issued to, found in the client's own domain (the
-   * account oidc-provider loaded for the request when it is hers); undefined without a subject
-   * (client credentials).
+   * The person with this subject a token is being issued to, found where the client may sign people
+   * in (the account oidc-provider loaded for the request when it is hers); undefined without a
+   * subject (client credentials).
    */
-  async function personOf(koa: KoaContextWithOIDC | undefined, tenant: ReturnType<typeof tenantOf>, subject: string | undefined): Promise<KnownUser | undefined> {
+  async function personOf(koa: KoaContextWithOIDC | undefined, client: unknown, subject: string | undefined): Promise<KnownUser | undefined> {
     if (!subject) return undefined;
     const loaded = koa?.oidc?.entities.Account as { accountId?: string; user?: KnownUser } | undefined;
-    const user = loaded?.accountId === subject && loaded.user ? loaded.user : await findActiveAccount(db, tenant, subject);
+    const user = loaded?.accountId === subject && loaded.user ? loaded.user : await accountOfClient(db, setting, client, subject);
     if (!user) throw new errors.InvalidGrant('the user of this sign-in is no longer active');
     return user;
   }
@@ -90,10 +101,10 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
    * sign-in granted (openid too, which /oauth/userinfo asks of it), as the console's contract says.
    */
   async function resourceServer(oidc: KoaContextWithOIDC, indicator: string, client: unknown) {
-    const tenant = tenantOf(client);
-    const person = await personOf(oidc, tenant, accountOf(oidc));
+    const person = await personOf(oidc, client, accountOf(oidc));
+    const tenant = tokenTenant(client, person);
     if (indicator === managementApi) {
-      // the management API needs a signed-in administrator of the application's own domain
+      // the management API needs a signed-in administrator of the domain signed in to
       if (oidc.oidc.route === 'token' && !person) {
         const named = (oidc.req as { body?: { resource?: unknown } }).body?.resource !== undefined;
         if (!named) throw new errors.InvalidRequest('name the API: audience (or resource) is required');
@@ -109,7 +120,8 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       }
       return { scope: [...IDENTITY_SCOPES, ...(admin ? [ADMIN_SCOPE] : [])].join(' '), audience: managementApi, accessTokenTTL: config.accessTokenTtl, accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'RS256' as const } } };
     }
-    const api = await findActiveApi(db, tenant, indicator);
+    // an application's APIs are its own domain's, for its own domain's people (a console sign-in of another tenant has none)
+    const api = sameTenant(tenant, tenantOf(client)) ? await findActiveApi(db, tenant, indicator) : undefined;
     if (!api) throw new errors.InvalidTarget('the audience is not an active API of this application\'s domain');
     let scopes = await apiScopeNames(db, api.id);
     // RBAC: a user's tokens hold only the permissions the user's groups give, read at every issuance
@@ -128,7 +140,7 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
   }
 
   const configuration: Configuration = {
-    adapter: adapterFactory(db, config.publicUrl, config.registrationDomain),
+    adapter: adapterFactory(db, config.publicUrl, config.registrationDomain, config.consoleClientId),
     // Outgoing calls (back-channel logout) never reach private addresses unless the operator allows it
     // (ALLOW_PRIVATE_CALLBACKS: an application on the same network, or tests)
     fetch: (url, init) => globalThis.fetch(url, config.allowPrivateCallbacks ? { ...init, dispatcher: undefined } as RequestInit : init),
@@ -142,13 +154,21 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
     },
     routes: PROVIDER_ROUTES,
     ...options.pages,
-    interactions: { ...options.pages.interactions, policy: loginPolicy() },
-    // sub is the account's subject; it is looked up in the asking client's company and domain only
+    interactions: { ...options.pages.interactions, policy: loginPolicy(db, setting) },
+    // sub is the account's subject; it is looked up where the asking client signs people in only
     async findAccount(oidc, sub, token) {
       const client = oidc.oidc.client ?? (token?.clientId ? await oidc.oidc.provider.Client.find(token.clientId) : undefined);
       if (!client) return undefined;
-      const user = await findActiveAccount(db, tenantOf(client), sub);
+      const user = await accountOfClient(db, setting, client, sub);
       return user ? toAccount(user) : undefined;
+    },
+    // the tenant a console sign-in is for (signInTenant.ts); another application may name only its own
+    extraParams: {
+      async company(koa, value, client) {
+        const choice = await chooseTenant(db, setting, client, { company: value, domain: koa.oidc.params?.domain });
+        if (choice.kind === 'refused') throw new errors.InvalidRequest(choice.message);
+      },
+      domain: null,
     },
     claims: {
       openid: ['sub'],
@@ -259,15 +279,15 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
     async extraTokenClaims(koa, issued) {
       const token = issued as typeof issued & { grantId?: string; accountId?: string };
       const client = koa?.oidc?.client ?? (await provider.Client.find(token.clientId!));
-      const tenant = tenantOf(client);
+      // sub is the subject; the management API (its guard, audit actors) names the user by her
+      // id in her domain, which company and domain complete: the person's own tenant
+      const person = await personOf(koa, client, token.accountId);
+      const tenant = tokenTenant(client, person);
       const claims: Record<string, unknown> = { company: tenant.companyId, domain: tenant.domainId };
       if (token.grantId) claims.gid = token.grantId;
-      // sub is the subject; the management API (its guard, audit actors) names the user by her
-      // id in her domain, which company and domain complete
-      const person = await personOf(koa, tenant, token.accountId);
       if (person) claims.user_id = person.id;
       const resource = (token as { resourceServer?: { audience?: string } }).resourceServer?.audience;
-      if (resource && resource !== managementApi) {
+      if (resource && resource !== managementApi && sameTenant(tenant, tenantOf(client))) {
         const api = await findActiveApi(db, tenant, resource);
         if (api?.addPermissionAccessToken) {
           const scopes = new Set(String(token.scope ?? '').split(' '));
@@ -286,12 +306,12 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
     async loadExistingGrant(koa) {
       const consented = koa.oidc.result?.consent?.grantId;
       if (consented) return koa.oidc.provider.Grant.find(consented);
-      // (oidc-provider asks only once it found the session's account, in this client's domain)
+      // (oidc-provider asks only once it found the session's account, of the tenant signed in to)
       const account = koa.oidc.account as { accountId: string; user?: KnownUser } | undefined;
       if (!account?.user) return undefined;
       const accountId = account.accountId;
       const resource = Object.keys(koa.oidc.resourceServers ?? {})[0] ?? managementApi;
-      const plan = await planGrant(db, { client: koa.oidc.client, userId: account.user.id, scope: String(koa.oidc.params?.scope ?? ''), resource, managementApi, consoleClientId: config.consoleClientId });
+      const plan = await planGrant(db, { client: koa.oidc.client, user: account.user, scope: String(koa.oidc.params?.scope ?? ''), resource, managementApi, consoleClientId: config.consoleClientId });
       if (plan.consentNeeded) return undefined;
       return saveGrant(koa.oidc.provider, { clientId: koa.oidc.client!.clientId, accountId, plan });
     },

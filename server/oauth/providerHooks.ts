@@ -3,7 +3,8 @@ import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import { introspectAccessToken, revokeAccessToken } from './accessTokens.js';
-import { type KnownUser, userIdOfSubject } from './accounts.js';
+import { type KnownUser } from './accounts.js';
+import { userOfSubject } from './signInTenant.js';
 import { extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { listedByAnApplication } from './cors.js';
 import { renderErrorPage, renderMessagePage } from './loginPage.js';
@@ -89,6 +90,7 @@ export function providerHooks(
   options: { pagePolicy: (redirectUri?: string) => string; log: FastifyBaseLogger; throttle: LoginThrottle },
 ) {
   const { db } = ctx;
+  const { consoleClientId } = ctx.config;
   const errorsOf = new WeakMap<object, ProviderError>();
   const keep = (koa: KoaContextWithOIDC, error: ProviderError) => errorsOf.set(koa, error);
   provider.on('grant.error', keep);
@@ -243,11 +245,13 @@ export function providerHooks(
     const client = koa.oidc?.client;
     const grantType = String(koa.oidc?.params?.grant_type ?? '');
     if (koa.status === 200 && body?.access_token && client) {
-      const tenant = tenantOf(client);
       const account = koa.oidc.entities.Account as { user?: KnownUser } | undefined;
+      // the tenant signed in to: the person's own (for the console, the one her sign-in named)
+      let tenant = tenantOf(client);
       if (account?.user) {
-        const { id, username, displayName, email } = account.user;
+        const { id, username, displayName, email, companyId, domainId } = account.user;
         body.user = { id, username, displayName, email };
+        tenant = { companyId, domainId };
       }
       body.client = { client_id: client.clientId, companyId: tenant.companyId, domain: tenant.domainId };
       const grant = koa.oidc.entities.Grant as { jti?: string } | undefined;
@@ -273,9 +277,11 @@ export function providerHooks(
     }
     const clientId = parseBasicAuth(koa.get('authorization'))?.clientId ?? (typeof koa.oidc?.params?.client_id === 'string' ? koa.oidc.params.client_id : undefined);
     const named = client ?? (clientId ? await provider.Client.find(clientId).catch(() => undefined) : undefined);
-    const who = named ? { id: named.clientId, ...tenantOf(named) } : undefined;
-    // the event names the user of the client's domain the code or token was issued to (by her id there)
-    const userId = subject && who ? await userIdOfSubject(db, who, subject) : undefined;
+    // the event names the user the code or token was issued to (by her id in her domain), in her
+    // tenant: the client's, or any for the console
+    const person = subject && named ? await userOfSubject(db, { consoleClientId }, named, subject) : undefined;
+    const who = named ? { id: named.clientId, ...(person ? { companyId: person.companyId, domainId: person.domainId } : tenantOf(named)) } : undefined;
+    const userId = person?.id;
     const badClientDetail = /secret/.test(`${error.error_detail ?? ''} ${error.message ?? ''}`) ? 'wrong client credentials' : (error.error_detail ?? error.message);
     const detail = outcome === 'bad_client' ? badClientDetail : (description ?? error.error_detail);
     await recordSignIn(db, attemptOf(koa), { outcome, client: who, clientId, userId, detail });
