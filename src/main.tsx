@@ -8,6 +8,7 @@ import Callback from './pages/Callback';
 import ErrorPage from './pages/ErrorPage';
 import Login from './pages/Login';
 import Logout from './pages/Logout';
+import { ResetPassword, SignUp } from './pages/NotOffered';
 import { translate } from './i18n/translate';
 import './pages/plain.css';
 
@@ -19,6 +20,8 @@ const PLAIN_PAGES: Record<string, ComponentType> = {
   '/callback': Callback,
   '/logout': Logout,
   '/error': ErrorPage,
+  '/signup': SignUp,
+  '/reset-password': ResetPassword,
 };
 
 function pageFor(pathname: string): ComponentType {

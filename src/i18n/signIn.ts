@@ -6,6 +6,10 @@ export const signInMessages = {
   loading: 'Loading…',
   login: {
     title: 'Sign in to your account',
+    organization: 'Organization (optional)',
+    organizationHint: 'The company ID from your sign-in link. Leave it empty unless your administrator gave you one.',
+    domain: 'Domain (optional)',
+    domainHint: "Leave it empty for your company's primary domain.",
     email: 'Email',
     password: 'Password',
     remember: 'Remember me',
@@ -41,6 +45,17 @@ export const signInMessages = {
     title: 'Oops! There is something problem!',
     subtitle: 'Please try again later!',
     home: 'Go To Home',
+  },
+  notOffered: {
+    signup: {
+      title: 'Create an account',
+      text: "Sign-up is not open for your organization: accounts are created by its administrators. Ask one of them to create yours, then sign in.",
+    },
+    resetPassword: {
+      title: 'Reset your password',
+      text: 'Password reset by e-mail is not available yet. Ask an administrator of your organization to set a new password for you.',
+    },
+    back: 'Back to sign-in',
   },
   error: {
     title: 'Something went wrong',

@@ -140,11 +140,11 @@ function templateTree(signedIn: boolean): MenuEntry[] {
       children: signedIn
         ? [
             { labelKey: 'iam.menu.switchUser', to: '/logout', fullPage: true },
-            { labelKey: 'iam.menu.resetPassword', to: '/reset-password' },
+            { labelKey: 'iam.menu.resetPassword', to: '/reset-password', fullPage: true },
           ]
         : [
             { labelKey: 'iam.menu.signIn', to: '/login', fullPage: true },
-            { labelKey: 'iam.menu.signUp', to: '/signup' },
+            { labelKey: 'iam.menu.signUp', to: '/signup', fullPage: true },
           ],
     },
     {

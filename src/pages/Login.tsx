@@ -18,6 +18,32 @@ function reasonMessage(): string | undefined {
   return Object.hasOwn(REASONS, code) ? translate(REASONS[code]) : undefined;
 }
 
+/** The organization typed last on this device (docs/CONSOLE.md "Sign-in links"): not a secret, a convenience. */
+export const ORGANIZATION_KEY = 'iam.organization';
+
+export interface Organization {
+  company: string;
+  domain: string;
+}
+
+/**
+ * The organization the form starts with: a sign-in link's (/login?company=…&domain=…), else the one
+ * typed last on this device, else none (the console application's own).
+ */
+export function initialOrganization(): Organization {
+  const query = new URLSearchParams(window.location.search);
+  const company = query.get('company')?.trim();
+  if (company) return { company, domain: query.get('domain')?.trim() ?? '' };
+  try {
+    const saved = JSON.parse(localStorage.getItem(ORGANIZATION_KEY) ?? 'null') as Partial<Organization> | null;
+    if (saved && typeof saved.company === 'string') return { company: saved.company, domain: typeof saved.domain === 'string' ? saved.domain : '' };
+  } catch {
+    // a damaged entry is forgotten below
+  }
+  localStorage.removeItem(ORGANIZATION_KEY);
+  return { company: '', domain: '' };
+}
+
 /**
  * docs/CONSOLE.md, "Sign-in form": the sign-in form posts natively to the authorization server's login endpoint, which
  * answers with a redirect to /callback. No react-admin or MUI here: this page must stay small.
@@ -26,6 +52,7 @@ export default function Login() {
   const [request, setRequest] = useState<AuthorizationRequest>();
   const [resuming, setResuming] = useState(false);
   const [reason] = useState(reasonMessage);
+  const [organization, setOrganization] = useState(initialOrganization);
 
   useEffect(() => {
     const { accessToken } = getSession();
@@ -54,6 +81,9 @@ export default function Login() {
     const form = new FormData(event.currentTarget);
     sessionStorage.setItem(OAUTH_KEYS.remember, String(form.get('remember') === 'on'));
     sessionStorage.setItem(OAUTH_KEYS.email, String(form.get('email') ?? ''));
+    const company = String(form.get('company') ?? '').trim();
+    if (company) localStorage.setItem(ORGANIZATION_KEY, JSON.stringify({ company, domain: String(form.get('domain') ?? '').trim() }));
+    else localStorage.removeItem(ORGANIZATION_KEY);
   };
 
   if (resuming) {
@@ -69,6 +99,42 @@ export default function Login() {
       <h1>{translate('iam.login.title')}</h1>
       {reason && <p className="plain-page__error">{reason}</p>}
       <form className="login-form" method="post" action={`${config.authServer}/login`} onSubmit={rememberChoice}>
+        {/* The organization signed in to: a company id, then a domain (its primary one when empty). Empty: the console's own. */}
+        <label htmlFor="login-company">{translate('iam.login.organization')}</label>
+        <input
+          id="login-company"
+          name="company"
+          type="text"
+          autoComplete="organization"
+          spellCheck={false}
+          autoCapitalize="none"
+          maxLength={100}
+          value={organization.company}
+          onChange={(event) => setOrganization({ ...organization, company: event.target.value })}
+          aria-describedby="login-company-hint"
+        />
+        <p id="login-company-hint" className="login-form__hint">
+          {translate('iam.login.organizationHint')}
+        </p>
+        {organization.company.trim() !== '' && (
+          <>
+            <label htmlFor="login-domain">{translate('iam.login.domain')}</label>
+            <input
+              id="login-domain"
+              name="domain"
+              type="text"
+              spellCheck={false}
+              autoCapitalize="none"
+              maxLength={100}
+              value={organization.domain}
+              onChange={(event) => setOrganization({ ...organization, domain: event.target.value })}
+              aria-describedby="login-domain-hint"
+            />
+            <p id="login-domain-hint" className="login-form__hint">
+              {translate('iam.login.domainHint')}
+            </p>
+          </>
+        )}
         <label htmlFor="login-email">{translate('iam.login.email')}</label>
         {/* an email input, as the console's description says; usernames and internationalized addresses sign in on the hosted page */}
         <input id="login-email" name="email" type="email" autoComplete="username" spellCheck={false} autoCapitalize="none" required />

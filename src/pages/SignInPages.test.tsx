@@ -12,12 +12,15 @@ import ErrorPage from './ErrorPage';
 import Login from './Login';
 import Logout from './Logout';
 import NotFound from './NotFound';
+import { ResetPassword, SignUp } from './NotOffered';
+import { ORGANIZATION_KEY } from './Login';
 
 let replace: ReturnType<typeof vi.spyOn>;
 let assign: ReturnType<typeof vi.spyOn>;
 
 beforeEach(() => {
   sessionStorage.clear();
+  localStorage.clear();
   clearSession();
   replace = vi.spyOn(browser, 'replace').mockImplementation(() => undefined);
   assign = vi.spyOn(browser, 'assign').mockImplementation(() => undefined);
@@ -85,6 +88,79 @@ describe('login page', () => {
     expect(remove).toHaveBeenCalledWith(COOKIE_NAMES.token, expect.anything());
     expect(replace).not.toHaveBeenCalled();
     expect(await screen.findByRole('button', { name: 'Login' })).toBeInTheDocument();
+  });
+});
+
+describe('login page: the organization signed in to (docs/CONSOLE.md "Sign-in links")', () => {
+  const fieldsOf = (form: HTMLFormElement) => Object.fromEntries(new FormData(form).entries());
+
+  it('names no organization by default: no domain field, and the post sends an empty company', async () => {
+    const { container } = render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    expect(screen.getByLabelText('Organization (optional)')).toHaveValue('');
+    expect(screen.queryByLabelText('Domain (optional)')).toBeNull();
+    expect(fieldsOf(container.querySelector('form')!)).toMatchObject({ company: '' });
+  });
+
+  it('takes company and domain from a sign-in link and posts them', async () => {
+    window.history.replaceState(null, '', '/login?company=globex&domain=prod');
+    const { container } = render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    expect(screen.getByLabelText('Organization (optional)')).toHaveValue('globex');
+    expect(screen.getByLabelText('Domain (optional)')).toHaveValue('prod');
+    expect(fieldsOf(container.querySelector('form')!)).toMatchObject({ company: 'globex', domain: 'prod' });
+  });
+
+  it('remembers the organization typed on this device, and a link wins over it', async () => {
+    const { container, unmount } = render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    container.querySelector('form')!.addEventListener('submit', (event) => event.preventDefault());
+    await userEvent.type(screen.getByLabelText('Organization (optional)'), 'acme');
+    // the domain field appears once a company is typed
+    await userEvent.type(screen.getByLabelText('Domain (optional)'), 'eu');
+    await userEvent.type(screen.getByLabelText('Email'), 'boss@acme.example');
+    await userEvent.type(screen.getByLabelText('Password'), 'secret');
+    await userEvent.click(screen.getByRole('button', { name: 'Login' }));
+    expect(JSON.parse(localStorage.getItem(ORGANIZATION_KEY)!)).toEqual({ company: 'acme', domain: 'eu' });
+    unmount();
+
+    render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    expect(screen.getByLabelText('Organization (optional)')).toHaveValue('acme');
+    expect(screen.getByLabelText('Domain (optional)')).toHaveValue('eu');
+    cleanup();
+
+    window.history.replaceState(null, '', '/login?company=globex');
+    render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    expect(screen.getByLabelText('Organization (optional)')).toHaveValue('globex');
+    expect(screen.getByLabelText('Domain (optional)')).toHaveValue('');
+  });
+
+  it('forgets the organization when the field is emptied, and a damaged entry', async () => {
+    localStorage.setItem(ORGANIZATION_KEY, '{not json');
+    const { container } = render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    expect(screen.getByLabelText('Organization (optional)')).toHaveValue('');
+    expect(localStorage.getItem(ORGANIZATION_KEY)).toBeNull();
+    localStorage.setItem(ORGANIZATION_KEY, JSON.stringify({ company: 'old', domain: '' }));
+    container.querySelector('form')!.addEventListener('submit', (event) => event.preventDefault());
+    await userEvent.type(screen.getByLabelText('Email'), 'admin@example.com');
+    await userEvent.type(screen.getByLabelText('Password'), 'secret');
+    await userEvent.click(screen.getByRole('button', { name: 'Login' }));
+    expect(localStorage.getItem(ORGANIZATION_KEY)).toBeNull();
+  });
+});
+
+describe('sign-up and password reset pages', () => {
+  it.each([
+    [SignUp, 'Create an account', /Sign-up is not open/],
+    [ResetPassword, 'Reset your password', /not available yet/],
+  ])('%o says what is not offered and leads back to the sign-in form', (Page, title, text) => {
+    render(<Page />);
+    expect(screen.getByRole('heading', { name: title })).toBeInTheDocument();
+    expect(screen.getByText(text)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Back to sign-in' })).toHaveAttribute('href', '/login');
   });
 });
 

@@ -172,7 +172,7 @@ describe('a person who may not administer', () => {
 });
 
 describe('signed-out visits to unknown paths', () => {
-  it.each(['/nope', '/users/unknown/deep', '/signup', '/callback/extra'])('%s reaches the sign-in form', async (path) => {
+  it.each(['/nope', '/users/unknown/deep', '/callback/extra'])('%s reaches the sign-in form', async (path) => {
     const context = await freshContext();
     const page = await context.newPage();
     await page.goto(`${baseUrl()}${path}`);
@@ -185,6 +185,29 @@ describe('signed-out visits to unknown paths', () => {
       await page.waitForURL((url) => url.pathname === '/nope', { timeout: 30_000 });
       await poll(() => page.getByText('Oops! There is something problem!').isVisible()).toBe(true);
     }
+    await context.close();
+  });
+});
+
+describe('sign-up and password reset', () => {
+  it.each([
+    ['/signup', 'Create an account'],
+    ['/reset-password', 'Reset your password'],
+  ])('%s says what is offered and leads back to the sign-in form, signed out or in', async (path, title) => {
+    const context = await freshContext();
+    const page = await context.newPage();
+    await page.goto(`${baseUrl()}${path}`);
+    await poll(() => page.getByRole('heading', { name: title }).isVisible()).toBe(true);
+    expect(new URL(page.url()).pathname).toBe(path);
+    await page.getByRole('link', { name: 'Back to sign-in' }).click();
+    await poll(() => page.getByRole('button', { name: 'Login' }).isEnabled()).toBe(true);
+    // the Signup link of the form leads there too, and signing in afterwards never lands on a 404
+    await page.getByRole('link', { name: 'Signup' }).click();
+    await poll(() => page.getByRole('heading', { name: 'Create an account' }).isVisible()).toBe(true);
+    await page.goBack();
+    await poll(() => page.getByRole('button', { name: 'Login' }).isEnabled()).toBe(true);
+    await submitForm(page, adminEmail(), adminPassword());
+    await page.waitForURL(/\/dashboard(\?|#|$)/, { timeout: 30_000 });
     await context.close();
   });
 });

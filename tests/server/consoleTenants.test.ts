@@ -191,7 +191,7 @@ describe('the hosted page of the console takes the same sign-in link', () => {
     const again = await browser.get(authorize({ company: 'globex', prompt: 'none' }).url);
     expect(again.location?.searchParams.get('code')).toBeTruthy();
     // at another organization, or none (the console's own): asked to sign in again, never a code
-    for (const params of [{ company: 'acme' }, {}]) {
+    for (const params of [{ company: 'acme' }, {}] as Record<string, string>[]) {
       const hop = await browser.get(authorize(params).url);
       expect(hop.location?.searchParams.get('code') ?? null).toBeNull();
       expect(isLoginPage(hop)).toBe(true);
