@@ -4,6 +4,7 @@ import ExpandLessIcon from '@mui/icons-material/ExpandLess';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
 import { DRAWER_WIDTH, useLocation, useSidebarState, useTranslate } from 'react-admin';
 import { MenuLink as MenuItemLink } from './MenuLink';
+import { companyLabel } from '../session/place';
 import { useSession } from '../session/useSession';
 import { menuTree, type MenuEntry, type MenuLeaf } from './menuTree';
 
@@ -72,7 +73,7 @@ function Single({ entry }: { entry: MenuEntry }) {
   return <MenuItemLink to={entry.to ?? '/'} primaryText={translate(entry.labelKey, { _: entry.fallback, smart_count: 2 })} leftIcon={icon} />;
 }
 
-/** The side bar: 'Company [domain]' heading, then the menu tree (docs/CONSOLE.md, "Layout"). */
+/** The side bar: 'Company [domain]' heading (display names), then the menu tree (docs/CONSOLE.md, "Layout"). */
 export function Menu() {
   const translate = useTranslate();
   const { company, domain, accessToken } = useSession();
@@ -94,8 +95,8 @@ export function Menu() {
         >
           {/* A company with no domain yet shows no empty "[]" (docs/CONSOLE.md, "Layout"). */}
           {domain
-            ? translate('iam.layout.sidebarHeading', { company: company.name, domain: domain.name })
-            : translate('iam.layout.sidebarHeadingNoDomain', { company: company.name })}
+            ? translate('iam.layout.sidebarHeading', { company: companyLabel(company), domain: domain.name || domain.id })
+            : translate('iam.layout.sidebarHeadingNoDomain', { company: companyLabel(company) })}
         </Typography>
       )}
       <MenuList disablePadding>

@@ -1,6 +1,6 @@
 import type { ComponentType } from 'react';
 import { render } from '@testing-library/react';
-import { AdminContext, memoryStore, TestMemoryRouter } from 'react-admin';
+import { AdminContext, memoryStore, Notification, TestMemoryRouter } from 'react-admin';
 import type { InitialEntry } from 'react-router-dom';
 import { createDataProvider } from '../dataProvider';
 import { i18nProvider } from '../i18n/i18nProvider';
@@ -10,12 +10,14 @@ import type { ResourceDeclaration } from '../resources/types';
 
 /**
  * Renders one declared screen inside react-admin with the real data provider (tests mock fetch),
- * after a previous entry so that "back one screen" is observable.
+ * after a previous entry so that "back one screen" is observable; with `notifications`, react-admin's
+ * snackbar too, so that what the screen notifies can be read (and its actions clicked).
  */
 export function renderScreen(
   declaration: ResourceDeclaration,
   screen: ComponentType,
   entry: InitialEntry,
+  { notifications = false }: { notifications?: boolean } = {},
 ): { locations: string[] } {
   const locations: string[] = [];
   render(
@@ -30,6 +32,7 @@ export function renderScreen(
         store={memoryStore()}
       >
         <DeclaredRoute declaration={declaration} screen={screen} />
+        {notifications && <Notification />}
       </AdminContext>
     </TestMemoryRouter>,
   );

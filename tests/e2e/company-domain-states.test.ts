@@ -177,7 +177,7 @@ describe('a customer company', () => {
   it('does not offer New, and says why in a tooltip reachable from the keyboard', async () => {
     await page.goto(`${baseUrl()}/onboarding-companies?perPage=15&page=1`);
     await button('Parent').click();
-    await eventually(() => sidebarHeading().textContent()).toBe('root [default]');
+    await eventually(() => sidebarHeading().textContent()).toBe('Root [default]');
     await eventually(() => row(CUSTOMER).textContent()).toContain('customer');
     await eventually(() => row(RESELLER).textContent()).toContain('reseller');
     await switchTo(CUSTOMER);
@@ -192,7 +192,7 @@ describe('a customer company', () => {
     await judge('companies-customer', () => eventually(() => button('New').isDisabled()).toBe(true));
     // Back to root for other tests on this server.
     await button('Parent').click();
-    await eventually(() => sidebarHeading().textContent()).toBe('root [default]');
+    await eventually(() => sidebarHeading().textContent()).toBe('Root [default]');
     expect(emptySegmentCalls()).toEqual([]);
   });
 });

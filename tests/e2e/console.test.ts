@@ -105,7 +105,7 @@ describe('sign-in and dashboard', () => {
     await eventually(() => companiesCard.getByRole('listitem').first().textContent()).toContain('ROOT');
     await eventually(() => domainsCard.getByRole('listitem').first().textContent()).toContain('DEFAULT');
     expect(await companiesCard.getByRole('button', { name: 'View' }).count()).toBeGreaterThan(0);
-    await eventually(() => sidebarHeading().textContent()).toBe('root [default]');
+    await eventually(() => sidebarHeading().textContent()).toBe('Root [default]');
 
     // Remember me: the token cookie of docs/CONSOLE.md, "Callback" (1 hour, Secure, SameSite=Strict).
     const cookie = await tokenCookie();
@@ -162,13 +162,13 @@ describe('companies', () => {
     await switchButton.click();
 
     // The new company has no domain yet: its heading shows the company alone.
-    await eventually(() => sidebarHeading().textContent()).toBe(COMPANY);
+    await eventually(() => sidebarHeading().textContent()).toBe('E2E Company');
     await eventually(() => page.getByRole('region', { name: 'Current company' }).textContent()).toContain(`(${COMPANY})`);
     await eventually(() => button('Parent').isEnabled()).toBe(true);
     await screenshot(page, 'console-companies-switched');
 
     await button('Parent').click();
-    await eventually(() => sidebarHeading().textContent()).toBe('root [default]');
+    await eventually(() => sidebarHeading().textContent()).toBe('Root [default]');
     await eventually(() => page.getByRole('region', { name: 'Current company' }).textContent()).toContain('(root)');
     await eventually(() => button('Parent').isDisabled()).toBe(true);
     await eventually(() => row(COMPANY).count()).toBe(1);
@@ -189,15 +189,15 @@ describe('companies', () => {
 });
 
 describe('domains', () => {
-  it('in the new company: the first domain becomes current, Set Primary makes another one current', async () => {
+  it('in the new company: the first domain becomes current, Set Primary changes only which one is primary', async () => {
     await openCompanies(MANY);
     await row(COMPANY).getByRole('checkbox').check();
     await button('Switch').click();
-    await eventually(() => sidebarHeading().textContent()).toBe(COMPANY);
+    await eventually(() => sidebarHeading().textContent()).toBe('E2E Company');
 
     await openDomains();
     await createDomain(FIRST_DOMAIN, 'first domain');
-    await eventually(() => sidebarHeading().textContent()).toBe(`${COMPANY} [${FIRST_DOMAIN}]`);
+    await eventually(() => sidebarHeading().textContent()).toBe(`E2E Company [${FIRST_DOMAIN}]`);
     const current = page.getByRole('region', { name: 'Current domain' });
     await eventually(() => current.textContent()).toContain(FIRST_DOMAIN);
 
@@ -205,7 +205,7 @@ describe('domains', () => {
     await eventually(() => row(SECOND_DOMAIN).count()).toBe(1);
     // The current domain has its own panel, not a row.
     expect(await row(FIRST_DOMAIN).count()).toBe(0);
-    expect(await sidebarHeading().textContent()).toBe(`${COMPANY} [${FIRST_DOMAIN}]`);
+    expect(await sidebarHeading().textContent()).toBe(`E2E Company [${FIRST_DOMAIN}]`);
     const setPrimary = button('Set Primary');
     expect(await setPrimary.isDisabled()).toBe(true);
     await screenshot(page, 'console-domains-two');
@@ -213,19 +213,28 @@ describe('domains', () => {
     await row(SECOND_DOMAIN).getByRole('checkbox').check();
     await eventually(() => setPrimary.isEnabled()).toBe(true);
     await setPrimary.click();
-    await eventually(() => sidebarHeading().textContent()).toBe(`${COMPANY} [${SECOND_DOMAIN}]`);
+    // Set Primary changes which domain is primary and nothing else (docs/DECISIONS.md, item 33);
+    // its notification offers the switch.
+    const notice = page.getByText(`${SECOND_DOMAIN} is now the primary domain`);
+    await eventually(() => notice.isVisible()).toBe(true);
+    await eventually(() => row(SECOND_DOMAIN).getByText('Primary', { exact: true }).isVisible()).toBe(true);
+    expect(await sidebarHeading().textContent()).toBe(`E2E Company [${FIRST_DOMAIN}]`);
+    expect(await current.getByText('Primary', { exact: true }).count()).toBe(0);
+    await screenshot(page, 'console-domains-primary');
+    await page.getByRole('button', { name: 'Switch to it' }).click();
+    await eventually(() => sidebarHeading().textContent()).toBe(`E2E Company [${SECOND_DOMAIN}]`);
+    await eventually(() => page.getByText(`Now in E2E Company › ${SECOND_DOMAIN}`).isVisible()).toBe(true);
     await eventually(() => current.textContent()).toContain(SECOND_DOMAIN);
     await eventually(() => row(FIRST_DOMAIN).count()).toBe(1);
     expect(await row(SECOND_DOMAIN).count()).toBe(0);
-    await screenshot(page, 'console-domains-primary');
 
     // Switching to the company again picks its primary domain.
     await openCompanies(MANY);
     await button('Parent').click();
-    await eventually(() => sidebarHeading().textContent()).toBe('root [default]');
+    await eventually(() => sidebarHeading().textContent()).toBe('Root [default]');
     await row(COMPANY).getByRole('checkbox').check();
     await button('Switch').click();
-    await eventually(() => sidebarHeading().textContent()).toBe(`${COMPANY} [${SECOND_DOMAIN}]`);
+    await eventually(() => sidebarHeading().textContent()).toBe(`E2E Company [${SECOND_DOMAIN}]`);
 
     // The dashboard follows the current company and domain.
     await page.goto(`${baseUrl()}/dashboard`);
@@ -237,7 +246,7 @@ describe('domains', () => {
     // Back to root for the other tests.
     await openCompanies();
     await button('Parent').click();
-    await eventually(() => sidebarHeading().textContent()).toBe('root [default]');
+    await eventually(() => sidebarHeading().textContent()).toBe('Root [default]');
     await page.goto(`${baseUrl()}/dashboard`);
     await eventually(() => page.getByRole('region', { name: 'Companies' }).textContent()).toContain(COMPANY.toUpperCase());
   });
@@ -307,7 +316,7 @@ describe('404, theme and side bar', () => {
     await button('Open menu').click();
     await eventually(() => page.evaluate(() => localStorage.getItem('sidebar-expanded'))).toBe('true');
     await page.reload();
-    await eventually(() => sidebarHeading().textContent()).toBe('root [default]');
+    await eventually(() => sidebarHeading().textContent()).toBe('Root [default]');
     expect(await button('Close menu').isVisible()).toBe(true);
   });
 });

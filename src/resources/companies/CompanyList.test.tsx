@@ -7,10 +7,10 @@ import { clearSession, getSession, updateSession, type Company } from '../../ses
 import CompanyList from './CompanyList';
 import { companies } from './index';
 
-const root: Company = { id: 'root', name: 'root', type: 'root', parent: null };
+const root: Company = { id: 'root', name: 'root', displayName: 'Root', type: 'root', parent: null };
 const acme: Company = { id: 'acme', name: 'acme', description: 'Acme Inc', type: 'reseller', parent: 'root' };
 const children = [
-  { id: 'beta', name: 'beta', description: 'Beta Ltd', type: 'customer', parent: 'acme' },
+  { id: 'beta', name: 'beta', displayName: 'Beta', description: 'Beta Ltd', type: 'customer', parent: 'acme' },
   { id: 'gamma', name: 'gamma', description: 'Gamma Ltd', type: 'customer', parent: 'acme' },
 ];
 
@@ -25,7 +25,7 @@ function provider(request: RecordedRequest) {
   return { status: 404, json: { message: 'not found' } };
 }
 
-const open = () => renderScreen(companies, CompanyList, companies.routes.list);
+const open = () => renderScreen(companies, CompanyList, companies.routes.list, { notifications: true });
 
 /** The tooltip a disabled button's wrapper shows on hover; the wrapper takes keyboard focus. */
 async function reasonOf(button: HTMLElement): Promise<string> {
@@ -80,6 +80,8 @@ describe('companies list', () => {
     await userEvent.click(switchButton);
     await waitFor(() => expect(getSession().company?.id).toBe('beta'));
     expect(getSession().domain?.id).toBe('beta.example');
+    // what is current now, by display name (docs/CONSOLE.md, "Layout")
+    expect(await screen.findByText('Now in Beta › beta.example')).toBeInTheDocument();
   });
 
   it('switches to a company that has no domain yet', async () => {
@@ -93,6 +95,7 @@ describe('companies list', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Switch' }));
     await waitFor(() => expect(getSession().company?.id).toBe('beta'));
     expect(getSession().domain).toBeUndefined();
+    expect(await screen.findByText('Now in Beta (no domain yet)')).toBeInTheDocument();
   });
 
   it('confirms, then deletes the selection with one list body', async () => {
@@ -126,6 +129,7 @@ describe('companies list', () => {
     await userEvent.click(parent);
     await waitFor(() => expect(getSession().company?.id).toBe('root'));
     expect(getSession().domain?.id).toBe('default');
+    expect(await screen.findByText('Now in Root › default')).toBeInTheDocument();
   });
 
   it('shows each child company\'s type in a Type column', async () => {

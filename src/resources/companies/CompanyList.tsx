@@ -14,7 +14,8 @@ import {
 import { useState } from 'react';
 import type { IamDataProvider } from '../../dataProvider';
 import { getSession, type Company } from '../../session/session';
-import { switchToCompany } from '../../session/switching';
+import { useAnnounceSwitch } from '../../session/announceSwitch';
+import { currentTenant, switchToCompany } from '../../session/switching';
 import { useSession } from '../../session/useSession';
 import { CurrentRecordCard } from '../generic/CurrentRecordCard';
 import { DeclaredList } from '../generic/DeclaredList';
@@ -63,6 +64,7 @@ function CompanyActions() {
   const translate = useTranslate();
   const navigate = useNavigate();
   const notify = useNotify();
+  const announceSwitch = useAnnounceSwitch();
   const dataProvider = useDataProvider<IamDataProvider>();
   const [switching, setSwitching] = useState(false);
   const meta = useListMeta();
@@ -70,9 +72,10 @@ function CompanyActions() {
   const switchTo = async (companyId: string) => {
     setSwitching(true);
     try {
+      const from = currentTenant();
       const switched = await switchToCompany(dataProvider, companyId);
       onUnselectItems();
-      notify('iam.companies.switched', { type: 'info', messageArgs: { name: switched.name } });
+      announceSwitch(from, switched);
     } catch (error) {
       notify((error as Error).message || 'ra.notification.http_error', { type: 'error' });
     } finally {

@@ -39,7 +39,7 @@ async function reasonOf(button: HTMLElement): Promise<string> {
 
 beforeEach(() =>
   updateSession({
-    company: { id: 'acme', name: 'acme' },
+    company: { id: 'acme', name: 'acme', displayName: 'Acme' },
     domain: main,
     client: { client_id: 'iam-console', companyId: 'root', domain: 'default' },
     accessToken: 't',
@@ -79,28 +79,29 @@ describe('domains list', () => {
 
   it('Switch makes the selected domain current without changing the primary one', async () => {
     const { requests } = mockFetch(provider);
-    renderScreen(domains, DomainList, domains.routes.list);
+    renderScreen(domains, DomainList, domains.routes.list, { notifications: true });
     await screen.findByText('Third domain');
     const switchButton = screen.getByRole('button', { name: 'Switch' });
     expect(await reasonOf(switchButton)).toBe('Select exactly one domain to switch to');
     await userEvent.click(within(rowOf('third')).getByRole('checkbox'));
     await userEvent.click(switchButton);
     await waitFor(() => expect(getSession().domain?.id).toBe('third'));
+    expect(await screen.findByText('Now in Acme › third')).toBeInTheDocument();
     expect(requests.filter((request) => request.method !== 'GET')).toEqual([]);
     // The former current domain is a row now, still marked Primary; the card is not.
     await waitFor(() => expect(within(rowOf('main')).getByText('Primary')).toBeInTheDocument());
     expect(within(screen.getByRole('region', { name: 'Current domain' })).queryByText('Primary')).not.toBeInTheDocument();
   });
 
-  it('Set Primary PUTs the whole list with primary only on the chosen domain and makes it current', async () => {
+  it('Set Primary PUTs the whole list with primary only on the chosen domain and leaves the current domain current', async () => {
     const { requests } = mockFetch(provider);
-    renderScreen(domains, DomainList, domains.routes.list);
+    renderScreen(domains, DomainList, domains.routes.list, { notifications: true });
     await screen.findByText('Second domain');
     const setPrimary = screen.getByRole('button', { name: 'Set Primary' });
     expect(setPrimary).toBeDisabled();
     await userEvent.click(within(rowOf('third')).getByRole('checkbox'));
     await userEvent.click(setPrimary);
-    await waitFor(() => expect(getSession().domain?.id).toBe('third'));
+    const notice = await screen.findByText('third is now the primary domain');
     const put = requests.find((request) => request.method === 'PUT')!;
     expect(put.url).toBe('/api/companys/acme/domainNames');
     expect(JSON.parse(put.body!)).toEqual([
@@ -108,6 +109,30 @@ describe('domains list', () => {
       { ...others[0], primary: false },
       { ...others[1], primary: true },
     ]);
+    // Still in main; the session's copy of its primary flag follows the change.
+    expect(getSession().domain).toEqual({ ...main, primary: false });
+    // The lists are read again for the new Primary marks.
+    await waitFor(() => expect(requests.filter((request) => request.method === 'GET' && request.url.endsWith('/domainNames/primary')).length).toBeGreaterThan(1));
+
+    // Switching to it is one click away, in the notification.
+    const snackbar = notice.closest('.MuiSnackbar-root') as HTMLElement;
+    await userEvent.click(within(snackbar).getByRole('button', { name: 'Switch to it' }));
+    await waitFor(() => expect(getSession().domain?.id).toBe('third'));
+    expect(await screen.findByText('Now in Acme › third')).toBeInTheDocument();
+    expect(requests.filter((request) => request.method === 'PUT')).toHaveLength(1);
+  });
+
+  it('Set Primary leaves the session alone when the current domain keeps its primary flag', async () => {
+    updateSession({ domain: others[0] });
+    const before = getSession().domain;
+    const { requests } = mockFetch(provider);
+    renderScreen(domains, DomainList, domains.routes.list);
+    await screen.findByText('Third domain');
+    await userEvent.click(within(rowOf('third')).getByRole('checkbox'));
+    await userEvent.click(screen.getByRole('button', { name: 'Set Primary' }));
+    await waitFor(() => expect(requests.some((request) => request.method === 'PUT')).toBe(true));
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Set Primary' })).toBeDisabled());
+    expect(getSession().domain).toBe(before);
   });
 
   it('does not offer Set Primary or Delete on the primary domain, and says why', async () => {

@@ -9,14 +9,17 @@ import {
   useDataProvider,
   useListContext,
   useNavigate,
+  useCloseNotification,
   useNotify,
+  useRefresh,
   useTranslate,
   type RaRecord,
 } from 'react-admin';
 import type { IamDataProvider } from '../../dataProvider';
-import { setPrimaryDomain } from '../../session/switching';
+import { useAnnounceSwitch } from '../../session/announceSwitch';
+import { currentTenant, setPrimaryDomain, switchToDomain } from '../../session/switching';
 import { useSession } from '../../session/useSession';
-import { updateSession, type Company, type Domain } from '../../session/session';
+import type { Company, Domain } from '../../session/session';
 import { CurrentRecordCard } from '../generic/CurrentRecordCard';
 import { DeclaredList } from '../generic/DeclaredList';
 import { DeleteSelectedButton } from '../generic/DeleteSelectedButton';
@@ -54,6 +57,30 @@ export function domainDeleteReason(
   return undefined;
 }
 
+/**
+ * The action of Set Primary's notification: the new primary domain becomes current, one click away
+ * (Set Primary itself leaves the current domain as it is; docs/DECISIONS.md, item 32).
+ */
+function SwitchToItButton({ domain }: { domain: Domain }) {
+  const translate = useTranslate();
+  const closeNotification = useCloseNotification();
+  const announceSwitch = useAnnounceSwitch();
+  return (
+    <Button
+      color="inherit"
+      size="small"
+      onClick={() => {
+        closeNotification();
+        const from = currentTenant();
+        const switched = switchToDomain(domain);
+        if (switched) announceSwitch(from, switched);
+      }}
+    >
+      {translate('iam.domains.switchToIt')}
+    </Button>
+  );
+}
+
 function DomainActions() {
   const { routes } = useDeclaration();
   const { selectedIds, onUnselectItems, total = 0, data = [] } = useListContext<Domain & RaRecord>();
@@ -61,6 +88,8 @@ function DomainActions() {
   const translate = useTranslate();
   const navigate = useNavigate();
   const notify = useNotify();
+  const refresh = useRefresh();
+  const announceSwitch = useAnnounceSwitch();
   const dataProvider = useDataProvider<IamDataProvider>();
   const [settingPrimary, setSettingPrimary] = useState(false);
   const meta = useListMeta();
@@ -72,7 +101,17 @@ function DomainActions() {
     try {
       const chosen = await setPrimaryDomain(dataProvider, company.id, String(selectedIds[0]));
       onUnselectItems();
-      notify('iam.domains.primaryChanged', { type: 'info', messageArgs: { name: chosen?.name ?? '' } });
+      // The rows' and the card's Primary marks are the provider's: read them again.
+      refresh();
+      if (chosen) {
+        notify('iam.domains.primaryChanged', {
+          type: 'info',
+          messageArgs: { name: chosen.name },
+          action: <SwitchToItButton domain={chosen} />,
+          // Long enough to reach the action; the toolbar's Switch does the same at any time.
+          autoHideDuration: 10_000,
+        });
+      }
     } catch (error) {
       notify((error as Error).message || 'ra.notification.http_error', { type: 'error' });
     } finally {
@@ -84,9 +123,10 @@ function DomainActions() {
   const switchTo = () => {
     const chosen = selected[0];
     if (!chosen) return;
-    updateSession({ domain: chosen });
+    const from = currentTenant();
+    const switched = switchToDomain(chosen);
     onUnselectItems();
-    notify('iam.domains.switched', { type: 'info', messageArgs: { name: chosen.name } });
+    if (switched) announceSwitch(from, switched);
   };
 
   const newState: DomainFormState = { company, mode: 'new', domainCount: total + (current ? 1 : 0) };
