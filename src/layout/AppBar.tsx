@@ -16,6 +16,7 @@ import {
 } from 'react-admin';
 import { SearchButton } from './SearchButton';
 import { StaticMenuButton } from './StaticMenuButton';
+import { TenantSwitcher } from './TenantSwitcher';
 
 function UserMenuItems() {
   const translate = useTranslate();
@@ -94,6 +95,7 @@ export function AppBar() {
       }
     >
       <TitlePortal />
+      <TenantSwitcher />
     </RaAppBar>
   );
 }

@@ -4,7 +4,7 @@ import SearchIcon from '@mui/icons-material/Search';
 import { useTranslate } from 'react-admin';
 
 // The dialog (a text field, lists, the search) loads on first use, not with the first screen.
-const SearchDialog = lazy(() => import('./SearchDialog'));
+const SearchDialog = lazy(() => import('./dialogs').then((dialogs) => ({ default: dialogs.SearchDialog })));
 
 /**
  * docs/CONSOLE.md, "Layout": the top-bar search button; it and Ctrl+K / Cmd+K, anywhere in the

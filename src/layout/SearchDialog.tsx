@@ -29,6 +29,7 @@ import { users } from '../resources/users';
 import { userFormState } from '../resources/users/formState';
 import { useSession } from '../session/useSession';
 import { useRecentSearches } from './recentSearches';
+import { useDebounced } from './useDebounced';
 
 /** Records shown per type: enough to pick from, the type's list has the rest. */
 export const RESULTS_PER_TYPE = 5;
@@ -71,15 +72,6 @@ function useTypeResults(type: SearchType, query: string) {
     { enabled: query !== '' && !!company?.id && !!domain?.id, retry: false },
   );
   return { type, ...result };
-}
-
-function useDebounced(value: string, delay: number): string {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), delay);
-    return () => clearTimeout(timer);
-  }, [value, delay]);
-  return debounced;
 }
 
 type Option = { kind: 'record'; type: SearchType; record: RaRecord } | { kind: 'recent'; query: string };

@@ -1,5 +1,5 @@
 /** Every resource the console knows. A new resource type is one declaration and one line here. */
-import { companies } from './companies';
+import { companies, subtreeCompanies } from './companies';
 import { domains } from './domains';
 import { users } from './users';
 import { groupMemberCandidates, groupMembers, groupPermissions, groups } from './groups';
@@ -12,6 +12,7 @@ import type { ResourceDeclaration } from './types';
 
 export const registry: readonly ResourceDeclaration[] = [
   companies,
+  subtreeCompanies,
   domains,
   users,
   groups,

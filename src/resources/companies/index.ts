@@ -41,3 +41,19 @@ export const companies: ResourceDeclaration = {
     form: lazy(() => import('./CompanyForm')),
   },
 };
+
+/**
+ * A company and every company below it, at any depth: what the app bar's switcher searches. It lists
+ * the subtree of the administrator's own company (the session's rootCompany, given as the path
+ * context's company); single records are the companies' own.
+ */
+export const subtreeCompanies: ResourceDeclaration = {
+  ...companies,
+  name: 'subtreeCompanies',
+  embeddedIn: 'companies',
+  searchable: true,
+  paths: {
+    collection: ({ companyId }) => `companys/${encodeURIComponent(companyId)}/subtreeCompanys`,
+    records: companies.paths.records,
+  },
+};
