@@ -20,6 +20,7 @@ import { BrowserRouter, Route } from 'react-router-dom';
 import { authProvider } from './authProvider/authProvider';
 import { dataProvider } from './dataProvider';
 import { i18nProvider } from './i18n/i18nProvider';
+import { CreatedNotice } from './layout/CreatedNotice';
 import { Layout } from './layout/Layout';
 import { Notifications } from './layout/Notifications';
 import { iamStore } from './layout/store';
@@ -98,6 +99,7 @@ export default function App() {
             </CustomRoutes>
           </CoreAdminUI>
           <Notifications />
+          <CreatedNotice />
         </CssBaseline>
       </AdminContext>
     </BrowserRouter>
