@@ -3,7 +3,7 @@ import { Box, Button, Tooltip } from '@mui/material';
 import BusinessIcon from '@mui/icons-material/Business';
 import ArrowDropDownIcon from '@mui/icons-material/ArrowDropDown';
 import { useTranslate } from 'react-admin';
-import { placeOf } from '../session/place';
+import { companyLabel, placeOf } from '../session/place';
 import { useSession } from '../session/useSession';
 
 // The dialog (search field, lists, the switch) loads on first use, not with the first screen.
@@ -12,9 +12,11 @@ const TenantDialog = lazy(() => import('./dialogs').then((dialogs) => ({ default
 /**
  * docs/CONSOLE.md, "Layout": the app bar's company and domain switcher. The button names where the
  * console works ("Globex › prod", display names) at every width and whatever the side bar does; on
- * a narrow screen the words are cut with an ellipsis and the whole of them is the button's
- * accessible name and tooltip.
+ * a phone the company and the domain take a line each, in smaller type, and words that do not fit
+ * are cut with an ellipsis: the whole of them is the button's accessible name and tooltip.
  */
+const ellipsis = { overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', minWidth: 0 } as const;
+
 export function TenantSwitcher() {
   const translate = useTranslate();
   const { company, domain } = useSession();
@@ -39,15 +41,28 @@ export function TenantSwitcher() {
           sx={{
             flex: '0 1 auto',
             minWidth: 0,
-            maxWidth: { xs: 150, sm: 260, md: 360 },
-            mx: 1,
+            maxWidth: { xs: 160, sm: 280, md: 380 },
+            mx: { xs: 0, sm: 1 },
+            px: { xs: 0.5, sm: 1 },
             textTransform: 'none',
-            '& .MuiButton-startIcon': { display: { xs: 'none', sm: 'inherit' } },
+            textAlign: 'left',
+            '& .MuiButton-startIcon, & .MuiButton-endIcon': { display: { xs: 'none', sm: 'inherit' } },
           }}
         >
-          <Box component="span" sx={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+          <Box component="span" sx={{ ...ellipsis, display: { xs: domain ? 'none' : 'block', sm: 'block' } }}>
             {place}
           </Box>
+          {domain && (
+            // a phone: the company above the domain, each cut on its own
+            <Box component="span" sx={{ display: { xs: 'flex', sm: 'none' }, flexDirection: 'column', minWidth: 0, fontSize: '0.75rem', lineHeight: 1.3 }}>
+              <Box component="span" sx={ellipsis}>
+                {companyLabel(company)}
+              </Box>
+              <Box component="span" sx={ellipsis}>
+                {domain.name || domain.id}
+              </Box>
+            </Box>
+          )}
         </Button>
       </Tooltip>
       {opened > 0 && (
