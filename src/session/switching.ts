@@ -44,7 +44,7 @@ const DOMAIN_PAGE = 1000;
 /**
  * docs/CONSOLE.md, "Domains": Set Primary PUTs the company's whole domain list with primary true only
  * on the chosen one. It changes which domain is primary and nothing else: the current domain stays
- * current (docs/DECISIONS.md, item 32); only its copy of the `primary` flag follows the change.
+ * current (docs/DECISIONS.md, item 33); only its copy of the `primary` flag follows the change.
  */
 export async function setPrimaryDomain(dataProvider: IamDataProvider, companyId: string, domainId: string) {
   const meta = { pathContext: { companyId } };

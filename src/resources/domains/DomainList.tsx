@@ -59,7 +59,7 @@ export function domainDeleteReason(
 
 /**
  * The action of Set Primary's notification: the new primary domain becomes current, one click away
- * (Set Primary itself leaves the current domain as it is; docs/DECISIONS.md, item 32).
+ * (Set Primary itself leaves the current domain as it is; docs/DECISIONS.md, item 33).
  */
 function SwitchToItButton({ domain }: { domain: Domain }) {
   const translate = useTranslate();
