@@ -61,6 +61,11 @@ export async function seedFirstRun(db: Database, config: ServerConfig): Promise<
       `INSERT INTO group_members (company_id, domain_id, group_id, member_type, member_id) VALUES ($1, $2, $3, 'user', $4)`,
       [ROOT_COMPANY, DEFAULT_DOMAIN, ADMIN_GROUP, adminId],
     );
+    // the first administrator of a new installation is its Owner: she can give roles (docs/CONSOLE.md, "Roles")
+    await tx.query(
+      `INSERT INTO role_assignments (company_id, domain_id, holder_type, holder_id, role, scope_company_id) VALUES ($1, $2, 'user', $3, 'owner', $1)`,
+      [ROOT_COMPANY, DEFAULT_DOMAIN, adminId],
+    );
     await tx.query(`INSERT INTO meta (key, value) VALUES ('seeded', now()::text)`);
     return { seeded: true, generatedPassword };
   });

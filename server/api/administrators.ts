@@ -85,6 +85,7 @@ export async function administratorRoutes(app: FastifyInstance) {
   app.get<{ Params: { companyId: string; domainId: string } }>(
     '/companys/:companyId/domainNames/:domainId/administrators',
     {
+      config: { permission: 'groups:read' },
       schema: {
         tags: ['groups'],
         description: `The domain's active administrators: active users in the active ${ADMIN_GROUP} group, directly or through nested active groups (at most ${MAX_LISTED})`,

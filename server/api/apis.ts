@@ -4,7 +4,7 @@ import { badRequest, HttpError } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
 import { managementAudience } from '../oauth/provider.js';
 import { identifierNotAvailable, idNotAvailable, uniqueByConstraint } from './unique.js';
-import { checkAccess, inScope } from './guard.js';
+import { checkAccess, inScope, locateRecords } from './guard.js';
 import {
   addListRoute,
   bodyProperties,
@@ -54,6 +54,7 @@ const flag = { type: 'boolean' } as const;
  */
 export const apiDefinition = {
   name: 'api',
+  permission: 'apis',
   label: 'api',
   table: 'apis t',
   fields: {
@@ -197,7 +198,7 @@ type ApiCreateBody = ApiBody & { name: string; identifier: string };
 const apiRules = (managementApi: string): CrudRules<ApiWithSecret, ApiBody, unknown> => ({
   async create(db, { caller }, body) {
     const { companyId, domain } = body as ApiCreateBody & { companyId: string; domain: string };
-    await checkAccess(db, caller, companyId, domain);
+    await checkAccess(db, caller, companyId, domain, 'apis:write');
     return apis.create(db, companyId, domain, body as ApiCreateBody, managementApi);
   },
   async update(db, { caller }, changes) {
@@ -220,6 +221,7 @@ export async function apiResourceRoutes(app: FastifyInstance) {
     path: '/api',
     idParam: 'apiId',
     scope: { params: [], where: inCallersSubtree, values: (request) => [request.principal.companyId] },
+    locate: locateRecords('apis', 'apiId'),
     rules: apiRules(managementApi),
     bodies: { create: createBody(['name', 'identifier', 'domain', 'companyId']), update: updateBody, updateList: listBodySchema(updateBody) },
     responses: { created: apiWithSecretJson, updated: apiWithSecretJson },
@@ -228,7 +230,7 @@ export async function apiResourceRoutes(app: FastifyInstance) {
   // the path names the company and domain (checked by the guard); they win over any in the body
   app.post<{ Params: { companyId: string; domainId: string }; Body: ApiCreateBody }>(
     '/:companyId/:domainId/api',
-    { schema: { tags, params: params('companyId', 'domainId'), body: createBody(['name', 'identifier']), response: { 201: apiWithSecretJson, ...errorResponses } } },
+    { config: { permission: 'apis:write' }, schema: { tags, params: params('companyId', 'domainId'), body: createBody(['name', 'identifier']), response: { 201: apiWithSecretJson, ...errorResponses } } },
     async (request, reply) => {
       const { companyId, domainId } = request.params;
       return reply.status(201).send(await db.transaction((tx) => apis.create(tx, companyId, domainId, request.body, managementApi)));

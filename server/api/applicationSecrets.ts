@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
-import { inScope } from './guard.js';
+import { inScope, locateRecords } from './guard.js';
 import { errorResponses } from './schemas.js';
 
 /** Longest grace period an administrator may give the old secret: 30 days. */
@@ -18,6 +18,7 @@ export async function applicationSecretRoutes(app: FastifyInstance) {
   app.post<{ Params: { id: string }; Body: { graceSeconds?: number } }>(
     '/application/:id/secret',
     {
+      config: { permission: 'applications:secrets', locate: locateRecords('applications', 'id') },
       schema: {
         tags: ['applications'],
         // the body is optional (server/inputChecks.ts makes a missing or empty one {})

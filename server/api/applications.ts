@@ -4,7 +4,7 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
 import { idNotAvailable, uniqueByConstraint } from './unique.js';
-import { checkAccess, inScope } from './guard.js';
+import { checkAccess, inScope, locateRecords } from './guard.js';
 import { addListRoute, bodyProperties, type CrudRules, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, recordSchema, selectList } from './resource.js';
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';
 
@@ -69,6 +69,7 @@ const flag = { type: 'boolean' } as const;
  */
 export const applicationDefinition = {
   name: 'application',
+  permission: 'applications',
   label: 'application',
   table: 'applications t',
   fields: {
@@ -312,7 +313,7 @@ export const applications = {
 const applicationRules = (consoleClientId: string): CrudRules<Application, ApplicationBody, unknown> => ({
   async create(db, { caller }, body) {
     const { companyId, domain } = body as ApplicationBody & { companyId: string; domain: string };
-    await checkAccess(db, caller, companyId, domain);
+    await checkAccess(db, caller, companyId, domain, 'applications:write');
     return applications.create(db, companyId, domain, body);
   },
   async update(db, { caller }, changes) {
@@ -339,6 +340,7 @@ export async function applicationRoutes(app: FastifyInstance) {
     idParam: 'id',
     idSchema: clientIdParam,
     scope: { params: [], where: inCallersSubtree, values: (request) => [request.principal.companyId] },
+    locate: locateRecords('applications', 'id'),
     rules: applicationRules(config.consoleClientId),
     bodies: { create: createBody(['client_name', 'domain', 'companyId']), update: updateBody, updateList: listBodySchema(updateBody), removeList: clientIdList },
     responses: { created: createdApplicationJson },
@@ -347,7 +349,7 @@ export async function applicationRoutes(app: FastifyInstance) {
   // the path names the company and domain (checked by the guard); they win over any in the body
   app.post<{ Params: { companyId: string; domainId: string }; Body: ApplicationBody }>(
     '/:companyId/:domainId/application',
-    { schema: { tags, params: params('companyId', 'domainId'), body: createBody(['client_name']), response: { 201: createdApplicationJson, ...errorResponses } } },
+    { config: { permission: 'applications:write' }, schema: { tags, params: params('companyId', 'domainId'), body: createBody(['client_name']), response: { 201: createdApplicationJson, ...errorResponses } } },
     async (request, reply) => {
       const { companyId, domainId } = request.params;
       const created = await db.transaction((tx) => applications.create(tx, companyId, domainId, request.body));

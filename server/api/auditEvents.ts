@@ -31,6 +31,7 @@ const masked = (column: string) => `CASE WHEN ${VISIBLE} THEN ${column} END`;
 
 export const auditEventDefinition = {
   name: 'auditEvents',
+  permission: 'audit',
   label: 'audit record',
   table: 'audit_events t LEFT JOIN companies outside ON outside.id = t.actor_company_id AND NOT ($2 = ANY (outside.ancestors))',
   fields: {
@@ -118,7 +119,7 @@ export async function auditEventRoutes(app: FastifyInstance) {
   app.get<{ Params: { companyId: string }; Querystring: ListQuery }>(
     '/companys/:companyId/auditEvents',
     {
-      config: { accessInStatement: true },
+      config: { permission: 'audit:read', accessInStatement: true },
       schema: {
         tags: ['auditEvents'],
         summary: "Changes made through this API to the company's records, newest first (read-only); an operator of a company above the reader's is named by company and domain only",

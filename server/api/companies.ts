@@ -17,6 +17,7 @@ const RESERVED = new Set(['companys', 'application', 'api', 'docs']);
  */
 export const companyDefinition = {
   name: 'companys',
+  permission: 'companies',
   label: 'company',
   table: 'companies t',
   fields: {
@@ -49,7 +50,7 @@ export const companies = {
   /** A child of `parent`, which must be inside the caller's subtree. */
   async create(db: Queryable, { caller }: WriteContext, body: CompanyBody): Promise<Company> {
     if (!body.parent) throw badRequest('parent: the parent company is required');
-    await checkAccess(db, caller, body.parent);
+    await checkAccess(db, caller, body.parent, undefined, 'companies:write');
     const companyId = body.id ?? body.name;
     if (body.id !== undefined && body.id !== body.name) throw badRequest('id must equal name when creating a company');
     if (RESERVED.has(companyId.toLowerCase())) throw badRequest(`name: "${companyId}" is reserved`);

@@ -13,6 +13,7 @@ const RESERVED = new Set(['primary']);
  */
 export const domainDefinition = {
   name: 'domainNames',
+  permission: 'domains',
   label: 'domain',
   table: 'domains t',
   fields: {
@@ -143,7 +144,7 @@ export async function domainRoutes(app: FastifyInstance) {
 
   app.get<{ Params: CompanyParams }>(
     `${base}/primary`,
-    { schema: { tags, params: params('companyId'), response: { 200: domainJson, ...errorResponses } } },
+    { config: { permission: 'domains:read' }, schema: { tags, params: params('companyId'), response: { 200: domainJson, ...errorResponses } } },
     async (request) => {
       const { rows } = await app.ctx.db.query<Domain>(`SELECT ${SELECT} FROM domains t WHERE t.company_id = $1 AND t.is_primary`, [request.params.companyId]);
       if (!rows[0]) throw notFound(`primary domain of ${request.params.companyId}`);

@@ -20,6 +20,7 @@ const FROM = `group_permissions t
  */
 const permissionDefinition = {
   name: 'permissions',
+  permission: 'groups',
   label: 'permission',
   table: FROM,
   fields: {
@@ -118,13 +119,13 @@ export async function groupPermissionRoutes(app: FastifyInstance) {
 
   app.post<{ Params: GroupParams; Body: PermissionRef[] }>(
     path,
-    { schema: { tags, summary: 'Grant permissions [{apiId, permission}] to the group, all or nothing', params: groupParams, body: refList, response: { 200: permissionList, ...errorResponses } } },
+    { config: { permission: 'groups:write' }, schema: { tags, summary: 'Grant permissions [{apiId, permission}] to the group, all or nothing', params: groupParams, body: refList, response: { 200: permissionList, ...errorResponses } } },
     async (request) => db.transaction((tx) => groupPermissions.add(tx, request.params, request.body)),
   );
 
   app.delete<{ Params: GroupParams; Body: PermissionRef[] }>(
     path,
-    { schema: { tags, summary: 'Take permissions [{apiId, permission}] back from the group, all or nothing', params: groupParams, body: refList, response: { 200: permissionList, ...errorResponses } } },
+    { config: { permission: 'groups:write' }, schema: { tags, summary: 'Take permissions [{apiId, permission}] back from the group, all or nothing', params: groupParams, body: refList, response: { 200: permissionList, ...errorResponses } } },
     async (request) => db.transaction((tx) => groupPermissions.remove(tx, request.params, request.body)),
   );
 }

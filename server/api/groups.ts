@@ -11,6 +11,7 @@ import { email, id, optionalText, requiredText, status } from './schemas.js';
  */
 export const groupDefinition = {
   name: 'groups',
+  permission: 'groups',
   label: 'group',
   table: 'groups t',
   fields: {

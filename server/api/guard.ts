@@ -3,6 +3,7 @@ import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { ADMIN_SCOPE, verifyAccessToken } from '../oauth/tokens.js';
+import { heldGrants, rolesSentence } from './roles.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -11,8 +12,28 @@ declare module 'fastify' {
      * never inferred from its path; the OpenAPI document shows it (`security: []`).
      */
     public?: boolean;
+    /**
+     * What the caller's roles must give over the company and domain the request names
+     * (`users:write`, roles.ts), or `any`: some console role, wherever. Every non-public route
+     * declares one (the guard refuses to start otherwise); the OpenAPI document shows it as
+     * `x-permission`.
+     */
+    permission?: string;
+    /**
+     * For a route that names records by id alone (no company in its path): the companies and
+     * domains of those records inside the caller's subtree, whose roles the guard then checks
+     * (locateRecords). None found: the roles she holds anywhere, and the route answers its 404.
+     */
+    locate?: Locate;
   }
 }
+
+/** Where the records a request names are: rows of `table` by id, the caller's own company (a list of her whole subtree), or anywhere (a create, which checks its body's company itself). */
+export type Located = { table: 'applications' | 'apis'; ids: string[] } | 'own company' | 'anywhere';
+export type Locate = (request: FastifyRequest) => Located;
+
+/** The sentence of a 403: the permission that is missing and which roles give it. */
+const missing = (permission: string) => forbidden(`Your role does not allow ${permission} here: it needs ${rolesSentence(permission)}.`);
 
 /** Whether the route that answers this request is declared public (an unknown route is not). */
 const isPublic = (request: FastifyRequest) => request.routeOptions.config?.public === true;
@@ -30,11 +51,16 @@ export function registerGuard(app: FastifyInstance) {
   app.decorateRequest('accessChecked', false);
 
   // A public route says so in the OpenAPI document; a route that says so there must be declared public.
+  // Every other route declares its permission, shown in the document too.
   app.addHook('onRoute', (route) => {
     const documented = (route.schema as { security?: unknown[] } | undefined)?.security;
     if (route.config?.public === true) route.schema = { ...route.schema, security: [] };
     else if (Array.isArray(documented) && documented.length === 0) {
       throw new Error(`${route.method} ${route.url}: security [] in its schema but not declared config: { public: true }`);
+    } else if (route.method !== 'HEAD') {
+      const permission = route.config?.permission;
+      if (!permission) throw new Error(`${route.method} ${route.url}: no permission declared (config: { permission })`);
+      route.schema = { ...route.schema, 'x-permission': permission } as typeof route.schema;
     }
   });
 
@@ -56,9 +82,16 @@ export function registerGuard(app: FastifyInstance) {
     if (isPublic(request)) return;
     // a list checks access in its own count statement, before it reads the page, and a GET of one
     // record in the statement that reads it (statementAccess)
-    if (request.routeOptions.config.accessInStatement) return;
+    const { accessInStatement, locate } = request.routeOptions.config;
+    if (accessInStatement && !locate) return;
     const params = (request.params ?? {}) as { companyId?: string; domainId?: string };
-    await checkAccess(app.ctx.db.stable, request.principal, params.companyId, params.domainId);
+    const { principal } = request;
+    const db = app.ctx.db.stable;
+    const located = !params.companyId && locate ? locate(request) : undefined;
+    if (located === 'own company') await checkAccess(db, principal, principal.companyId, undefined, routePermission(request));
+    else if (typeof located === 'object' && (await checkRecords(db, principal, located, routePermission(request)))) {
+      // checked where the records are
+    } else await checkAccess(db, principal, params.companyId, params.domainId, routePermission(request));
     request.accessChecked = true;
   });
 
@@ -69,32 +102,40 @@ export function registerGuard(app: FastifyInstance) {
   });
 }
 
+/** The permission the route that answers this request declared. */
+export const routePermission = (request: FastifyRequest) => request.routeOptions.config.permission ?? '';
+
 /**
- * The guard's check as one select-list column, `access` (the api_access function of migration 7:
- * grant live, user active, company inside the caller's subtree, domain of that company), with
- * parameters numbered from `from`.
+ * The guard's check as one select-list column, `access` (the api_check function of migration 20:
+ * grant live, user active, company inside the caller's subtree, domain of that company, and the
+ * roles she holds there), with parameters numbered from `from`. Without a company (a route that
+ * names no company and no record) the roles are those she holds anywhere; a route that names
+ * records by id alone is checked where they are (config.locate, checkRecords).
  */
-export function accessColumns(principal: Principal, companyId: string | undefined, domainId: string | undefined, from: number) {
+export function accessColumns(principal: Principal, companyId: string | undefined, domainId: string | undefined, from: number, permission: string, targetColumns?: [string, string]) {
   const p = (i: number) => `$${from + i}`;
+  const caller = [0, 1, 2, 3].map((i) => `${p(i)}::text`);
+  const target = targetColumns ?? [`${p(4)}::text`, `${p(5)}::text`];
   return {
-    sql: `api_access(${[0, 1, 2, 3, 4, 5].map((i) => `${p(i)}::text`).join(', ')}) AS access`,
-    params: [principal.grantId, principal.companyId, principal.domainId, principal.userId, companyId ?? null, domainId ?? null],
-    /** Throws the guard's 401 or 404 unless the row passes. */
-    assert(row: { access?: string }) {
-      if (row.access === 'ok') return;
-      if (row.access === 'company') throw notFound(`company ${companyId}`);
-      if (row.access === 'domain') throw notFound(`domain ${domainId}`);
-      throw unauthorized('The access token has been revoked');
+    sql: `api_check(${[...caller, ...target].join(', ')}) AS access`,
+    params: [principal.grantId, principal.companyId, principal.domainId, principal.userId, ...(targetColumns ? [] : [companyId ?? null, domainId ?? null])],
+    /** Throws the guard's 401, 404 or 403 unless the row passes. */
+    assert(row: { access?: string[] }) {
+      const [status, ...held] = row.access ?? [];
+      if (status === 'company') throw notFound(`company ${companyId}`);
+      if (status === 'domain') throw notFound(`domain ${domainId}`);
+      if (status !== 'ok') throw unauthorized('The access token has been revoked');
+      if (permission !== 'any' && !heldGrants(held, permission)) throw missing(permission);
     },
   };
 }
 
 export type AccessCheck = ReturnType<typeof accessColumns> & { done(): void };
 
-/** The one statement behind the guard; also used by routes whose company comes from the body. */
-export async function checkAccess(db: Queryable, principal: Principal, companyId?: string, domainId?: string) {
-  const access = accessColumns(principal, companyId, domainId, 1);
-  const { rows } = await db.query<{ access: string }>(`SELECT ${access.sql}`, access.params);
+/** The one statement behind the guard; also used by routes whose company comes from the body or the record. */
+export async function checkAccess(db: Queryable, principal: Principal, companyId: string | undefined, domainId: string | undefined, permission: string) {
+  const access = accessColumns(principal, companyId, domainId, 1, permission);
+  const { rows } = await db.query<{ access: string[] }>(`SELECT ${access.sql}`, access.params);
   access.assert(rows[0]);
 }
 
@@ -106,7 +147,42 @@ export async function checkAccess(db: Queryable, principal: Principal, companyId
 export function statementAccess(request: FastifyRequest): ((from: number) => AccessCheck) | undefined {
   if (request.accessChecked) return undefined;
   const params = (request.params ?? {}) as { companyId?: string; domainId?: string };
-  return (from) => ({ ...accessColumns(request.principal, params.companyId, params.domainId, from), done: () => (request.accessChecked = true) });
+  return (from) => ({ ...accessColumns(request.principal, params.companyId, params.domainId, from, routePermission(request)), done: () => (request.accessChecked = true) });
+}
+
+
+/**
+ * The locate of routes over `table` whose records are named by the path's `idParam` or, for a PUT
+ * or DELETE of a list, by the body's ids. A list (GET) of the whole subtree is checked at the
+ * caller's own company; a create (POST) checks the company and domain its body names itself.
+ */
+export function locateRecords(table: 'applications' | 'apis', idParam: string): Locate {
+  return (request) => {
+    const { method } = request;
+    const named = (request.params as Record<string, string | undefined>)[idParam];
+    if (named !== undefined) return { table, ids: [named] };
+    if ((method === 'PUT' || method === 'DELETE') && Array.isArray(request.body)) {
+      const ids = (request.body as unknown[]).map((item) => (typeof item === 'string' ? item : (item as { id?: unknown } | null)?.id)).filter((id): id is string => typeof id === 'string');
+      return { table, ids };
+    }
+    return method === 'POST' ? 'anywhere' : 'own company';
+  };
+}
+
+/**
+ * The guard's check where the named records are, in one statement: each distinct company and
+ * domain of those inside the caller's subtree. False when none is there: the caller's roles are
+ * then checked anywhere and the route answers its own 404 (another tenant's record is not found,
+ * never named).
+ */
+async function checkRecords(db: Queryable, principal: Principal, located: { table: string; ids: string[] }, permission: string): Promise<boolean> {
+  const access = accessColumns(principal, undefined, undefined, 3, permission, ['w.company_id', 'w.domain_id']);
+  const { rows } = await db.query<{ access: string[] }>(
+    `SELECT ${access.sql} FROM (SELECT DISTINCT t.company_id, t.domain_id FROM ${located.table} t WHERE t.id = ANY ($1::text[]) AND ${inScope('t.company_id', '$2')}) w`,
+    [located.ids, principal.companyId, ...access.params],
+  );
+  for (const row of rows) access.assert(row);
+  return rows.length > 0;
 }
 
 /** SQL predicate: the company column is inside the caller's subtree. */

@@ -13,6 +13,7 @@ import { sessionRoutes } from './sessions.js';
 import { signInEventRoutes } from './signInEvents.js';
 import { userRoutes } from './users.js';
 import { permissionScopeRoutes } from './permissionScopes.js';
+import { roleAssignmentRoutes } from './roleAssignments.js';
 
 /** The management API, one module per resource (docs/CONSOLE.md, "Resources"). */
 export async function apiRoutes(app: FastifyInstance) {
@@ -30,4 +31,5 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(signInEventRoutes);
   await app.register(sessionRoutes);
   await app.register(auditEventRoutes);
+  await app.register(roleAssignmentRoutes);
 }

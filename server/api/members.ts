@@ -24,6 +24,7 @@ const MEMBER_DISPLAY_NAME = `COALESCE(mu.display_name, mg.display_name, t.member
  */
 const memberDefinition = {
   name: 'members',
+  permission: 'groups',
   label: 'member',
   table: MEMBERS_FROM,
   fields: {
@@ -204,7 +205,7 @@ export async function memberRoutes(app: FastifyInstance) {
 
   app.post<{ Params: GroupParams; Body: { id: string; type: MemberType }[] }>(
     `${base}/members`,
-    { schema: { tags, params: groupParams, body: addBody, response: { 200: memberList, ...errorResponses } } },
+    { config: { permission: 'groups:write' }, schema: { tags, params: groupParams, body: addBody, response: { 200: memberList, ...errorResponses } } },
     async (request) => {
       const { companyId, domainId, groupId } = request.params;
       return db.transaction((tx) => members.add(tx, companyId, domainId, groupId, request.body));
@@ -214,6 +215,7 @@ export async function memberRoutes(app: FastifyInstance) {
   app.delete<{ Params: GroupParams & { memberId: string }; Querystring: { type?: MemberType } }>(
     `${base}/members/:memberId`,
     {
+      config: { permission: 'groups:write' },
       schema: {
         tags,
         params: params('companyId', 'domainId', 'groupId', 'memberId'),
@@ -230,7 +232,7 @@ export async function memberRoutes(app: FastifyInstance) {
 
   app.delete<{ Params: GroupParams; Body: MemberRef[] }>(
     `${base}/members`,
-    { schema: { tags, params: groupParams, body: removeBody, response: { 200: memberList, ...errorResponses } } },
+    { config: { permission: 'groups:write' }, schema: { tags, params: groupParams, body: removeBody, response: { 200: memberList, ...errorResponses } } },
     async (request) => {
       const { companyId, domainId, groupId } = request.params;
       return db.transaction((tx) => members.remove(tx, companyId, domainId, groupId, request.body));
@@ -240,7 +242,7 @@ export async function memberRoutes(app: FastifyInstance) {
   app.get<{ Params: GroupParams; Querystring: ListQuery & { type: MemberType } }>(
     `${base}/candidates`,
     {
-      config: { accessInStatement: true }, schema: {
+      config: { permission: 'groups:read', accessInStatement: true }, schema: {
         tags,
         description: 'Active users (type=user) or groups (type=group) that could be added as members: not members yet, never the group itself or a group containing it',
         params: groupParams,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, notFound } from '../errors.js';
-import { inScope } from './guard.js';
+import { inScope, locateRecords } from './guard.js';
 import { addListRoute, type CrudRules, crudRoutes, type RecordOf, type ResourceDefinition, selectList } from './resource.js';
 import { optionalText } from './schemas.js';
 
@@ -13,6 +13,7 @@ import { optionalText } from './schemas.js';
  */
 export const permissionScopeDefinition = {
   name: 'PermissionScopes',
+  permission: 'apis',
   label: 'permission scope',
   table: 'permission_scopes t',
   fields: { id: { column: 't.id' }, permission: { column: 't.permission' }, description: { column: 't.description' } },
@@ -123,6 +124,7 @@ export async function permissionScopeRoutes(app: FastifyInstance) {
     scope,
     // the scope confines the rows to the caller's subtree; an empty list may mean "no such API here"
     guarded: false,
+    locate: locateRecords('apis', 'apiId'),
     async whenEmpty(request) {
       const { apiId } = request.params as ApiParams;
       if (!(await apiExists(db, apiId, request.principal.companyId))) throw notFound(`api ${apiId}`);
@@ -132,6 +134,7 @@ export async function permissionScopeRoutes(app: FastifyInstance) {
     tags,
     path,
     idParam: 'scopeId',
+    locate: locateRecords('apis', 'apiId'),
     idSchema: permission,
     scope,
     rules: scopeRules,

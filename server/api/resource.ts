@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Database, Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
-import { type AccessCheck, statementAccess } from './guard.js';
+import { type AccessCheck, type Locate, statementAccess } from './guard.js';
 import { type ListQuery, type ListResource, type ListResult, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, idList } from './schemas.js';
 
@@ -30,6 +30,11 @@ export interface Field {
 export interface ResourceDefinition {
   /** Its name in Content-Range (ra-data-simple-rest reads it). */
   name: string;
+  /**
+   * Its permission resource (roles.ts): its routes need `<permission>:read` (GET), `:write` (POST,
+   * PUT) or `:purge` (DELETE) over the company and domain they name.
+   */
+  permission: string;
   /** What one record is called in messages: `user x not found`. */
   label: string;
   /** The table with alias t (joins allowed: the list and lookups read it as it is). */
@@ -171,7 +176,7 @@ export async function findRecordChecked<T>(
   if (!access) return (await findRecords<T>(db.stable, definition, scope, [recordId]))[0];
   const where = idWhere(definition, scope, true);
   const check = access(scope.values.length + 2);
-  const { rows } = await db.stable.query<{ access: string; id: string | null }>(
+  const { rows } = await db.stable.query<{ access: string[]; id: string | null }>(
     `SELECT ${check.sql}, r.* FROM (SELECT 1) one LEFT JOIN (SELECT ${selectList(definition)} FROM ${definition.table} WHERE ${where}) r ON true`,
     [...scope.values, recordId, ...check.params],
   );
@@ -217,6 +222,10 @@ export function addListRoute(
     whenEmpty?: (request: FastifyRequest) => Promise<void>;
     /** Reshapes each row of the page before it is sent (the audit trail names fields as the API does). */
     mapRow?: (row: Record<string, unknown>) => unknown;
+    /** The permission it needs, when not `<definition.permission>:read`. */
+    permission?: string;
+    /** Where its records are, when its path names no company (guard.ts, locateRecords). */
+    locate?: Locate;
   },
 ) {
   const resource = listResource(definition);
@@ -230,7 +239,14 @@ export function addListRoute(
   };
   app.get<{ Querystring: ListQuery }>(
     options.path,
-    { ...(options.guarded === false ? {} : { config: { accessInStatement: true } }), schema },
+    {
+      config: {
+        permission: options.permission ?? `${definition.permission}:read`,
+        ...(options.locate ? { locate: options.locate } : {}),
+        ...(options.guarded === false ? {} : { accessInStatement: true }),
+      },
+      schema,
+    },
     async (request, reply) => {
       const parsed = parseListQuery(resource, request.query, scopeValues(scope, request));
       const result: ListResult<unknown> = await runList(app.ctx.db, resource, parsed, scope.where, options.guarded === false ? undefined : statementAccess(request));
@@ -284,6 +300,10 @@ export interface CrudOptions<R, B, P> {
   /** The routes to produce (default: all seven). */
   routes?: Route[];
   summaries?: Partial<Record<Route, string>>;
+  /** Permissions other than `<definition.permission>:<verb>` (sessions are revoked, not purged). */
+  permissions?: Partial<Record<'read' | 'write' | 'purge', string>>;
+  /** Where its records are, when its path names no company (guard.ts, locateRecords). */
+  locate?: Locate;
 }
 
 /**
@@ -306,41 +326,43 @@ export function crudRoutes<R, B extends object, P>(definition: ResourceDefinitio
     const context = (request: FastifyRequest): WriteContext<P> => ({ params: request.params as P, caller: request.principal });
     const recordId = (request: FastifyRequest) => (request.params as Record<string, string>)[idParam];
 
-    if (routes.has('list')) addListRoute(app, definition, { path: options.path, tags, scope, summary: options.summaries?.list });
+    const { locate } = options;
+    const permission = (verb: 'read' | 'write' | 'purge') => ({ permission: options.permissions?.[verb] ?? `${definition.permission}:${verb}`, ...(locate ? { locate } : {}) });
+    if (routes.has('list')) addListRoute(app, definition, { path: options.path, tags, scope, summary: options.summaries?.list, locate });
 
     if (routes.has('get')) {
-      app.get(item, { config: { accessInStatement: true }, schema: schema('get', { ...itemParams, response: { 200: record, ...errorResponses } }) }, async (request) =>
+      app.get(item, { config: { ...permission('read'), accessInStatement: true }, schema: schema('get', { ...itemParams, response: { 200: record, ...errorResponses } }) }, async (request) =>
         findRecordChecked<R>(db, definition, { where: scope.where, values: scopeValues(scope, request) }, recordId(request), statementAccess(request)),
       );
     }
     if (routes.has('create')) {
       const created = options.responses?.created ?? record;
-      app.post(options.path, { schema: schema('create', { ...collectionParams, body: bodies.create, response: { 201: created, ...errorResponses } }) }, async (request, reply) => {
+      app.post(options.path, { config: permission('write'), schema: schema('create', { ...collectionParams, body: bodies.create, response: { 201: created, ...errorResponses } }) }, async (request, reply) => {
         const result = await db.transaction((tx) => rules.create!(tx, context(request), request.body as B));
         return reply.status(201).send(result);
       });
     }
     if (routes.has('update')) {
-      app.put(item, { schema: schema('update', { ...itemParams, body: bodies.update, response: { 200: updated, ...errorResponses } }) }, async (request) => {
+      app.put(item, { config: permission('write'), schema: schema('update', { ...itemParams, body: bodies.update, response: { 200: updated, ...errorResponses } }) }, async (request) => {
         const change = { id: recordId(request), body: request.body as B };
         return (await db.transaction((tx) => rules.update!(tx, context(request), [change])))[0];
       });
     }
     if (routes.has('updateList')) {
       const body = bodies.updateList;
-      app.put(options.path, { schema: schema('updateList', { ...collectionParams, body, response: { 200: { type: 'array', items: updated }, ...errorResponses } }) }, async (request) => {
+      app.put(options.path, { config: permission('write'), schema: schema('updateList', { ...collectionParams, body, response: { 200: { type: 'array', items: updated }, ...errorResponses } }) }, async (request) => {
         const changes = (request.body as (B & { id: string })[]).map((patch) => ({ id: patch.id, body: patch }));
         return db.transaction((tx) => rules.update!(tx, context(request), changes));
       });
     }
     if (routes.has('remove')) {
-      app.delete(item, { schema: schema('remove', { ...itemParams, response: { 200: record, ...errorResponses } }) }, async (request) => {
+      app.delete(item, { config: permission('purge'), schema: schema('remove', { ...itemParams, response: { 200: record, ...errorResponses } }) }, async (request) => {
         return (await db.transaction((tx) => rules.remove!(tx, context(request), [recordId(request)])))[0];
       });
     }
     if (routes.has('removeList')) {
       const body = bodies.removeList ?? idList;
-      app.delete(options.path, { schema: schema('removeList', { ...collectionParams, body, response: { 200: records, ...errorResponses } }) }, async (request) => {
+      app.delete(options.path, { config: permission('purge'), schema: schema('removeList', { ...collectionParams, body, response: { 200: records, ...errorResponses } }) }, async (request) => {
         return db.transaction((tx) => rules.remove!(tx, context(request), request.body as string[]));
       });
     }

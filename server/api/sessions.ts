@@ -14,6 +14,7 @@ import { errorResponses, params } from './schemas.js';
  */
 export const sessionDefinition = {
   name: 'sessions',
+  permission: 'sessions',
   label: 'session',
   table: 'oauth_grants t LEFT JOIN applications a ON a.id = t.client_id',
   fields: {
@@ -160,6 +161,7 @@ export async function sessionRoutes(app: FastifyInstance) {
       rules: { remove: (tx, at, ids) => sessions.revoke(tx, at, ids) },
       bodies: { removeList: { type: 'array', items: SESSION_ID, minItems: 1, maxItems: 1000 } },
       routes: ['remove', 'removeList'],
+      permissions: { purge: 'sessions:revoke' },
       summaries: {
         remove: 'Revokes one session: its refresh tokens are refused and its access tokens answer 401',
         removeList: 'Revokes the sessions listed (their ids), all or none',
@@ -170,6 +172,7 @@ export async function sessionRoutes(app: FastifyInstance) {
   app.post(
     '/companys/:companyId/domainNames/:domainId/users/:userId/signOutEverywhere',
     {
+      config: { permission: 'sessions:revoke' },
       schema: {
         tags: TAGS,
         summary: 'Revokes every session of the user; answers how many live ones ended',

@@ -8,6 +8,7 @@ import { addListRoute, type RecordOf, type ResourceDefinition } from './resource
  */
 export const signInEventDefinition = {
   name: 'signInEvents',
+  permission: 'signInEvents',
   label: 'sign-in event',
   table: 'signin_events t',
   fields: {

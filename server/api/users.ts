@@ -12,6 +12,7 @@ import { scheduleSliceRebuild, slicesNeedRebuild } from './userSlices.js';
 /** Users of a domain. Plain CRUD: the routes are produced from this definition (resource.ts). */
 export const userDefinition = {
   name: 'users',
+  permission: 'users',
   label: 'user',
   table: 'users t',
   fields: {

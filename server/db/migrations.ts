@@ -910,6 +910,157 @@ ALTER TABLE applications ADD COLUMN IF NOT EXISTS self_registered boolean NOT NU
 UPDATE applications SET self_registered = true WHERE description = 'registered through /oauth/register';
 `,
   },
+  {
+    id: 20,
+    name: 'roles: who may do what in the console, over a company subtree or one domain',
+    sql: `
+-- A role (server/api/roles.ts) held by a user or a group of a domain (the holder's company and
+-- domain), over a company and its subtree (scope_domain_id NULL) or over one domain of a company.
+-- The administrators group needs no row: its members hold Administrator over their company's
+-- subtree (held_roles below), as they always did.
+CREATE TABLE IF NOT EXISTS role_assignments (
+  id text PRIMARY KEY DEFAULT gen_random_uuid()::text,
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  holder_type text NOT NULL CHECK (holder_type IN ('user', 'group')),
+  holder_id text NOT NULL,
+  role text NOT NULL,
+  scope_company_id text NOT NULL REFERENCES companies (id) ON DELETE CASCADE,
+  scope_domain_id text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE,
+  FOREIGN KEY (scope_company_id, scope_domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX IF NOT EXISTS role_assignments_once
+  ON role_assignments (company_id, domain_id, holder_type, holder_id, role, scope_company_id, coalesce(scope_domain_id, ''));
+CREATE INDEX IF NOT EXISTS role_assignments_by_scope ON role_assignments (scope_company_id);
+
+-- A purged user or group takes its roles with it: an id given again later holds nothing.
+CREATE OR REPLACE FUNCTION drop_holder_roles() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM role_assignments a USING old_rows o
+  WHERE a.company_id = o.company_id AND a.domain_id = o.domain_id AND a.holder_type = TG_ARGV[0] AND a.holder_id = o.id;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS users_drop_roles ON users;
+CREATE TRIGGER users_drop_roles AFTER DELETE ON users
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION drop_holder_roles('user');
+DROP TRIGGER IF EXISTS groups_drop_roles ON groups;
+CREATE TRIGGER groups_drop_roles AFTER DELETE ON groups
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION drop_holder_roles('group');
+
+-- The roles a user holds that cover a target (the company and domain a request names), with one
+-- walk of her groups: Administrator from the administrators group when the target is inside her
+-- company's subtree; assigned roles whose scope covers the target. A role held over one domain of
+-- the target company, when the target is the whole company, comes back as 'role@' (it gives only
+-- what lets its holder start there; roles.ts). Without a target: every role she holds anywhere.
+CREATE OR REPLACE FUNCTION held_roles(p_company text, p_domain text, p_user text, p_target_company text, p_target_domain text)
+RETURNS text[] LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_groups text[];
+  v_ancestors text[];
+  v_held text[];
+BEGIN
+  IF p_target_company IS NOT NULL THEN
+    SELECT c.ancestors INTO v_ancestors FROM companies c WHERE c.id = p_target_company;
+    IF v_ancestors IS NULL THEN RETURN '{}'; END IF;
+  END IF;
+  v_groups := ARRAY(SELECT g FROM member_groups(p_company, p_domain, 'user', p_user, true) g);
+  SELECT coalesce(array_agg(DISTINCT held.role), '{}') INTO v_held FROM (
+    SELECT 'administrator' AS role
+    WHERE 'administrators' = ANY (v_groups) AND (p_target_company IS NULL OR p_company = ANY (v_ancestors))
+    UNION ALL
+    SELECT CASE WHEN a.scope_domain_id IS NOT NULL AND p_target_company IS NOT NULL AND p_target_domain IS NULL THEN a.role || '@' ELSE a.role END
+    FROM role_assignments a
+    WHERE a.company_id = p_company AND a.domain_id = p_domain
+      AND ((a.holder_type = 'user' AND a.holder_id = p_user) OR (a.holder_type = 'group' AND a.holder_id = ANY (v_groups)))
+      AND (p_target_company IS NULL
+        OR (a.scope_domain_id IS NULL AND a.scope_company_id = ANY (v_ancestors))
+        OR (a.scope_domain_id IS NOT NULL AND a.scope_company_id = p_target_company AND (p_target_domain IS NULL OR a.scope_domain_id = p_target_domain)))
+  ) held;
+  RETURN v_held;
+END $$;
+
+-- Does the user hold any console role at all (what user:admin now stands for)?
+CREATE OR REPLACE FUNCTION holds_console_role(p_company text, p_domain text, p_user text) RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN cardinality(held_roles(p_company, p_domain, p_user, NULL, NULL)) > 0;
+END $$;
+
+-- The guard's one statement (api_access of migration 8, with roles): '{revoked}' when the grant is
+-- revoked, the user is not active or holds no role any more; '{company}' / '{domain}' when the target
+-- is outside her company's subtree or not a domain of that company (404: nothing leaks); else 'ok'
+-- followed by the roles that cover the target (guard.ts checks the route's permission against them).
+CREATE OR REPLACE FUNCTION api_check(p_grant text, p_company text, p_domain text, p_user text, p_target_company text, p_target_domain text)
+RETURNS text[] LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_held text[];
+BEGIN
+  IF NOT coalesce((SELECT g.revoked_at IS NULL FROM oauth_grants g WHERE g.id = p_grant), false)
+     OR NOT coalesce((SELECT u.status = 'active' FROM users u WHERE u.company_id = p_company AND u.domain_id = p_domain AND u.id = p_user), false) THEN
+    RETURN '{revoked}';
+  END IF;
+  IF p_target_company IS NOT NULL
+     AND NOT coalesce((SELECT p_company = ANY (c.ancestors) FROM companies c WHERE c.id = p_target_company), false) THEN
+    RETURN '{company}';
+  END IF;
+  IF p_target_domain IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.company_id = p_target_company AND d.id = p_target_domain) THEN
+    RETURN '{domain}';
+  END IF;
+  v_held := held_roles(p_company, p_domain, p_user, p_target_company, p_target_domain);
+  -- nothing held here: does she hold anything anywhere? Rights are checked at use.
+  IF cardinality(v_held) = 0 AND NOT holds_console_role(p_company, p_domain, p_user) THEN
+    RETURN '{revoked}';
+  END IF;
+  RETURN ARRAY['ok'] || v_held;
+END $$;
+
+-- Losing the administrators group ends the console sign-ins of those who hold no other role.
+CREATE OR REPLACE FUNCTION revoke_lost_admin() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE oauth_grants g SET revoked_at = now()
+  FROM (SELECT DISTINCT company_id, domain_id FROM old_rows) d
+  WHERE g.company_id = d.company_id AND g.domain_id = d.domain_id
+    AND g.revoked_at IS NULL AND g.resource IS NULL AND position('user:admin' in g.scope) > 0
+    AND NOT holds_console_role(g.company_id, g.domain_id, g.user_id);
+  RETURN NULL;
+END $$;
+
+-- Every assignment change is a record of the holder (a user or a group): addRole, removeRole.
+CREATE OR REPLACE FUNCTION audit_role_assignment() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v_row role_assignments;
+BEGIN
+  IF nullif(current_setting('iam.actor', true), '') IS NULL THEN RETURN NULL; END IF;
+  v_row := coalesce(NEW, OLD);
+  -- a holder or a domain purged took the assignment with it: that purge has its own record
+  IF TG_OP = 'DELETE' AND NOT EXISTS (
+    SELECT 1 FROM users u WHERE v_row.holder_type = 'user' AND u.company_id = v_row.company_id AND u.domain_id = v_row.domain_id AND u.id = v_row.holder_id
+    UNION ALL
+    SELECT 1 FROM groups g WHERE v_row.holder_type = 'group' AND g.company_id = v_row.company_id AND g.domain_id = v_row.domain_id AND g.id = v_row.holder_id) THEN
+    RETURN NULL;
+  END IF;
+  PERFORM audit_record(v_row.company_id, v_row.domain_id, v_row.holder_type || 's', v_row.holder_id,
+    CASE TG_OP WHEN 'INSERT' THEN 'addRole' ELSE 'removeRole' END,
+    jsonb_build_object('role', jsonb_build_object(CASE TG_OP WHEN 'INSERT' THEN 'after' ELSE 'before' END,
+      jsonb_build_object('id', v_row.id, 'role', v_row.role, 'companyId', v_row.scope_company_id, 'domainId', v_row.scope_domain_id))));
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS role_assignments_audit ON role_assignments;
+CREATE TRIGGER role_assignments_audit AFTER INSERT OR DELETE ON role_assignments FOR EACH ROW EXECUTE FUNCTION audit_role_assignment();
+
+-- An upgraded installation: the root company's administrators become its Owners (someone must be
+-- able to give roles); every other administrators group keeps Administrator, which is every right
+-- they had before roles existed.
+INSERT INTO role_assignments (company_id, domain_id, holder_type, holder_id, role, scope_company_id)
+SELECT g.company_id, g.domain_id, 'group', g.id, 'owner', g.company_id
+FROM groups g JOIN companies c ON c.id = g.company_id AND c.type = 'root'
+WHERE g.id = 'administrators'
+ON CONFLICT DO NOTHING;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

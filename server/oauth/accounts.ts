@@ -130,6 +130,16 @@ export async function isAdministrator(db: Queryable, companyId: string, domainId
   return result.rows[0]?.admin === true;
 }
 
+/**
+ * Does the user hold any console role in her domain's view of the provider: a member of its
+ * administrators group, or holding a role (server/api/roles.ts) anywhere? That is what `user:admin`
+ * stands for; what she may do with it is the guard's question at every call.
+ */
+export async function holdsConsoleRole(db: Queryable, companyId: string, domainId: string, userId: string): Promise<boolean> {
+  const result = await db.query<{ holds: boolean }>(`SELECT holds_console_role($1, $2, $3) AS holds`, [companyId, domainId, userId]);
+  return result.rows[0]?.holds === true;
+}
+
 /** The user as oidc-provider's account: the claims of ID tokens and userinfo, by granted scope. */
 export function toAccount(user: KnownUser): Account & { user: KnownUser } {
   return {

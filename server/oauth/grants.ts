@@ -1,7 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { Client, Grant } from 'oidc-provider';
 import type { Database } from '../db/index.js';
-import { ADMIN_SCOPE, isAdministrator, type Tenant } from './accounts.js';
+import { ADMIN_SCOPE, holdsConsoleRole, type Tenant } from './accounts.js';
 import { extrasOf, tenantOf } from './clients.js';
 import { apiScopeNames, findActiveApi, hasConsent, IDENTITY_SCOPES, OFFLINE_ACCESS, type ResourceApi, splitScope } from './resources.js';
 import { sameTenant } from './signInTenant.js';
@@ -53,7 +53,7 @@ export async function planGrant(
   let resourceScopes: string[];
   let consentNeeded = false;
   if (!api) {
-    const admin = asked.includes(ADMIN_SCOPE) && !client.self_registered && (await isAdministrator(db, tenant.companyId, tenant.domainId, input.user.id));
+    const admin = asked.includes(ADMIN_SCOPE) && !client.self_registered && (await holdsConsoleRole(db, tenant.companyId, tenant.domainId, input.user.id));
     resourceScopes = admin ? [ADMIN_SCOPE] : [];
     if (admin && client.clientId !== input.consoleClientId) {
       const who = { ...tenant, userId: input.user.id, clientId: client.clientId, resource: input.managementApi };

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import * as jose from 'jose';
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
-import { ADMIN_SCOPE, isAdministrator, type KnownUser, type Tenant, toAccount } from './accounts.js';
+import { ADMIN_SCOPE, holdsConsoleRole, type KnownUser, type Tenant, toAccount } from './accounts.js';
 import { adapterFactory } from './adapter.js';
 import { type ClientExtras, defaultResource, EXTRA_CLIENT_METADATA, extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { planGrant, saveGrant } from './grants.js';
@@ -110,7 +110,7 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
         if (!named) throw new errors.InvalidRequest('name the API: audience (or resource) is required');
         throw new errors.InvalidTarget('the management API needs a signed-in administrator');
       }
-      const admin = !person || (!extrasOf(client).self_registered && (await isAdministrator(db, tenant.companyId, tenant.domainId, person.id)));
+      const admin = !person || (!extrasOf(client).self_registered && (await holdsConsoleRole(db, tenant.companyId, tenant.domainId, person.id)));
       // Rights follow the account: a refresh never returns user:admin to someone who lost it since
       // the sign-in (membership changes revoke such sign-ins; this holds even if one slipped through)
       const refreshing = oidc.oidc.entities.RefreshToken as { scopes?: Set<string>; grantId?: string } | undefined;

@@ -93,11 +93,11 @@ describe('the guard fails closed', () => {
     await app.register(
       async (api) => {
         registerGuard(api);
-        api.get('/forgot/:companyId', { config: { accessInStatement: true } }, async (request, reply) => {
+        api.get('/forgot/:companyId', { config: { permission: 'companies:read', accessInStatement: true } }, async (request, reply) => {
           const parsed = parseListQuery(resource, {}, []);
           return sendList(reply, 'companys', await runList(api.ctx.db, resource, parsed, [])); // no statementAccess(request)
         });
-        api.get<{ Params: { companyId: string } }>('/checked/:companyId', { config: { accessInStatement: true } }, async (request, reply) => {
+        api.get<{ Params: { companyId: string } }>('/checked/:companyId', { config: { permission: 'companies:read', accessInStatement: true } }, async (request, reply) => {
           const parsed = parseListQuery(resource, {}, []);
           return sendList(reply, 'companys', await runList(api.ctx.db, resource, parsed, [], statementAccess(request)));
         });
@@ -111,5 +111,25 @@ describe('the guard fails closed', () => {
     expect((await get('/api/checked/root')).statusCode).toBe(200);
     expect((await get('/api/checked/root', acme.adminToken)).statusCode).toBe(404);
     await app.close();
+  });
+});
+
+describe('every route declares its permission', () => {
+  it('a route without one stops the server from starting, and the OpenAPI document shows each one', async () => {
+    const server = await startServer();
+    const doc = (server.app as unknown as { swagger(): { paths: Record<string, Record<string, { 'x-permission'?: string; security?: unknown[] }>> } }).swagger();
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/api/')) continue;
+      for (const [method, operation] of Object.entries(operations)) expect(operation['x-permission'], `${method} ${path}`).toMatch(/^(any|[A-Za-z]+:[a-z]+)$/);
+    }
+    await server.close();
+    const app = Fastify();
+    app.decorate('ctx', server.ctx);
+    await expect(
+      app.register(async (api) => {
+        registerGuard(api);
+        api.get('/undeclared', async () => ({}));
+      }, { prefix: '/api' }).ready(),
+    ).rejects.toThrow(/no permission declared/);
   });
 });
