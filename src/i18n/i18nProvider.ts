@@ -1,12 +1,17 @@
 import polyglotI18nProvider from 'ra-i18n-polyglot';
-import englishMessages from 'ra-language-english';
-import { mergeTranslations, type I18nProvider } from 'react-admin';
+import { mergeTranslations, type I18nProvider, type TranslationMessages } from 'react-admin';
 import { en } from './en';
+import { reactAdminFirstScreen } from './reactAdmin';
 import { readableName } from './readableName';
 
-const polyglot = polyglotI18nProvider(() => mergeTranslations(englishMessages, en), 'en', [
-  { locale: 'en', name: 'English' },
-]);
+const polyglotOf = (messages: TranslationMessages) =>
+  polyglotI18nProvider(() => messages, 'en', [{ locale: 'en', name: 'English' }]);
+
+/**
+ * The words of the first screen after sign-in (en.ts, and react-admin's own that it uses); once a
+ * screen or dialog has loaded (loadScreenWords), theirs and the whole of react-admin's too.
+ */
+let polyglot = polyglotOf(mergeTranslations(reactAdminFirstScreen, en));
 
 /** resources.<name>.name and resources.<name>.fields.<source>: the keys a declared type may leave untranslated. */
 const RESOURCE_KEY = /^resources\.([^.]+)\.(?:name|fields\.(.+))$/;
@@ -16,9 +21,40 @@ const RESOURCE_KEY = /^resources\.([^.]+)\.(?:name|fields\.(.+))$/;
  * ("displayName" as "Display Name") instead of react-admin's sentence case ("Display name").
  */
 export const i18nProvider: I18nProvider = {
-  ...polyglot,
   translate: (key, options) => {
     const match = RESOURCE_KEY.exec(key);
     return polyglot.translate(key, match ? { ...options, _: readableName(match[2] ?? match[1]) } : options);
   },
+  changeLocale: (locale, options) => polyglot.changeLocale(locale, options),
+  getLocale: () => polyglot.getLocale(),
+  getLocales: () => polyglot.getLocales?.() ?? [],
 };
+
+let screenWords: Promise<void> | undefined;
+let screenWordsAdded = false;
+
+/**
+ * Loads the words of the screens and dialogs that load on use (screens.ts, a chunk of its own) and
+ * adds them, once: from then on the provider reads every message, with the same polyglot
+ * interpolation and pluralization, and a key still missing shows as before (the key, or the `_`
+ * default). Only modules of the first screen's own chunk call it (DeclaredRoute, the app bar's
+ * buttons): imported by the declarations, this module made the bundler split it into a chunk of its
+ * own (docs/PERFORMANCE.md, "Console bundle").
+ */
+export function loadScreenWords(): Promise<void> {
+  screenWords ??= import('./screens').then(({ reactAdminMessages, screens }) => {
+    polyglot = polyglotOf(mergeTranslations(reactAdminMessages, en, screens));
+    screenWordsAdded = true;
+  });
+  return screenWords;
+}
+
+/** Whether the screens' words are in the provider: a screen waits for them only until then. */
+export function hasScreenWords(): boolean {
+  return screenWordsAdded;
+}
+
+/** A lazily loaded dialog with the screens' words: both load side by side, and the module is there once both are. */
+export function withScreenWords<T>(module: Promise<T>): Promise<T> {
+  return Promise.all([module, loadScreenWords()]).then(([loaded]) => loaded);
+}

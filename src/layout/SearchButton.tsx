@@ -2,9 +2,10 @@ import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { IconButton, Tooltip } from '@mui/material';
 import SearchIcon from '@mui/icons-material/Search';
 import { useTranslate } from 'react-admin';
+import { withScreenWords } from '../i18n/i18nProvider';
 
 // The dialog (a text field, lists, the search) loads on first use, not with the first screen.
-const SearchDialog = lazy(() => import('./dialogs').then((dialogs) => ({ default: dialogs.SearchDialog })));
+const SearchDialog = lazy(() => withScreenWords(import('./dialogs')).then((dialogs) => ({ default: dialogs.SearchDialog })));
 
 /**
  * docs/CONSOLE.md, "Layout": the top-bar search button; it and Ctrl+K / Cmd+K, anywhere in the

@@ -3,11 +3,12 @@ import { Box, Button, Tooltip } from '@mui/material';
 import BusinessIcon from '@mui/icons-material/Business';
 import ArrowDropDownIcon from '@mui/icons-material/ArrowDropDown';
 import { useTranslate } from 'react-admin';
+import { withScreenWords } from '../i18n/i18nProvider';
 import { companyLabel, placeOf } from '../session/place';
 import { useSession } from '../session/useSession';
 
 // The dialog (search field, lists, the switch) loads on first use, not with the first screen.
-const TenantDialog = lazy(() => import('./dialogs').then((dialogs) => ({ default: dialogs.TenantDialog })));
+const TenantDialog = lazy(() => withScreenWords(import('./dialogs')).then((dialogs) => ({ default: dialogs.TenantDialog })));
 
 /**
  * docs/CONSOLE.md, "Layout": the app bar's company and domain switcher. The button names where the

@@ -2,8 +2,11 @@ import type { ReactElement } from 'react';
 import { render } from '@testing-library/react';
 import { AdminContext, memoryStore, Notification, TestMemoryRouter } from 'react-admin';
 import { createDataProvider } from '../dataProvider';
-import { i18nProvider } from '../i18n/i18nProvider';
+import { i18nProvider, loadScreenWords } from '../i18n/i18nProvider';
 import { registry } from '../resources/registry';
+
+// A panel is a tab of a record screen, which shows once the screens' words are loaded (DeclaredRoute).
+await loadScreenWords();
 
 /**
  * Renders a panel meant for a tab of a record screen (a user's sign-ins or sessions) inside

@@ -3,10 +3,13 @@ import { render } from '@testing-library/react';
 import { AdminContext, memoryStore, Notification, TestMemoryRouter } from 'react-admin';
 import type { InitialEntry } from 'react-router-dom';
 import { createDataProvider } from '../dataProvider';
-import { i18nProvider } from '../i18n/i18nProvider';
+import { i18nProvider, loadScreenWords } from '../i18n/i18nProvider';
 import { DeclaredRoute } from '../resources/DeclaredRoute';
 import { registry } from '../resources/registry';
 import type { ResourceDeclaration } from '../resources/types';
+
+// Screens show once the screens' words are loaded (DeclaredRoute); here they are from the start.
+await loadScreenWords();
 
 /**
  * Renders one declared screen inside react-admin with the real data provider (tests mock fetch),

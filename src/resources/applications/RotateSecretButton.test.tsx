@@ -1,8 +1,8 @@
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { AdminContext, memoryStore } from 'react-admin';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { i18nProvider } from '../../i18n/i18nProvider';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { i18nProvider, loadScreenWords } from '../../i18n/i18nProvider';
 import { clearSession, updateSession } from '../../session/session';
 import { mockFetch } from '../../test/fetchMock';
 import { renderScreen } from '../../test/renderScreen';
@@ -22,6 +22,8 @@ function mount(onRotated = vi.fn()) {
   return onRotated;
 }
 
+// The button is part of the application view, which shows once the screens' words are loaded (DeclaredRoute).
+beforeAll(() => loadScreenWords());
 beforeEach(() => updateSession({ accessToken: 't' }));
 afterEach(() => {
   cleanup();
