@@ -1,6 +1,7 @@
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { i18nProvider } from './i18n/i18nProvider';
 import { mockFetch, type RecordedRequest } from './test/fetchMock';
 import { clearSession } from './session/session';
 import { signedInAs } from './test/session';
@@ -19,6 +20,17 @@ function provider(request: RecordedRequest) {
     return { json: rows, headers: { 'Content-Range': 'domainNames 0-1/2' } };
   }
   return { status: 404, json: { message: 'not found' } };
+}
+
+/** Message keys shown as they are (a translation missing), in a text or in an accessible name. */
+function rawKeys(): string[] {
+  const texts: string[] = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(node.nodeValue ?? '');
+  for (const element of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+    for (const name of ['aria-label', 'title', 'placeholder']) texts.push(element.getAttribute(name) ?? '');
+  }
+  return texts.flatMap((text) => text.match(/\b(?:iam|ra|resources)\.[A-Za-z_]+\.[A-Za-z_.]+/g) ?? []);
 }
 
 beforeEach(() => {
@@ -91,5 +103,26 @@ describe('signed-in app', () => {
     await screen.findByRole('heading', { name: 'Hello Ada Admin' }, { timeout: 5000 });
     await userEvent.click(screen.getByRole('button', { name: /light\/dark/i }));
     await waitFor(() => expect(localStorage.getItem('theme')).toBe('dark'));
+  });
+
+  // Last in this file: once a screen has loaded, the screens' words stay in the provider.
+  it("shows the first screen with its own words, and loads a screen's words with the screen", async () => {
+    mockFetch(provider);
+    window.history.replaceState(null, '', '/dashboard');
+    render(<App />);
+    await screen.findByRole('heading', { name: 'Hello Ada Admin' }, { timeout: 5000 });
+    await userEvent.click(screen.getByRole('button', { name: /Profile|Ada Admin/ }));
+    await screen.findByRole('menu');
+    expect(rawKeys()).toEqual([]);
+    // the first screen did not load them (i18n/screens.ts)
+    expect(i18nProvider.translate('iam.domains.setPrimary')).toBe('iam.domains.setPrimary');
+
+    await userEvent.keyboard('{Escape}');
+    await userEvent.click(screen.getByRole('menuitem', { name: 'Onboarding' }));
+    await userEvent.click(await screen.findByRole('menuitem', { name: 'Domains' }));
+    expect(await screen.findByRole('button', { name: 'Set Primary' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Current domain' })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getAllByRole('row').length).toBeGreaterThan(1));
+    expect(rawKeys()).toEqual([]);
   });
 });
