@@ -83,7 +83,8 @@ export function registerGuard(app: FastifyInstance) {
     // a list checks access in its own count statement, before it reads the page, and a GET of one
     // record in the statement that reads it (statementAccess)
     const { accessInStatement, locate } = request.routeOptions.config;
-    if (accessInStatement && !locate) return;
+    // a list (its count) or a GET of one record checks in its own statement, unless it names records by id alone
+    if (accessInStatement && (!locate || locate(request) === 'own company')) return;
     const params = (request.params ?? {}) as { companyId?: string; domainId?: string };
     const { principal } = request;
     const db = app.ctx.db.stable;
@@ -146,7 +147,9 @@ export async function checkAccess(db: Queryable, principal: Principal, companyId
  */
 export function statementAccess(request: FastifyRequest): ((from: number) => AccessCheck) | undefined {
   if (request.accessChecked) return undefined;
-  const params = (request.params ?? {}) as { companyId?: string; domainId?: string };
+  const params = { ...((request.params ?? {}) as { companyId?: string; domainId?: string }) };
+  // a list of the caller's whole subtree is checked at her own company
+  if (!params.companyId && request.routeOptions.config.locate?.(request) === 'own company') params.companyId = request.principal.companyId;
   return (from) => ({ ...accessColumns(request.principal, params.companyId, params.domainId, from, routePermission(request)), done: () => (request.accessChecked = true) });
 }
 

@@ -34,7 +34,7 @@ afterAll(() => server?.close());
 
 /** Path parameter values: real records of root, the docs-prefixed company (real and not), another tenant. */
 function parameterSets(): Record<string, string>[] {
-  const common = { userId: 'admin', groupId: 'administrators', id: 'iam-console', apiId, scopeId: 'read', memberId: 'admin', sessionId: 'no-such-session' };
+  const common = { userId: 'admin', groupId: 'administrators', id: 'iam-console', apiId, scopeId: 'read', memberId: 'admin', sessionId: 'no-such-session', assignmentId: 'no-such-assignment' };
   return [
     { ...common, companyId: 'root', domainId: 'default' },
     { ...common, companyId: 'docsend', domainId: 'main' },
@@ -128,7 +128,7 @@ describe('a route declared public', () => {
   it('answers without a token and says so in the OpenAPI document; security [] alone is refused', async () => {
     const routes = async (api: FastifyInstance) => {
       api.get('/docs-like/status', { config: { public: true }, schema: { response: { 200: { type: 'object', properties: { up: { type: 'boolean' } } } } } }, async () => ({ up: true }));
-      api.get('/docs-like/private', async () => ({ up: true }));
+      api.get('/docs-like/private', { config: { permission: 'any' } }, async () => ({ up: true }));
     };
     // another app on the same database and keys
     const declaring = { app: await buildApp(server.ctx, { apiRoutes: [routes] }) };
