@@ -1,13 +1,13 @@
 import * as jose from 'jose';
 import type { AppContext } from '../../server/context.js';
 import { randomAlphanumeric } from '../../server/ids.js';
-import { isAdministrator } from '../../server/oauth/accounts.js';
+import { holdsConsoleRole } from '../../server/oauth/accounts.js';
 import { managementAudience } from '../../server/oauth/provider.js';
 
 /**
  * A management API access token for any user, without the sign-in round trip: a sign-in (grant)
  * row and a JWT of the shape the authorization server issues (RS256 with our key, typ at+jwt,
- * sub (the user's subject), user_id, scope, company, domain, client_id, gid). `user:admin` is kept only for administrators, as
+ * sub (the user's subject), user_id, scope, company, domain, client_id, gid). `user:admin` is kept only for holders of a console role, as
  * a sign-in would. For tests and benchmarks of the API; the OAuth flows themselves are tested end
  * to end (oauth.test.ts, oidc.test.ts, standards.test.ts).
  */
@@ -17,7 +17,7 @@ export async function mintAccessToken(
 ): Promise<string> {
   const clientId = who.clientId ?? ctx.config.consoleClientId;
   let scope = who.scope ?? 'openid username email user:admin';
-  if (!who.keepScope && !(await isAdministrator(ctx.db, who.companyId, who.domainId, who.userId))) {
+  if (!who.keepScope && !(await holdsConsoleRole(ctx.db, who.companyId, who.domainId, who.userId))) {
     scope = scope.split(' ').filter((name) => name !== 'user:admin').join(' ');
   }
   const grantId = randomAlphanumeric(32);
