@@ -29,6 +29,18 @@ export function registerAuditActor(api: FastifyInstance) {
   });
 }
 
+/**
+ * The roles the caller acts under for this request, as the guard found them where it names: each
+ * audit record of the request says so (who did what under which role).
+ */
+export function noteActorRoles(held: readonly string[]): void {
+  const settings = transactionSettings.getStore();
+  const actor = settings?.get('iam.actor');
+  if (!settings || !actor) return;
+  const roles = [...new Set(held.map((role) => role.replace(/@$/, '')))].sort().join(' ');
+  settings.set('iam.actor', JSON.stringify({ ...JSON.parse(actor), roles }));
+}
+
 /** One change, as a record of the audit trail. */
 export interface AuditEntry {
   companyId: string;

@@ -52,6 +52,8 @@ export const auditEventDefinition = {
     actorDomainId: { column: 't.actor_domain_id', type: 'nullableText', listed: false },
     actorClientId: { column: masked('t.actor_client_id'), type: 'nullableText', listed: false },
     actorIp: { column: masked('t.actor_ip'), type: 'nullableText', listed: false },
+    // the roles the actor acted under, where the change was made (space-separated role ids)
+    actorRoles: { column: masked('t.actor_roles'), type: 'nullableText', listed: false },
   },
   key: ['t.company_id', 't.id'],
   // newest first, the order of the audit_events_* indexes

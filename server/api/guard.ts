@@ -3,6 +3,7 @@ import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { ADMIN_SCOPE, verifyAccessToken } from '../oauth/tokens.js';
+import { noteActorRoles } from './audit.js';
 import { heldGrants, rolesSentence } from './roles.js';
 
 declare module 'fastify' {
@@ -89,10 +90,10 @@ export function registerGuard(app: FastifyInstance) {
     const { principal } = request;
     const db = app.ctx.db.stable;
     const located = !params.companyId && locate ? locate(request) : undefined;
-    if (located === 'own company') await checkAccess(db, principal, principal.companyId, undefined, routePermission(request));
-    else if (typeof located === 'object' && (await checkRecords(db, principal, located, routePermission(request)))) {
-      // checked where the records are
-    } else await checkAccess(db, principal, params.companyId, params.domainId, routePermission(request));
+    const permission = routePermission(request);
+    let held = typeof located === 'object' ? await checkRecords(db, principal, located, permission) : undefined;
+    if (!held) held = await checkAccess(db, principal, located === 'own company' ? principal.companyId : params.companyId, located === 'own company' ? undefined : params.domainId, permission);
+    noteActorRoles(held);
     request.accessChecked = true;
   });
 
@@ -120,24 +121,25 @@ export function accessColumns(principal: Principal, companyId: string | undefine
   return {
     sql: `api_check(${[...caller, ...target].join(', ')}) AS access`,
     params: [principal.grantId, principal.companyId, principal.domainId, principal.userId, ...(targetColumns ? [] : [companyId ?? null, domainId ?? null])],
-    /** Throws the guard's 401, 404 or 403 unless the row passes. */
-    assert(row: { access?: string[] }) {
+    /** Throws the guard's 401, 404 or 403 unless the row passes; the roles held there. */
+    assert(row: { access?: string[] }): string[] {
       const [status, ...held] = row.access ?? [];
       if (status === 'company') throw notFound(`company ${companyId}`);
       if (status === 'domain') throw notFound(`domain ${domainId}`);
       if (status !== 'ok') throw unauthorized('The access token has been revoked');
       if (permission !== 'any' && !heldGrants(held, permission)) throw missing(permission);
+      return held;
     },
   };
 }
 
 export type AccessCheck = ReturnType<typeof accessColumns> & { done(): void };
 
-/** The one statement behind the guard; also used by routes whose company comes from the body or the record. */
-export async function checkAccess(db: Queryable, principal: Principal, companyId: string | undefined, domainId: string | undefined, permission: string) {
+/** The one statement behind the guard; also used by routes whose company comes from the body or the record. The roles held there. */
+export async function checkAccess(db: Queryable, principal: Principal, companyId: string | undefined, domainId: string | undefined, permission: string): Promise<string[]> {
   const access = accessColumns(principal, companyId, domainId, 1, permission);
   const { rows } = await db.query<{ access: string[] }>(`SELECT ${access.sql}`, access.params);
-  access.assert(rows[0]);
+  return access.assert(rows[0]);
 }
 
 /**
@@ -174,18 +176,18 @@ export function locateRecords(table: 'applications' | 'apis', idParam: string): 
 
 /**
  * The guard's check where the named records are, in one statement: each distinct company and
- * domain of those inside the caller's subtree. False when none is there: the caller's roles are
+ * domain of those inside the caller's subtree; the roles held there. Undefined when none is there: the caller's roles are
  * then checked anywhere and the route answers its own 404 (another tenant's record is not found,
  * never named).
  */
-async function checkRecords(db: Queryable, principal: Principal, located: { table: string; ids: string[] }, permission: string): Promise<boolean> {
+async function checkRecords(db: Queryable, principal: Principal, located: { table: string; ids: string[] }, permission: string): Promise<string[] | undefined> {
   const access = accessColumns(principal, undefined, undefined, 3, permission, ['w.company_id', 'w.domain_id']);
   const { rows } = await db.query<{ access: string[] }>(
     `SELECT ${access.sql} FROM (SELECT DISTINCT t.company_id, t.domain_id FROM ${located.table} t WHERE t.id = ANY ($1::text[]) AND ${inScope('t.company_id', '$2')}) w`,
     [located.ids, principal.companyId, ...access.params],
   );
-  for (const row of rows) access.assert(row);
-  return rows.length > 0;
+  const held = rows.flatMap((row) => access.assert(row));
+  return rows.length > 0 ? held : undefined;
 }
 
 /** SQL predicate: the company column is inside the caller's subtree. */

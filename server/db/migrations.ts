@@ -1051,6 +1051,20 @@ END $$;
 DROP TRIGGER IF EXISTS role_assignments_audit ON role_assignments;
 CREATE TRIGGER role_assignments_audit AFTER INSERT OR DELETE ON role_assignments FOR EACH ROW EXECUTE FUNCTION audit_role_assignment();
 
+-- Who did what under which role: the roles the caller acted under (server/api/audit.ts).
+ALTER TABLE audit_events ADD COLUMN IF NOT EXISTS actor_roles text;
+CREATE OR REPLACE FUNCTION audit_record(p_company text, p_domain text, p_type text, p_id text, p_action text, p_changes jsonb)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_actor jsonb := nullif(current_setting('iam.actor', true), '')::jsonb;
+BEGIN
+  IF v_actor IS NULL THEN RETURN; END IF;
+  INSERT INTO audit_events (company_id, domain_id, resource_type, resource_id, action, changes,
+                            actor_user_id, actor_company_id, actor_domain_id, actor_client_id, actor_ip, actor_roles)
+  VALUES (p_company, p_domain, p_type, p_id, p_action, p_changes,
+          v_actor ->> 'userId', v_actor ->> 'companyId', v_actor ->> 'domainId', v_actor ->> 'clientId', v_actor ->> 'ip', nullif(v_actor ->> 'roles', ''));
+END $$;
+
 -- An upgraded installation: the root company's administrators become its Owners (someone must be
 -- able to give roles); every other administrators group keeps Administrator, which is every right
 -- they had before roles existed.

@@ -189,7 +189,8 @@ describe('assignments', () => {
     expect(listed.body).toEqual([expect.objectContaining({ role: 'auditor', holderName: 'to-promote', companyId: 'acme', domainId: null })]);
     // every change is a record of the holder
     const history = await call(server, server.adminToken, 'GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ resourceId: 'to-promote' }))}`);
-    expect(history.body.map((event: { action: string }) => event.action)).toContain('addRole');
+    // under which role: the Owner's, as the guard found it where she acted
+    expect(history.body).toContainEqual(expect.objectContaining({ action: 'addRole', actorUserId: 'as-owner', actorRoles: 'owner' }));
   });
 
   it('the last Owner of the provider stays; a purged holder takes its roles along', async () => {

@@ -27,6 +27,11 @@ export default function AuditDiffPanel() {
           })}
         </Typography>
       )}
+      {event.actorRoles && (
+        <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+          {translate('iam.audit.actingAs', { roles: event.actorRoles })}
+        </Typography>
+      )}
     </Box>
   );
 }

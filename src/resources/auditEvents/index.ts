@@ -4,7 +4,7 @@ import type { RecordTabProps, ResourceDeclaration } from '../types';
 import { AUDIT_ACTIONS, AUDITED_TYPES } from './vocabulary';
 
 /** The view form's fields; the export adds the id and the changes. */
-const FORM_FIELDS = ['occurredAt', 'action', 'resourceType', 'resourceId', 'domainId', 'actorUserId', 'actorCompanyId', 'actorDomainId', 'actorClientId', 'actorIp'];
+const FORM_FIELDS = ['occurredAt', 'action', 'resourceType', 'resourceId', 'domainId', 'actorUserId', 'actorCompanyId', 'actorDomainId', 'actorClientId', 'actorIp', 'actorRoles'];
 
 /**
  * A record's History tab (generic/RecordTabs adds it to the screens of types that declare `history`),
@@ -44,6 +44,7 @@ export const auditEvents: ResourceDeclaration = {
     { source: 'actorDomainId', kind: 'text' },
     { source: 'actorClientId', kind: 'text' },
     { source: 'actorIp', kind: 'text' },
+    { source: 'actorRoles', kind: 'text' },
   ],
   listColumns: ['occurredAt', 'action', 'resourceType', 'resourceId', 'actorUserId', 'domainId'],
   filters: [

@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = [
   'removeScope',
   'revokeSession',
   'signOutEverywhere',
+  'addRole',
+  'removeRole',
 ] as const;
 
 /** One record of a company's log, as GET /api/companys/{c}/auditEvents answers it. */
@@ -40,4 +42,6 @@ export interface AuditEvent {
   actorDomainId: string | null;
   actorClientId: string | null;
   actorIp: string | null;
+  /** The roles the actor acted under there (space-separated ids), when recorded. */
+  actorRoles?: string | null;
 }
