@@ -290,6 +290,8 @@ describe('reading the log', () => {
       actorDomainId: 'acme-domain',
       actorClientId: 'iam-console',
       actorIp: '127.0.0.1',
+      // a member of acme's administrators group
+      actorRoles: 'administrator',
     });
 
     const filter = encodeURIComponent(JSON.stringify({ action: 'update', actorUserId: 'boss' }));
