@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { accountStateRoutes } from './accountState.js';
 import { administratorRoutes } from './administrators.js';
 import { apiResourceRoutes } from './apis.js';
 import { auditEventRoutes } from './auditEvents.js';
@@ -32,4 +33,5 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(sessionRoutes);
   await app.register(auditEventRoutes);
   await app.register(roleAssignmentRoutes);
+  await app.register(accountStateRoutes);
 }

@@ -1,6 +1,7 @@
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError } from '../errors.js';
+import { clearSignInCounters } from './accountState.js';
 import { randomAlphanumeric } from '../ids.js';
 import { bcryptCost, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from '../passwords.js';
 import { keepingAnAdministrator } from './administrators.js';
@@ -110,6 +111,8 @@ async function updateUsers(db: Queryable, { params, caller }: WriteContext<Domai
          WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL AND id IS DISTINCT FROM $4`,
         [companyId, domainId, patch.id, keep],
       );
+      // and the throttle's lock, if any: the old password's failures say nothing of the new one
+      await clearSignInCounters(db, { companyId, domainId, userId: patch.id });
     }
     updated.push(rows[0]);
   }

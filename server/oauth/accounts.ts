@@ -98,8 +98,11 @@ export async function deletedUserId(db: Queryable, tenant: Tenant, login: string
  */
 export function accountKey(tenant: Tenant, login: string, user: KnownUser | undefined): string {
   const domain = `${tenant.companyId}/${tenant.domainId}`;
-  return user ? `user:${domain}/${user.id}` : `name:${domain}/${sha256(login.toLowerCase())}`;
+  return user ? userAccountKey(tenant, user.id) : `name:${domain}/${sha256(login.toLowerCase())}`;
 }
+
+/** The throttle's key of a user's account: what unlocking her clears (server/api/accountState.ts). */
+export const userAccountKey = (tenant: Tenant, userId: string) => `user:${tenant.companyId}/${tenant.domainId}/${userId}`;
 
 let dummyHash: Promise<string> | undefined;
 

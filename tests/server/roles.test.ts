@@ -101,7 +101,7 @@ describe('the permission matrix, from the OpenAPI document', () => {
   it('every route declares a known permission', () => {
     const all = routes();
     expect(all.length).toBeGreaterThan(60);
-    for (const route of all) expect(route.permission, `${route.method} ${route.path}`).toMatch(/^(any|(companies|domains|users|groups|sessions|signInEvents|audit|applications|apis|roles):(read|write|purge|revoke|secrets))$/);
+    for (const route of all) expect(route.permission, `${route.method} ${route.path}`).toMatch(/^(any|(companies|domains|users|groups|sessions|signInEvents|audit|applications|apis|roles):(read|write|purge|revoke|secrets|unlock))$/);
   });
 
   it.each(ROLE_IDS)('%s: allowed routes pass the guard, the others answer 403 naming the permission', async (role) => {

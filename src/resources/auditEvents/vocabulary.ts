@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'signOutEverywhere',
   'addRole',
   'removeRole',
+  'unlock',
 ] as const;
 
 /** One record of a company's log, as GET /api/companys/{c}/auditEvents answers it. */
