@@ -151,6 +151,9 @@ describe('assignments', () => {
     expect(permissions.body.permissions).not.toContain('users:write');
     const atCompany = await call(server, token, 'GET', '/api/me/permissions?companyId=acme');
     expect(atCompany.body.permissions.sort()).toEqual(['companies:read', 'domains:read']);
+    // another tenant's permissions are nobody's business: 404, as its company is everywhere
+    expect((await call(server, token, 'GET', `/api/me/permissions?companyId=beta&domainId=${beta.domainId}`)).status).toBe(404);
+    expect((await call(server, token, 'GET', '/api/me/permissions?companyId=acme&domainId=nosuch')).status).toBe(404);
   });
 
   it('a role held by a group reaches the members of nested groups, and taking it back works on the next call', async () => {
