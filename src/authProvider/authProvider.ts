@@ -5,6 +5,7 @@
 import type { AuthProvider } from 'react-admin';
 import { getSession } from '../session/session';
 import { browser } from './browser';
+import { canAccess, forgetPermissions } from './permissions';
 import { OAUTH_KEYS } from './pkce';
 import { signOut } from './signOut';
 import { isTokenExpired } from './tokenExpiry';
@@ -45,8 +46,13 @@ export const authProvider: AuthProvider = {
       endedByProvider = Boolean(accessToken && !isTokenExpired(accessToken));
       return Promise.reject({ message: false });
     }
+    // Refused by a role: the screen shows the provider's sentence; what is offered is checked again.
+    if (error?.status === 403) forgetPermissions();
     return Promise.resolve();
   },
+
+  // What the screens offer follows the person's roles where the console works (docs/CONSOLE.md, "Roles").
+  canAccess,
 
   getIdentity: () => {
     const { user } = getSession();

@@ -2,17 +2,10 @@ import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNotify, useTranslate } from 'react-admin';
 import type { IamMeta } from '../dataProvider';
+import { livesInDomain } from '../resources/permissions';
 import { registry } from '../resources/registry';
-import type { ResourceDeclaration } from '../resources/types';
 import { companyLabel, placeOf } from '../session/place';
 import { currentPathContext, getSession } from '../session/session';
-
-/** Whether records of this type live in a domain (an embedded type: where its parent lives). */
-function livesInDomain(declaration: ResourceDeclaration | undefined): boolean {
-  if (!declaration) return false;
-  if (declaration.needsDomain) return true;
-  return livesInDomain(registry.find((candidate) => candidate.name === declaration.embeddedIn));
-}
 
 /**
  * docs/CONSOLE.md, "Resources": every successful create says where it was created, "Created in

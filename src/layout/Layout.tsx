@@ -2,6 +2,7 @@ import { Suspense, useState, type ErrorInfo, type ReactNode } from 'react';
 import { styled } from '@mui/material/styles';
 import { ErrorBoundary } from 'react-error-boundary';
 import { Error as ErrorScreen, Loading, Sidebar, SkipNavigationButton } from 'react-admin';
+import { usePermissionsFollowPlace } from '../authProvider/permissions';
 import { AppBar } from './AppBar';
 import { Menu } from './Menu';
 
@@ -14,6 +15,7 @@ import { Menu } from './Menu';
  */
 export function Layout({ children }: { children: ReactNode }) {
   const [errorInfo, setErrorInfo] = useState<ErrorInfo>();
+  usePermissionsFollowPlace();
   return (
     <Frame className="layout">
       <SkipNavigationButton />

@@ -8,7 +8,7 @@ import { cleanup, render, screen, waitFor, within } from '@testing-library/react
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import DevicesIcon from '@mui/icons-material/Devices';
-import { mockFetch, readable, type RecordedRequest } from '../test/fetchMock';
+import { EVERY_PERMISSION, mockFetch, readable, type RecordedRequest } from '../test/fetchMock';
 import { clearSession } from '../session/session';
 import { signedInAs } from '../test/session';
 import type { ResourceDeclaration } from './types';
@@ -43,6 +43,9 @@ const devices: ResourceDeclaration = {
   pageWindow: 10,
   routes: { list: '/devices', form: '/devices-new' },
 };
+
+/** What the provider answers the Owner once the two types are declared on its side too: their permission resources' verbs. */
+const DECLARED_PERMISSIONS = [...EVERY_PERMISSION, 'devices:read', 'devices:write', 'devices:purge', 'licences:read'];
 
 /** A read-only type: licences seen on devices, filtered by device (a reference) and by whether they expired. */
 const licences: ResourceDeclaration = {
@@ -128,7 +131,7 @@ afterEach(() => {
 
 describe('a resource type declared with no components', () => {
   it('has a menu entry, a searchable and filtered list, create, view, edit, purge and CSV export', async () => {
-    const { requests } = mockFetch(provider);
+    const { requests } = mockFetch(provider, { permissions: DECLARED_PERMISSIONS });
     window.history.replaceState(null, '', '/dashboard');
     render(<App />);
 
@@ -200,7 +203,7 @@ describe('a resource type declared with no components', () => {
   }, 60_000);
 
   it('a read-only type joins a template menu group, filters by a reference and a boolean, and only views', async () => {
-    const { requests } = mockFetch(provider);
+    const { requests } = mockFetch(provider, { permissions: DECLARED_PERMISSIONS });
     window.history.replaceState(null, '', '/dashboard');
     render(<App />);
     await userEvent.click(await screen.findByRole('menuitem', { name: 'Enterprise Applications' }, { timeout: 5000 }));

@@ -128,6 +128,12 @@ export interface ResourceDeclaration {
   /** Omitted: a top-level menu entry of its own, after the template's resource groups. */
   menu?: MenuPlacement;
   /**
+   * The permission resource its calls need (`<permission>:read`, `:write`, `:purge`; the server's
+   * definition names the same, docs/CONSOLE.md "Roles"): its name by default, its parent's for an
+   * embedded type.
+   */
+  permission?: string;
+  /**
    * Provider paths below the API base, computed from the session's current company and domain.
    * collection: lists and getMany; records: create, getOne, update, delete (defaults to collection).
    */

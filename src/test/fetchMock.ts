@@ -12,7 +12,23 @@ export interface RecordedRequest {
 
 export type Responder = (request: RecordedRequest) => { status?: number; json?: unknown; headers?: Record<string, string> };
 
-export function mockFetch(responder: Responder = () => ({ json: {} })) {
+/** Every permission the provider checks (GET /api/roles' `permissions`): what an Owner holds. */
+export const EVERY_PERMISSION = ['companies', 'domains', 'users', 'groups', 'sessions', 'signInEvents', 'audit', 'applications', 'apis', 'roles']
+  .flatMap((resource) => ['read', 'write', 'purge'].map((verb) => `${resource}:${verb}`))
+  .concat('sessions:revoke', 'applications:secrets', 'users:unlock');
+
+/** The caller's permissions at a company, or at one of its domains. */
+export type PermissionsAt = (place: { companyId: string; domainId: string | null }) => readonly string[];
+
+/**
+ * `permissions`: what GET /api/me/permissions answers (the console's authProvider.canAccess reads it),
+ * the same at every company and domain or per place; every permission unless told. The responder is
+ * not asked.
+ */
+export function mockFetch(
+  responder: Responder = () => ({ json: {} }),
+  { permissions = EVERY_PERMISSION }: { permissions?: readonly string[] | PermissionsAt } = {},
+) {
   const requests: RecordedRequest[] = [];
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const request: RecordedRequest = {
@@ -22,7 +38,10 @@ export function mockFetch(responder: Responder = () => ({ json: {} })) {
       body: typeof init.body === 'string' ? init.body : undefined,
     };
     requests.push(request);
-    const { status = 200, json, headers = {} } = responder(request);
+    const asked = new URL(request.url, 'http://localhost');
+    const { status = 200, json, headers = {} } = asked.pathname.endsWith('/me/permissions')
+      ? permissionsAnswer(asked.searchParams, permissions)
+      : responder(request);
     return new Response(json === undefined ? '' : JSON.stringify(json), {
       status,
       headers: { 'Content-Type': 'application/json', ...headers },
@@ -30,6 +49,11 @@ export function mockFetch(responder: Responder = () => ({ json: {} })) {
   });
   vi.stubGlobal('fetch', fetchMock);
   return { requests, fetchMock };
+}
+
+function permissionsAnswer(query: URLSearchParams, permissions: readonly string[] | PermissionsAt): ReturnType<Responder> {
+  const place = { companyId: query.get('companyId') ?? '', domainId: query.get('domainId') };
+  return { json: { ...place, roles: [], permissions: typeof permissions === 'function' ? permissions(place) : permissions } };
 }
 
 /** Decodes a URL's path and query for readable assertions. */

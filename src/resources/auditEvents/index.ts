@@ -28,6 +28,7 @@ export const auditEvents: ResourceDeclaration = {
   labelKey: 'iam.menu.auditLog',
   icon: HistoryIcon,
   menu: { order: 10 },
+  permission: 'audit',
   readOnly: true,
   paths: {
     collection: ({ companyId }) => `companys/${encodeURIComponent(companyId)}/auditEvents`,

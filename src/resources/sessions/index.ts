@@ -16,6 +16,8 @@ export const sessions: ResourceDeclaration = {
   labelKey: 'iam.sessions.tab',
   icon: LoginIcon,
   embeddedIn: 'users',
+  // revoked, not purged: `sessions:revoke`
+  permission: 'sessions',
   paths: { collection: (context) => `${userPath(context)}/sessions` },
   actions: { signOutEverywhere: (context) => `${userPath(context)}/signOutEverywhere` },
   fields: [
