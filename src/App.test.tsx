@@ -53,7 +53,8 @@ describe('signed-in app', () => {
     expect(screen.getByText("Here is what's happening with your company root today:")).toBeInTheDocument();
     expect(screen.getByText('root [default]')).toBeInTheDocument();
 
-    const companiesCard = screen.getByRole('region', { name: 'Companies' });
+    // each card once the roles allow reading its list
+    const companiesCard = await screen.findByRole('region', { name: 'Companies' });
     await waitFor(() => expect(within(companiesCard).getByText('CHILD4')).toBeInTheDocument());
     expect(within(companiesCard).getAllByRole('listitem')).toHaveLength(6);
     const domainsCard = screen.getByRole('region', { name: 'Domains' });

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { Badge, Box, Collapse, ListItemIcon, ListItemText, MenuItem, MenuList, Tooltip, Typography } from '@mui/material';
 import ExpandLessIcon from '@mui/icons-material/ExpandLess';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
-import { DRAWER_WIDTH, useLocation, useSidebarState, useTranslate } from 'react-admin';
+import { DRAWER_WIDTH, useCanAccessResources, useLocation, useSidebarState, useTranslate } from 'react-admin';
+import { registry } from '../resources/registry';
 import { MenuLink as MenuItemLink } from './MenuLink';
 import { companyLabel } from '../session/place';
 import { useSession } from '../session/useSession';
@@ -73,11 +74,20 @@ function Single({ entry }: { entry: MenuEntry }) {
   return <MenuItemLink to={entry.to ?? '/'} primaryText={translate(entry.labelKey, { _: entry.fallback, smart_count: 2 })} leftIcon={icon} />;
 }
 
-/** The side bar: 'Company [domain]' heading (display names), then the menu tree (docs/CONSOLE.md, "Layout"). */
+/** The declared resources that have menu entries. */
+const LISTED = registry.filter((declaration) => !declaration.embeddedIn);
+const LISTED_NAMES = LISTED.map((declaration) => declaration.name);
+
+/**
+ * The side bar: 'Company [domain]' heading (display names), then the menu tree (docs/CONSOLE.md,
+ * "Layout"), with the entries of the resources the person may read here (docs/CONSOLE.md, "Roles").
+ */
 export function Menu() {
   const translate = useTranslate();
   const { company, domain, accessToken } = useSession();
   const [sidebarOpen] = useSidebarState();
+  const { canAccess: readable } = useCanAccessResources({ action: 'list', resources: LISTED_NAMES });
+  const declarations = LISTED.filter((declaration) => readable?.[declaration.name]);
   return (
     <Box component="nav" aria-label={translate('iam.appTitle')} sx={{ pb: 2 }}>
       {sidebarOpen && company && (
@@ -100,7 +110,7 @@ export function Menu() {
         </Typography>
       )}
       <MenuList disablePadding>
-        {menuTree(Boolean(accessToken)).map((entry) =>
+        {menuTree(Boolean(accessToken), declarations).map((entry) =>
           entry.children ? <Group key={entry.id} entry={entry} /> : <Single key={entry.id} entry={entry} />,
         )}
       </MenuList>

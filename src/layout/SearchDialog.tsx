@@ -15,7 +15,7 @@ import {
 } from '@mui/material';
 import SearchIcon from '@mui/icons-material/Search';
 import HistoryIcon from '@mui/icons-material/History';
-import { useGetList, useLocation, useNavigate, useTranslate, type RaRecord } from 'react-admin';
+import { useCanAccess, useGetList, useLocation, useNavigate, useTranslate, type RaRecord } from 'react-admin';
 import { apis } from '../resources/apis';
 import { apiState } from '../resources/apis/formState';
 import { applications } from '../resources/applications';
@@ -52,10 +52,14 @@ const APPLICATIONS: SearchType = {
 };
 const APIS: SearchType = { declaration: apis, state: (record) => apiState('view', record) };
 
-/** One type's active records matching `query` in the session's domain (nothing is sent while `query` is empty). */
+/**
+ * One type's active records matching `query` in the session's domain (nothing is sent while `query`
+ * is empty, nor for a type the person may not read here: docs/CONSOLE.md, "Roles").
+ */
 function useTypeResults(type: SearchType, query: string) {
   const { company, domain } = useSession();
   const { declaration } = type;
+  const readable = useCanAccess({ resource: declaration.name, action: 'list' }).canAccess === true;
   const result = useGetList(
     declaration.name,
     {
@@ -69,16 +73,16 @@ function useTypeResults(type: SearchType, query: string) {
       },
     },
     // The next keystroke is the retry.
-    { enabled: query !== '' && !!company?.id && !!domain?.id, retry: false },
+    { enabled: readable && query !== '' && !!company?.id && !!domain?.id, retry: false },
   );
-  return { type, ...result };
+  return { type, readable, ...result };
 }
 
 type Option = { kind: 'record'; type: SearchType; record: RaRecord } | { kind: 'recent'; query: string };
 
 /**
  * docs/CONSOLE.md, "Layout": searches the users, groups, applications and APIs of the current domain
- * as the administrator types (ARIA combobox with a grouped listbox; focus stays in the field while
+ * (those of them the person's roles let her read) as the administrator types (ARIA combobox with a grouped listbox; focus stays in the field while
  * Up/Down move the selection). With nothing typed it offers the recent searches. Loaded by
  * SearchButton on first use, so none of this is part of the first screen.
  */
@@ -96,7 +100,7 @@ export default function SearchDialog({ open, onClose, label }: { open: boolean; 
     useTypeResults(GROUPS, searched),
     useTypeResults(APPLICATIONS, searched),
     useTypeResults(APIS, searched),
-  ];
+  ].filter((result) => result.readable);
   const [active, setActive] = useState(-1);
   const id = useId();
   const listboxId = `${id}-listbox`;

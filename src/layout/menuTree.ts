@@ -51,7 +51,8 @@ function leavesOf(declaration: ResourceDeclaration): MenuLeaf[] {
 
 /**
  * Declared resources join the template group their `menu.group` names, before its own entries;
- * the others get top-level entries after the template's resource groups (before Job Board).
+ * the others get top-level entries after the template's resource groups (before Job Board). The
+ * Menu gives only the declarations the person may read here (docs/CONSOLE.md, "Roles").
  */
 export function menuTree(signedIn: boolean, declarations: readonly ResourceDeclaration[] = registry): readonly MenuEntry[] {
   const declared = declarations
@@ -75,7 +76,9 @@ export function menuTree(signedIn: boolean, declarations: readonly ResourceDecla
         : { id: declaration.name, labelKey, fallback, icon: declaration.icon, children: leaves };
     });
   const at = joined.findIndex((entry) => entry.id === 'jobs');
-  return [...joined.slice(0, at), ...ownEntries, ...joined.slice(at)];
+  // a group whose every entry is of a resource the person may not read is left out
+  const tree = [...joined.slice(0, at), ...ownEntries, ...joined.slice(at)];
+  return tree.filter((entry) => !entry.children || entry.children.length > 0);
 }
 
 /** The template's tree; the resource groups' declared entries are added by menuTree. */

@@ -1,6 +1,6 @@
 import { Box, Card, CardContent, Link, List, ListItem, ListItemText, Typography } from '@mui/material';
 import { keyframes } from '@mui/material/styles';
-import { Title, useGetList, useTranslate } from 'react-admin';
+import { Title, useCanAccess, useGetList, useTranslate } from 'react-admin';
 import { NoDomainGuidance } from '../resources/domains/NoDomainGuidance';
 import { usePrimaryDomainId } from '../resources/domains/usePrimaryDomain';
 import { useListMeta } from '../resources/generic/useListMeta';
@@ -118,21 +118,27 @@ function CardTitle({ id, children }: { id: string; children: string }) {
   );
 }
 
+/**
+ * The dashboard shows what the person may reach here (docs/CONSOLE.md, "Roles"): each card once her
+ * roles let her read its list.
+ */
 export default function Dashboard() {
   const translate = useTranslate();
   const { user, company, domain } = useSession();
   const meta = useListMeta();
-  const children = useGetList<Row>('companies', {
-    pagination: { page: 1, perPage: DASHBOARD_ROWS },
-    sort: { field: 'name', order: 'ASC' },
-    meta,
-  });
+  const companiesShown = useCanAccess({ resource: 'companies', action: 'list' }).canAccess === true;
+  const domainsShown = useCanAccess({ resource: 'domains', action: 'list' }).canAccess === true;
+  const children = useGetList<Row>(
+    'companies',
+    { pagination: { page: 1, perPage: DASHBOARD_ROWS }, sort: { field: 'name', order: 'ASC' }, meta },
+    { enabled: companiesShown },
+  );
   // One more than shown, in case the current domain is among them. Without a current domain the
   // company has none yet: the card leads to its first one instead.
   const domains = useGetList<Row>(
     'domains',
     { pagination: { page: 1, perPage: DASHBOARD_ROWS + 1 }, sort: { field: 'name', order: 'ASC' }, meta },
-    { enabled: Boolean(domain) },
+    { enabled: Boolean(domain) && domainsShown },
   );
   const primaryId = usePrimaryDomainId() ?? (domain?.primary ? domain.id : undefined);
   const otherDomains = (domains.data ?? []).filter((row) => row.id !== domain?.id).slice(0, DASHBOARD_ROWS);
@@ -148,22 +154,26 @@ export default function Dashboard() {
       </Typography>
       {/* Two equal columns from md up, one below: what Grid (spacing 2, size xs 12 / md 6) laid out. */}
       <Box sx={{ display: 'grid', gap: 2, alignItems: 'start', gridTemplateColumns: { xs: 'minmax(0, 1fr)', md: 'repeat(2, minmax(0, 1fr))' } }}>
-        <Card component="section" aria-labelledby="dashboard-companies">
-          <CardTitle id="dashboard-companies">{translate('iam.dashboard.companies')}</CardTitle>
-          <CardContent>
-            <RowList rows={children.data ?? []} isPending={children.isPending} current={company} />
-          </CardContent>
-        </Card>
-        <Card component="section" aria-labelledby="dashboard-domains">
-          <CardTitle id="dashboard-domains">{translate('iam.dashboard.domains')}</CardTitle>
-          <CardContent>
-            {domain ? (
-              <RowList rows={otherDomains} isPending={domains.isPending} current={domain} primaryId={primaryId} />
-            ) : (
-              <NoDomainGuidance level="h3" />
-            )}
-          </CardContent>
-        </Card>
+        {companiesShown && (
+          <Card component="section" aria-labelledby="dashboard-companies">
+            <CardTitle id="dashboard-companies">{translate('iam.dashboard.companies')}</CardTitle>
+            <CardContent>
+              <RowList rows={children.data ?? []} isPending={children.isPending} current={company} />
+            </CardContent>
+          </Card>
+        )}
+        {domainsShown && (
+          <Card component="section" aria-labelledby="dashboard-domains">
+            <CardTitle id="dashboard-domains">{translate('iam.dashboard.domains')}</CardTitle>
+            <CardContent>
+              {domain ? (
+                <RowList rows={otherDomains} isPending={domains.isPending} current={domain} primaryId={primaryId} />
+              ) : (
+                <NoDomainGuidance level="h3" />
+              )}
+            </CardContent>
+          </Card>
+        )}
       </Box>
     </>
   );
