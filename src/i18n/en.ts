@@ -94,6 +94,13 @@ export const en = {
       domains: 'Domains',
       components: 'Components',
       auditLog: 'Audit log',
+      roles: 'Roles',
+    },
+    // a disabled button's tooltip: the roles that would allow it (docs/CONSOLE.md, "Roles")
+    permissions: {
+      needsRole: 'Needs the %{role} role',
+      needsRoles: 'Needs the %{roles} or %{last} role',
+      notAllowed: 'Your roles do not allow this here',
     },
     // the dashboard's and the theme's loading label
     list: {

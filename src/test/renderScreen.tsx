@@ -1,6 +1,6 @@
 import type { ComponentType } from 'react';
 import { render } from '@testing-library/react';
-import { AdminContext, memoryStore, Notification, TestMemoryRouter } from 'react-admin';
+import { AdminContext, memoryStore, Notification, TestMemoryRouter, type AuthProvider } from 'react-admin';
 import type { InitialEntry } from 'react-router-dom';
 import { createDataProvider } from '../dataProvider';
 import { i18nProvider, loadScreenWords } from '../i18n/i18nProvider';
@@ -14,13 +14,15 @@ await loadScreenWords();
 /**
  * Renders one declared screen inside react-admin with the real data provider (tests mock fetch),
  * after a previous entry so that "back one screen" is observable; with `notifications`, react-admin's
- * snackbar too, so that what the screen notifies can be read (and its actions clicked).
+ * snackbar too, so that what the screen notifies can be read (and its actions clicked); with
+ * `authProvider`, what it offers follows its canAccess (the console's own reads the permissions
+ * fetch answers), else everything is allowed.
  */
 export function renderScreen(
   declaration: ResourceDeclaration,
   screen: ComponentType,
   entry: InitialEntry,
-  { notifications = false }: { notifications?: boolean } = {},
+  { notifications = false, authProvider }: { notifications?: boolean; authProvider?: AuthProvider } = {},
 ): { locations: string[] } {
   const locations: string[] = [];
   render(
@@ -31,6 +33,7 @@ export function renderScreen(
     >
       <AdminContext
         dataProvider={createDataProvider({ resources: registry })}
+        authProvider={authProvider}
         i18nProvider={i18nProvider}
         store={memoryStore()}
       >

@@ -15,7 +15,9 @@ import {
 } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import type { PathContext } from '../../session/session';
+import { DisabledReason } from '../generic/DisabledReason';
 import { checkValue } from '../generic/fieldChecks';
+import { useAllowed } from '../generic/useAllowed';
 import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
 import { SaveErrorAlert } from '../generic/SaveErrorAlert';
 import { WindowPagination } from '../generic/WindowPagination';
@@ -34,29 +36,32 @@ function DeleteScopeButton({ meta, editing, onDone }: { meta: IamMeta; editing: 
   const notify = useNotify();
   const { refetch } = useListContext();
   const [remove, { isPending }] = useDelete();
+  const { allowed, reason } = useAllowed('purge', permissionScopes.name);
   if (!record) return null;
   return (
-    <IconButton
-      aria-label={translate('iam.apis.deleteScope', { permission: record.permission })}
-      color="error"
-      disabled={!editing || isPending}
-      onClick={async () => {
-        try {
-          await remove(
-            permissionScopes.name,
-            { id: record.id, previousData: record, meta },
-            { mutationMode: 'pessimistic', returnPromise: true },
-          );
-          notify('iam.apis.scopeDeleted', { type: 'info', messageArgs: { permission: record.permission } });
-          onDone();
-          refetch();
-        } catch (error) {
-          notify((error as Error).message || 'ra.notification.http_error', { type: 'error' });
-        }
-      }}
-    >
-      <DeleteForeverIcon />
-    </IconButton>
+    <DisabledReason reason={editing ? reason : undefined}>
+      <IconButton
+        aria-label={translate('iam.apis.deleteScope', { permission: record.permission })}
+        color="error"
+        disabled={!editing || isPending || !allowed}
+        onClick={async () => {
+          try {
+            await remove(
+              permissionScopes.name,
+              { id: record.id, previousData: record, meta },
+              { mutationMode: 'pessimistic', returnPromise: true },
+            );
+            notify('iam.apis.scopeDeleted', { type: 'info', messageArgs: { permission: record.permission } });
+            onDone();
+            refetch();
+          } catch (error) {
+            notify((error as Error).message || 'ra.notification.http_error', { type: 'error' });
+          }
+        }}
+      >
+        <DeleteForeverIcon />
+      </IconButton>
+    </DisabledReason>
   );
 }
 
@@ -161,6 +166,7 @@ export function PermissionTab({ apiId, onClose }: { apiId: string; onClose: () =
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<SaveFailure['alert']>();
   const meta = scopeMeta(apiId);
+  const mayEdit = useAllowed('edit', permissionScopes.name);
 
   return (
     <ListBase
@@ -175,10 +181,12 @@ export function PermissionTab({ apiId, onClose }: { apiId: string; onClose: () =
         <Typography variant="h6" component="h2">
           {translate('iam.apis.tabs.permission')}
         </Typography>
-        <FormControlLabel
-          control={<Switch checked={editing} onChange={(event) => setEditing(event.target.checked)} />}
-          label={translate('iam.actions.edit')}
-        />
+        <DisabledReason reason={mayEdit.reason}>
+          <FormControlLabel
+            control={<Switch checked={editing} disabled={!mayEdit.allowed} onChange={(event) => setEditing(event.target.checked)} />}
+            label={translate('iam.actions.edit')}
+          />
+        </DisabledReason>
       </Stack>
       <AddScopeForm meta={meta} editing={editing} error={error} setError={setError} />
       <Datagrid

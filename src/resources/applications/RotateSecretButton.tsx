@@ -18,6 +18,7 @@ import { useLocaleState, useLogoutIfAccessDenied, useTranslate } from 'react-adm
 import { config } from '../../config';
 import { httpClient } from '../../http/httpClient';
 import { DisabledReason } from '../generic/DisabledReason';
+import { useAllowed } from '../generic/useAllowed';
 import { CopyableSecret, CopySecretButton, useSecretCopy } from '../generic/CopyableSecret';
 
 /** How long the old secret keeps working after a rotation (the provider allows 0 to 30 days). */
@@ -57,6 +58,8 @@ export function RotateSecretButton({ application, disabled, disabledReason, onRo
   const [result, setResult] = useState<RotatedSecret>();
   const { copied, copy, reset: resetCopied } = useSecretCopy();
   const name = String(application.client_name ?? application.id);
+  const rotating = useAllowed('secrets', 'applications');
+  const why = rotating.reason ?? disabledReason;
 
   const open = () => {
     setGrace('hour');
@@ -94,8 +97,8 @@ export function RotateSecretButton({ application, disabled, disabledReason, onRo
 
   return (
     <>
-      <DisabledReason reason={disabledReason}>
-        <Button startIcon={<AutorenewIcon />} disabled={disabled || Boolean(disabledReason)} onClick={open}>
+      <DisabledReason reason={why}>
+        <Button startIcon={<AutorenewIcon />} disabled={disabled || !rotating.allowed || Boolean(why)} onClick={open}>
           {translate('iam.rotateSecret.button')}
         </Button>
       </DisabledReason>

@@ -1,5 +1,4 @@
 import { Button, Chip } from '@mui/material';
-import AddIcon from '@mui/icons-material/Add';
 import SwapHorizIcon from '@mui/icons-material/SwapHoriz';
 import ArrowUpwardIcon from '@mui/icons-material/ArrowUpward';
 import {
@@ -21,6 +20,7 @@ import { CurrentRecordCard } from '../generic/CurrentRecordCard';
 import { DeclaredList } from '../generic/DeclaredList';
 import { DeleteSelectedButton } from '../generic/DeleteSelectedButton';
 import { DisabledReason } from '../generic/DisabledReason';
+import { NewButton } from '../generic/NewButton';
 import { useListMeta } from '../generic/useListMeta';
 import { useDeclaration } from '../generic/DeclarationContext';
 
@@ -90,15 +90,7 @@ function CompanyActions() {
 
   return (
     <TopToolbar>
-      <DisabledReason reason={newReason}>
-        <Button
-          startIcon={<AddIcon />}
-          disabled={Boolean(newReason)}
-          onClick={() => navigate(routes.form, { state: companyFormState('new', translate, routes.list) })}
-        >
-          {translate('iam.actions.new')}
-        </Button>
-      </DisabledReason>
+      <NewButton disabledReason={newReason} onClick={() => navigate(routes.form, { state: companyFormState('new', translate, routes.list) })} />
       <DeleteSelectedButton meta={meta} successMessage="iam.companies.deleted" />
       <DisabledReason reason={switchReason}>
         <Button

@@ -1,6 +1,5 @@
 import { useState } from 'react';
 import { Button, Chip } from '@mui/material';
-import AddIcon from '@mui/icons-material/Add';
 import StarIcon from '@mui/icons-material/Star';
 import SwapHorizIcon from '@mui/icons-material/SwapHoriz';
 import {
@@ -24,6 +23,8 @@ import { CurrentRecordCard } from '../generic/CurrentRecordCard';
 import { DeclaredList } from '../generic/DeclaredList';
 import { DeleteSelectedButton } from '../generic/DeleteSelectedButton';
 import { DisabledReason } from '../generic/DisabledReason';
+import { NewButton } from '../generic/NewButton';
+import { useAllowed } from '../generic/useAllowed';
 import { useListMeta } from '../generic/useListMeta';
 import { NoDomainGuidance } from './NoDomainGuidance';
 import { usePrimaryDomainId } from './usePrimaryDomain';
@@ -94,6 +95,7 @@ function DomainActions() {
   const [settingPrimary, setSettingPrimary] = useState(false);
   const meta = useListMeta();
   const selected = data.filter((row) => selectedIds.includes(row.id));
+  const editing = useAllowed('edit');
 
   const makePrimary = async () => {
     if (!company) return;
@@ -134,17 +136,16 @@ function DomainActions() {
   const deleteReason = domainDeleteReason(selected, client, company?.id, remaining, translate);
   const switchReason = selectedIds.length !== 1 ? translate('iam.domains.selectOneToSwitch') : undefined;
   const primaryReason =
-    selectedIds.length !== 1
+    editing.reason ??
+    (selectedIds.length !== 1
       ? translate('iam.domains.selectOneForPrimary')
       : selected[0]?.primary
         ? translate('iam.domains.alreadyPrimary', { name: selected[0].name })
-        : undefined;
+        : undefined);
 
   return (
     <TopToolbar>
-      <Button startIcon={<AddIcon />} onClick={() => navigate(routes.form, { state: newState })}>
-        {translate('iam.actions.new')}
-      </Button>
+      <NewButton onClick={() => navigate(routes.form, { state: newState })} />
       <DeleteSelectedButton meta={meta} successMessage="iam.domains.deleted" disabledReason={deleteReason} />
       <DisabledReason reason={switchReason}>
         <Button startIcon={<SwapHorizIcon />} disabled={Boolean(switchReason)} onClick={switchTo}>
@@ -152,7 +153,7 @@ function DomainActions() {
         </Button>
       </DisabledReason>
       <DisabledReason reason={primaryReason}>
-        <Button startIcon={<StarIcon />} disabled={Boolean(primaryReason) || settingPrimary} onClick={makePrimary}>
+        <Button startIcon={<StarIcon />} disabled={Boolean(primaryReason) || settingPrimary || !editing.allowed} onClick={makePrimary}>
           {translate('iam.domains.setPrimary')}
         </Button>
       </DisabledReason>

@@ -2,6 +2,8 @@ import { Button, Card, CardContent, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import { Title, useNavigate, useTranslate } from 'react-admin';
 import { useSession } from '../../session/useSession';
+import { DisabledReason } from '../generic/DisabledReason';
+import { useAllowed } from '../generic/useAllowed';
 import type { DomainFormState } from './DomainList';
 import { domains } from './index';
 
@@ -22,6 +24,7 @@ export function NoDomainGuidance({ level = 'h2', explanationKey = 'iam.noDomain.
   const navigate = useNavigate();
   const { company } = useSession();
   const state: DomainFormState = { company, mode: 'new', domainCount: 0 };
+  const { allowed, reason } = useAllowed('create', domains.name);
   return (
     <>
       <Typography variant="h6" component={level}>
@@ -30,9 +33,11 @@ export function NoDomainGuidance({ level = 'h2', explanationKey = 'iam.noDomain.
       <Typography color="text.secondary" sx={{ mt: 1, mb: 2 }}>
         {translate(explanationKey)}
       </Typography>
-      <Button variant="contained" startIcon={<AddIcon />} onClick={() => navigate(domains.routes.form, { state })}>
-        {translate('iam.noDomain.create')}
-      </Button>
+      <DisabledReason reason={reason}>
+        <Button variant="contained" startIcon={<AddIcon />} disabled={!allowed} onClick={() => navigate(domains.routes.form, { state })}>
+          {translate('iam.noDomain.create')}
+        </Button>
+      </DisabledReason>
     </>
   );
 }

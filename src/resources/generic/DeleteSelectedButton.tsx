@@ -4,6 +4,7 @@ import DeleteForeverIcon from '@mui/icons-material/DeleteForever';
 import { Confirm, useDeleteMany, useListContext, useNotify, useTranslate } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import { DisabledReason } from './DisabledReason';
+import { useAllowed } from './useAllowed';
 
 interface DeleteSelectedButtonProps {
   meta?: IamMeta;
@@ -34,16 +35,21 @@ export function usePurgeSelection(meta: IamMeta | undefined, successMessage: str
   return { purge, isPending };
 }
 
-/** Purge, for a selection; disabled while one runs, or with the reason the provider would refuse it. */
+/**
+ * Purge, for a selection; disabled while one runs, or with the reason the provider would refuse it
+ * (the roles' first).
+ */
 export function PurgeSelectionButton({ pending, disabledReason, onClick }: { pending: boolean; disabledReason?: string; onClick: () => void }) {
   const { selectedIds } = useListContext();
   const translate = useTranslate();
+  const { allowed, reason } = useAllowed('purge');
+  const why = reason ?? disabledReason;
   return (
-    <DisabledReason reason={disabledReason}>
+    <DisabledReason reason={why}>
       <Button
         startIcon={<DeleteForeverIcon />}
         color="error"
-        disabled={selectedIds.length === 0 || pending || Boolean(disabledReason)}
+        disabled={selectedIds.length === 0 || pending || !allowed || Boolean(why)}
         onClick={onClick}
       >
         {translate('iam.statusList.purge')}

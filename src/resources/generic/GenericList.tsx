@@ -1,10 +1,9 @@
-import { Button } from '@mui/material';
-import AddIcon from '@mui/icons-material/Add';
 import { TopToolbar, useNavigate, useTranslate } from 'react-admin';
 import { useDeclaration } from './DeclarationContext';
 import { DeclaredList } from './DeclaredList';
 import { DeleteSelectedButton } from './DeleteSelectedButton';
 import { ExportCsvButton } from './ExportCsvButton';
+import { NewButton } from './NewButton';
 import { StatusList } from './StatusList';
 import { useListMeta } from './useListMeta';
 
@@ -33,9 +32,7 @@ function PlainList() {
         <TopToolbar>
           {!declaration.readOnly && (
             <>
-              <Button startIcon={<AddIcon />} onClick={() => navigate(declaration.routes.form, { state: { mode: 'new' } })}>
-                {translate('iam.actions.new')}
-              </Button>
+              <NewButton onClick={() => navigate(declaration.routes.form, { state: { mode: 'new' } })} />
               <DeleteSelectedButton meta={meta} successMessage="iam.statusList.purged" />
             </>
           )}

@@ -24,6 +24,8 @@ import { SaveErrorAlert } from './SaveErrorAlert';
 import { FieldInputs, type Choice } from './FieldInputs';
 import { SecretDialog } from './SecretDialog';
 import { FormModeButtons } from './FormModeButtons';
+import { DisabledReason } from './DisabledReason';
+import { useAllowed } from './useAllowed';
 
 export interface FormSection {
   labelKey: string;
@@ -71,6 +73,7 @@ function WizardBody({
   const translate = useTranslate();
   const { trigger, formState } = useFormContext();
   const [active, setActive] = useState(0);
+  const creating = useAllowed('create');
   const last = active === sections.length - 1;
   const failing = Object.keys(formState.errors).join(' ');
 
@@ -116,15 +119,16 @@ function WizardBody({
         </Button>
         {/* Distinct keys: reusing Next's element as Finish would turn the click that reached the last step into a submit. */}
         {last ? (
-          <Button
-            key="finish"
-            type="submit"
-            variant="contained"
-            disabled={saving}
-            startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
-          >
-            {translate('iam.wizard.finish')}
-          </Button>
+          <DisabledReason key="finish" reason={creating.reason}>
+            <Button
+              type="submit"
+              variant="contained"
+              disabled={saving || !creating.allowed}
+              startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
+            >
+              {translate('iam.wizard.finish')}
+            </Button>
+          </DisabledReason>
         ) : (
           <Button key="next" variant="contained" onClick={next}>
             {translate('iam.wizard.next')}

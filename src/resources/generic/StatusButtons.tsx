@@ -6,6 +6,7 @@ import { Confirm, useDataProvider, useListContext, useNotify, useRefresh, useTra
 import type { IamDataProvider, IamMeta } from '../../dataProvider';
 import { useDeclaration } from './DeclarationContext';
 import { DisabledReason } from './DisabledReason';
+import { useAllowed } from './useAllowed';
 
 function useSetStatus(meta: IamMeta | undefined) {
   const declaration = useDeclaration();
@@ -38,19 +39,22 @@ function useSetStatus(meta: IamMeta | undefined) {
 
 /**
  * Delete on an active list: a soft delete (status deleted) of the selection, after a confirmation.
- * `disabledReason` says why the selection cannot be deleted (the provider would refuse it).
+ * `disabledReason` says why the selection cannot be deleted (the provider would refuse it); the
+ * roles' reason comes first.
  */
 export function SoftDeleteButton({ meta, disabledReason }: { meta?: IamMeta; disabledReason?: string }) {
   const translate = useTranslate();
   const { setStatus, pending, count, soft } = useSetStatus(meta);
+  const { allowed, reason } = useAllowed('delete');
+  const why = reason ?? disabledReason;
   const [open, setOpen] = useState(false);
   return (
     <>
-      <DisabledReason reason={disabledReason}>
+      <DisabledReason reason={why}>
         <Button
           startIcon={<DeleteIcon />}
           color="error"
-          disabled={count === 0 || pending || Boolean(disabledReason)}
+          disabled={count === 0 || pending || !allowed || Boolean(why)}
           onClick={() => setOpen(true)}
         >
           {translate('iam.actions.delete')}
@@ -87,13 +91,16 @@ interface RecoverButtonProps {
 export function RecoverButton({ meta, confirm }: RecoverButtonProps) {
   const translate = useTranslate();
   const { setStatus, pending, count, soft } = useSetStatus(meta);
+  const { allowed, reason } = useAllowed('recover');
   const [open, setOpen] = useState(false);
   const recover = () => setStatus(soft.active, 'iam.statusList.recovered');
   return (
     <>
-      <Button startIcon={<RestoreIcon />} disabled={count === 0 || pending} onClick={() => (confirm ? setOpen(true) : recover())}>
-        {translate('iam.statusList.recover')}
-      </Button>
+      <DisabledReason reason={reason}>
+        <Button startIcon={<RestoreIcon />} disabled={count === 0 || pending || !allowed} onClick={() => (confirm ? setOpen(true) : recover())}>
+          {translate('iam.statusList.recover')}
+        </Button>
+      </DisabledReason>
       {confirm && (
         <Confirm
           isOpen={open}

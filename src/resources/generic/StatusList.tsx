@@ -1,11 +1,11 @@
 import { useState, type ReactElement, type ReactNode } from 'react';
-import { Button, MenuItem, Stack, TextField as MuiTextField, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
-import AddIcon from '@mui/icons-material/Add';
+import { MenuItem, Stack, TextField as MuiTextField, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import { TopToolbar, useListContext, useNavigate, useTranslate, type RaRecord } from 'react-admin';
 import { useDeclaration } from './DeclarationContext';
 import { DeclaredList } from './DeclaredList';
 import { DeleteSelectedButton } from './DeleteSelectedButton';
 import { ExportCsvButton } from './ExportCsvButton';
+import { NewButton } from './NewButton';
 import type { FormMode } from './formMode';
 import { statusCondition, useListStatus, type ListStatus } from './listStatus';
 import { PurgeButton } from './PurgeButton';
@@ -123,9 +123,7 @@ function Actions({
       <StatusFilter status={status} setStatus={setStatus} />
       {declaration.readOnly ? null : status === 'active' ? (
         <>
-          <Button variant={props.toolbarStart ? 'contained' : 'text'} startIcon={<AddIcon />} onClick={onNew}>
-            {translate('iam.actions.new')}
-          </Button>
+          <NewButton variant={props.toolbarStart ? 'contained' : 'text'} onClick={onNew} />
           <SoftDeleteButton meta={meta} disabledReason={reasons.softDelete} />
         </>
       ) : (

@@ -19,6 +19,8 @@ import type { IamDataProvider, IamMeta } from '../../dataProvider';
 import { useSession } from '../../session/useSession';
 import { DeclaredList } from '../generic/DeclaredList';
 import { DeclaredScope } from '../generic/DeclaredScope';
+import { DisabledReason } from '../generic/DisabledReason';
+import { useAllowed } from '../generic/useAllowed';
 import { sessions } from './index';
 
 /** A failed call, in words (the provider's message, else react-admin's): shown above the table. */
@@ -33,6 +35,7 @@ function RevokeOneButton({ record, meta, onError }: { record: RaRecord; meta: Ia
   const { refetch, selectedIds, onSelect } = useListContext();
   const [open, setOpen] = useState(false);
   const [remove, { isPending }] = useDelete();
+  const { allowed, reason } = useAllowed('revoke');
   const application = applicationOf(record);
 
   const revoke = async () => {
@@ -51,19 +54,21 @@ function RevokeOneButton({ record, meta, onError }: { record: RaRecord; meta: Ia
 
   return (
     <>
-      <Button
-        size="small"
-        color="error"
-        startIcon={<BlockIcon />}
-        disabled={isPending}
-        aria-label={translate('iam.sessions.revokeOne', { application })}
-        onClick={(event: MouseEvent) => {
-          event.stopPropagation();
-          setOpen(true);
-        }}
-      >
-        {translate('iam.sessions.revoke')}
-      </Button>
+      <DisabledReason reason={reason}>
+        <Button
+          size="small"
+          color="error"
+          startIcon={<BlockIcon />}
+          disabled={isPending || !allowed}
+          aria-label={translate('iam.sessions.revokeOne', { application })}
+          onClick={(event: MouseEvent) => {
+            event.stopPropagation();
+            setOpen(true);
+          }}
+        >
+          {translate('iam.sessions.revoke')}
+        </Button>
+      </DisabledReason>
       <Confirm
         isOpen={open}
         loading={isPending}
@@ -86,6 +91,7 @@ function RevokeSelectedButton({ meta, onError }: { meta: IamMeta; onError: OnErr
   const { selectedIds, onUnselectItems, refetch } = useListContext();
   const [open, setOpen] = useState(false);
   const [removeMany, { isPending }] = useDeleteMany();
+  const { allowed, reason } = useAllowed('revoke');
   const count = selectedIds.length;
 
   const revoke = async () => {
@@ -104,9 +110,11 @@ function RevokeSelectedButton({ meta, onError }: { meta: IamMeta; onError: OnErr
 
   return (
     <>
-      <Button color="error" startIcon={<BlockIcon />} disabled={count === 0 || isPending} onClick={() => setOpen(true)}>
-        {translate('iam.sessions.revokeSelected')}
-      </Button>
+      <DisabledReason reason={reason}>
+        <Button color="error" startIcon={<BlockIcon />} disabled={count === 0 || isPending || !allowed} onClick={() => setOpen(true)}>
+          {translate('iam.sessions.revokeSelected')}
+        </Button>
+      </DisabledReason>
       <Confirm
         isOpen={open}
         loading={isPending}
@@ -136,6 +144,7 @@ function SignOutEverywhereButton({ meta, userId, onError }: { meta: IamMeta; use
   const { user, client, company, domain } = useSession();
   const [open, setOpen] = useState(false);
   const [pending, setPending] = useState(false);
+  const { allowed, reason } = useAllowed('revoke');
   const count = total ?? 0;
   const yourself = Boolean(user?.id) && user?.id === userId && client?.companyId === company?.id && client?.domain === domain?.id;
 
@@ -159,9 +168,11 @@ function SignOutEverywhereButton({ meta, userId, onError }: { meta: IamMeta; use
 
   return (
     <>
-      <Button color="error" variant="outlined" startIcon={<LogoutIcon />} disabled={count === 0 || pending} onClick={() => setOpen(true)}>
-        {translate('iam.sessions.signOutEverywhere')}
-      </Button>
+      <DisabledReason reason={reason}>
+        <Button color="error" variant="outlined" startIcon={<LogoutIcon />} disabled={count === 0 || pending || !allowed} onClick={() => setOpen(true)}>
+          {translate('iam.sessions.signOutEverywhere')}
+        </Button>
+      </DisabledReason>
       <Confirm
         isOpen={open}
         loading={pending}

@@ -8,6 +8,7 @@ import { Confirm, useDeleteMany, useNavigate, useNotify, useTranslate } from 're
 import type { PathContext } from '../../../session/session';
 import { DisabledReason } from '../../generic/DisabledReason';
 import { useDeclaration } from '../../generic/DeclarationContext';
+import { useAllowed } from '../../generic/useAllowed';
 import { groupMembers } from '../index';
 import { groupMeta, useErrorText, useGroupList } from '../panel/useGroupList';
 import { AddMembersDialog } from './AddMembersDialog';
@@ -38,7 +39,10 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
   const [deleteMany, removal] = useDeleteMany();
   const error = useErrorText()(removal.error);
 
-  const removeReason = useMembersRemovalReason(context, group.id, [...selected.values()], translate);
+  const mayAdd = useAllowed('create', groupMembers.name);
+  const mayRemove = useAllowed('delete', groupMembers.name);
+  const ruleReason = useMembersRemovalReason(context, group.id, [...selected.values()], translate);
+  const removeReason = mayRemove.reason ?? ruleReason;
 
   // Who administers the domain may have changed: read it again.
   const administratorsChanged = () => void queryClient.invalidateQueries({ queryKey: ['administrators'] });
@@ -71,14 +75,16 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
         </Button>
       </Box>
       <Stack direction="row" spacing={1} sx={{ mb: 1 }}>
-        <Button startIcon={<AddIcon />} variant="contained" onClick={() => setAdding(true)}>
-          {translate('iam.members.add')}
-        </Button>
+        <DisabledReason reason={mayAdd.reason}>
+          <Button startIcon={<AddIcon />} variant="contained" disabled={!mayAdd.allowed} onClick={() => setAdding(true)}>
+            {translate('iam.members.add')}
+          </Button>
+        </DisabledReason>
         <DisabledReason reason={removeReason}>
           <Button
             startIcon={<DeleteIcon />}
             color="error"
-            disabled={selected.size === 0 || removal.isPending || Boolean(removeReason)}
+            disabled={selected.size === 0 || removal.isPending || !mayRemove.allowed || Boolean(removeReason)}
             onClick={() => setConfirming(true)}
           >
             {translate('iam.members.delete')}

@@ -1,6 +1,7 @@
 import { Box, IconButton, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
 import DeleteIcon from '@mui/icons-material/Delete';
 import { useTranslate, type ListControllerResult } from 'react-admin';
+import { DisabledReason } from '../../generic/DisabledReason';
 import { groupPermissions } from '../index';
 import { PagedTableFrame } from '../panel/PagedTableFrame';
 import type { GroupPermission } from './permission';
@@ -18,11 +19,13 @@ const visuallyHidden = {
 interface PermissionTableProps {
   list: ListControllerResult<GroupPermission>;
   disabled?: boolean;
+  /** Why the rows' delete is not offered (the roles): their tooltip. */
+  disabledReason?: string;
   onDelete: (permission: GroupPermission) => void;
 }
 
 /** The group's granted permissions, server-paged (15 a page, 10 page numbers), a delete action per row. */
-export function PermissionTable({ list, disabled, onDelete }: PermissionTableProps) {
+export function PermissionTable({ list, disabled, disabledReason, onDelete }: PermissionTableProps) {
   const translate = useTranslate();
   const rows = list.data ?? [];
 
@@ -48,14 +51,16 @@ export function PermissionTable({ list, disabled, onDelete }: PermissionTablePro
                 <TableCell sx={{ fontFamily: 'monospace' }}>{row.permission}</TableCell>
                 <TableCell>{row.description}</TableCell>
                 <TableCell align="right" padding="checkbox">
-                  <IconButton
-                    color="error"
-                    disabled={disabled}
-                    aria-label={translate('iam.groupPermissions.deleteOne', { permission: row.permission, api: row.apiName })}
-                    onClick={() => onDelete(row)}
-                  >
-                    <DeleteIcon />
-                  </IconButton>
+                  <DisabledReason reason={disabledReason}>
+                    <IconButton
+                      color="error"
+                      disabled={disabled}
+                      aria-label={translate('iam.groupPermissions.deleteOne', { permission: row.permission, api: row.apiName })}
+                      onClick={() => onDelete(row)}
+                    >
+                      <DeleteIcon />
+                    </IconButton>
+                  </DisabledReason>
                 </TableCell>
               </TableRow>
             ))}

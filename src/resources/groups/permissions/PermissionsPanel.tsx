@@ -3,6 +3,8 @@ import { Alert, Button, Stack } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import { Confirm, useDeleteMany, useNotify, useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
+import { DisabledReason } from '../../generic/DisabledReason';
+import { useAllowed, useAllowedAll } from '../../generic/useAllowed';
 import { groupPermissions } from '../index';
 import { groupMeta, useErrorText, useGroupList } from '../panel/useGroupList';
 import { AddPermissionsDialog } from './AddPermissionsDialog';
@@ -27,6 +29,9 @@ export function PermissionsPanel({ context, group }: PermissionsPanelProps) {
   const [deleteMany, removal] = useDeleteMany();
   const error = useErrorText()(removal.error);
   const removing = removal.isPending;
+  // the picker reads the domain's APIs and their scopes
+  const mayAdd = useAllowedAll([{ action: 'create', resource: groupPermissions.name }, { action: 'list', resource: 'apis' }]);
+  const mayRemove = useAllowed('delete', groupPermissions.name);
 
   const remove = async () => {
     if (!deleting) return;
@@ -46,9 +51,11 @@ export function PermissionsPanel({ context, group }: PermissionsPanelProps) {
   return (
     <>
       <Stack direction="row" spacing={1} sx={{ mb: 1 }}>
-        <Button startIcon={<AddIcon />} variant="contained" onClick={() => setAdding(true)}>
-          {translate('iam.groupPermissions.add')}
-        </Button>
+        <DisabledReason reason={mayAdd.reason}>
+          <Button startIcon={<AddIcon />} variant="contained" disabled={!mayAdd.allowed} onClick={() => setAdding(true)}>
+            {translate('iam.groupPermissions.add')}
+          </Button>
+        </DisabledReason>
       </Stack>
       {error && (
         <Alert severity="error" role="alert" sx={{ mb: 1 }}>
@@ -57,7 +64,8 @@ export function PermissionsPanel({ context, group }: PermissionsPanelProps) {
       )}
       <PermissionTable
         list={permissions}
-        disabled={removing}
+        disabled={removing || !mayRemove.allowed}
+        disabledReason={mayRemove.reason}
         onDelete={setDeleting}
       />
       <Confirm
