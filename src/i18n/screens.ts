@@ -303,6 +303,7 @@ export const screens = {
       operatorOf: 'an operator of %{company}',
       actorVia: '%{company} / %{application}',
       origin: 'Made through application %{application} by a user of company %{company}, domain %{domain}, from %{ip}.',
+      actingAs: 'Acting as: %{roles}.',
       originMasked:
         'Made by an operator of company %{company}, domain %{domain}, above this company: their user, application and address are shown only to that company and the companies above it.',
       parts: {
@@ -335,6 +336,9 @@ export const screens = {
         removeScope: 'Scope removed',
         revokeSession: 'Session revoked',
         signOutEverywhere: 'Signed out everywhere',
+        addRole: 'Role given',
+        removeRole: 'Role taken back',
+        unlock: 'Unlocked',
       },
     },
     rotateSecret: {
@@ -433,6 +437,29 @@ export const screens = {
       origin: 'must be a bare origin: scheme://host[:port], without path or query',
       unsafe: 'uses a scheme that is not allowed',
       customScheme: 'uses a custom scheme, which only native applications may use',
+    },
+    roles: {
+      tab: 'Roles',
+      administratorsNote:
+        "Members of a domain's administrators group also hold Administrator over their company and the companies below it; they are not listed here.",
+      empty: 'Nobody holds a role here yet. Choose Assign to give one.',
+      emptyFiltered: 'No role assignment matches this filter.',
+      assign: 'Assign',
+      assignTitle: 'Assign a role',
+      assignTo: 'Assign a role to %{holder}',
+      holder: 'Holder',
+      noHolders: 'No active one matches',
+      role: 'Role',
+      over: 'Over',
+      overSubtree: '%{company} (and below)',
+      overSubtreeChoice: '%{company} and the companies below it',
+      overDomainChoice: 'Only %{place}',
+      assigned: '%{role} given to %{holder} over %{over}',
+      noDomain: 'Roles go to users and groups of a domain: choose or create a domain first',
+      remove: 'Remove',
+      removeTitle: 'Remove %{count} role assignment(s)?',
+      removeContent: 'Their holders lose what these roles allowed at once.',
+      removed: 'Removed %{count} role assignment(s)',
     },
     secret: {
       title: 'Your %{label}',
@@ -579,6 +606,17 @@ export const screens = {
         actorDomainId: "Actor's domain",
         actorClientId: 'Application',
         actorIp: 'IP address',
+        actorRoles: 'Roles',
+      },
+    },
+    roleAssignments: {
+      name: 'Role assignment |||| Role assignments',
+      fields: {
+        role: 'Role',
+        holderName: 'Holder',
+        holderType: 'Type',
+        companyId: 'Over',
+        createdAt: 'Given',
       },
     },
     permissionScopes: {

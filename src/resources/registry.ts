@@ -8,6 +8,7 @@ import { apis, permissionScopes } from './apis';
 import { signInEvents } from './signInEvents';
 import { sessions } from './sessions';
 import { auditEvents } from './auditEvents';
+import { roleAssignments } from './roleAssignments';
 import type { ResourceDeclaration } from './types';
 
 export const registry: readonly ResourceDeclaration[] = [
@@ -25,4 +26,5 @@ export const registry: readonly ResourceDeclaration[] = [
   signInEvents,
   sessions,
   auditEvents,
+  roleAssignments,
 ];

@@ -232,4 +232,6 @@ export interface RecordTabDeclaration {
   id: string;
   labelKey: string;
   component: ComponentType<RecordTabProps>;
+  /** The declared resource the tab lists: it shows to those who may read it. */
+  lists: string;
 }

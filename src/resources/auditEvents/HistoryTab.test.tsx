@@ -92,7 +92,7 @@ describe('History tab of a user', () => {
       }),
     );
     renderScreen(users, UserForm, { pathname: users.routes.form, state: { company, domain, user: grace, mode: 'view' } });
-    expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual(['General', 'History', 'Sign-ins', 'Sessions']);
+    expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual(['General', 'History', 'Sign-ins', 'Sessions', 'Roles']);
     await openHistory();
 
     expect(await screen.findByRole('heading', { name: 'Updated' }, { timeout: 5000 })).toBeInTheDocument();
@@ -173,7 +173,7 @@ describe('History tab of the other audited types', () => {
     );
     const ops = { id: 'ops', name: 'ops', displayName: 'Operations', email: 'ops@example.com', status: 'active' };
     renderScreen(groups, GroupForm, { pathname: groups.routes.form, state: { company, domain, group: ops, mode: 'view' } });
-    expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual(['General', 'Members', 'Permissions', 'History']);
+    expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual(['General', 'Members', 'Permissions', 'History', 'Roles']);
     await openHistory();
     expect(await screen.findByRole('heading', { name: 'Member added' }, { timeout: 5000 })).toBeInTheDocument();
     expect(logReads(requests)[0]).toContain('filter={"resourceType":"groups","resourceId":"ops"}');

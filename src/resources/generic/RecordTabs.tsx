@@ -1,6 +1,6 @@
 import { Suspense, useState, type ComponentType, type ReactNode } from 'react';
 import { Box, Card, CardContent, LinearProgress, Paper, Tab, Tabs, Typography } from '@mui/material';
-import { Title, useTranslate, type RaRecord } from 'react-admin';
+import { Title, useCanAccessResources, useTranslate, type RaRecord } from 'react-admin';
 import type { PathContext } from '../../session/session';
 import { auditEvents, HistoryTab } from '../auditEvents';
 import type { RecordTabProps } from '../types';
@@ -42,25 +42,28 @@ const History = (props: RecordTabProps) => <HistoryTab {...props} log={auditEven
 
 interface ShownTab extends RecordTab {
   component?: ComponentType<RecordTabProps>;
+  /** A declared tab's list: shown to those who may read it. */
+  lists?: string;
 }
 
 /**
  * A record screen's tabs (docs/CONSOLE.md, "Resources"): the screen's own (a form, a view's Quick
  * Start) and, once the record exists, the declaration's record tabs (History for an audited type,
- * docs/CONSOLE.md, "History and audit log"; a user's Sign-ins and Sessions). A new record with
- * only one tab shows it without a tab bar. Arrow keys move between tabs; declared tabs load on
- * first use.
+ * docs/CONSOLE.md, "History and audit log"; a user's Sign-ins, Sessions and Roles), those whose list
+ * the person may read (docs/CONSOLE.md, "Roles"). A new record with only one tab shows it without a
+ * tab bar. Arrow keys move between tabs; declared tabs load on first use.
  */
 export function RecordTabs({ idPrefix, tabs, record, context, title, label, maxWidth = 960 }: RecordTabsProps) {
   const declaration = useDeclaration();
   const translate = useTranslate();
-  const declared: ShownTab[] = record
+  const declared: (ShownTab & { lists: string })[] = record
     ? [
-        ...(declaration.history ? [{ id: 'history', labelKey: 'iam.history.tab', component: History, content: null }] : []),
-        ...(declaration.recordTabs ?? []).map((tab) => ({ id: tab.id, labelKey: tab.labelKey, component: tab.component, content: null })),
+        ...(declaration.history ? [{ id: 'history', labelKey: 'iam.history.tab', component: History, lists: auditEvents.name, content: null }] : []),
+        ...(declaration.recordTabs ?? []).map((tab) => ({ ...tab, content: null })),
       ]
     : [];
-  const shown: ShownTab[] = [...tabs, ...declared];
+  const { canAccess: readable } = useCanAccessResources({ action: 'list', resources: declared.map((tab) => tab.lists) });
+  const shown: ShownTab[] = [...tabs, ...declared.filter((tab) => readable?.[tab.lists])];
   const [active, setActive] = useState(shown[0]?.id);
   const [visited, setVisited] = useState<ReadonlySet<string>>(() => new Set([shown[0]?.id]));
   const select = (id: string) => {
@@ -95,7 +98,8 @@ export function RecordTabs({ idPrefix, tabs, record, context, title, label, maxW
     </>
   );
 
-  if (shown.length === 1 && !title) return <>{panel(shown[0])}</>;
+  // decided before the roles answer, so that the screen's own tab is not mounted again when they do
+  if (tabs.length === 1 && declared.length === 0 && !title) return <>{panel(shown[0])}</>;
 
   return (
     <Box sx={{ mt: 2, maxWidth: maxWidth === 'none' ? undefined : maxWidth }}>

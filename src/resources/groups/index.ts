@@ -1,6 +1,7 @@
 import { lazy } from 'react';
 import GroupsIcon from '@mui/icons-material/Groups';
 import type { PathContext } from '../../session/session';
+import { holderRolesTab } from '../roleAssignments';
 import type { ResourceDeclaration } from '../types';
 
 /** Groups of the current domain (docs/CONSOLE.md, "Groups"); a group's id is its name. Members live below each group. */
@@ -30,6 +31,7 @@ export const groups: ResourceDeclaration = {
   pageWindow: 4,
   routes: { list: '/groups', form: '/groups-new', deleted: '/groups-deleted' },
   history: {},
+  recordTabs: [holderRolesTab('group')],
   screens: {
     list: lazy(() => import('./GroupList')),
     form: lazy(() => import('./GroupForm')),

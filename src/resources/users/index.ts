@@ -1,5 +1,6 @@
 import { createElement, lazy, type ComponentType } from 'react';
 import PeopleIcon from '@mui/icons-material/People';
+import { holderRolesTab } from '../roleAssignments';
 import type { RecordTabProps, ResourceDeclaration } from '../types';
 
 /** A panel of one user's records (sign-ins, sessions) as a tab of the user screen, loaded on first use (../lazyParts). */
@@ -39,8 +40,9 @@ export const users: ResourceDeclaration = {
   routes: { list: '/users', form: '/users-new', deleted: '/users-deleted' },
   history: {},
   recordTabs: [
-    { id: 'signIns', labelKey: 'iam.users.tabs.signIns', component: userPanel((parts) => parts.UserSignIns) },
-    { id: 'sessions', labelKey: 'iam.sessions.tab', component: userPanel((parts) => parts.UserSessions) },
+    { id: 'signIns', labelKey: 'iam.users.tabs.signIns', lists: 'signInEvents', component: userPanel((parts) => parts.UserSignIns) },
+    { id: 'sessions', labelKey: 'iam.sessions.tab', lists: 'sessions', component: userPanel((parts) => parts.UserSessions) },
+    holderRolesTab('user'),
   ],
   screens: {
     list: lazy(() => import('./UserList')),
