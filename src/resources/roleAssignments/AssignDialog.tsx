@@ -141,7 +141,8 @@ export function AssignDialog({ holder, onClose }: AssignDialogProps) {
 
   return (
     <Dialog open onClose={() => !saving && onClose()} aria-labelledby="assign-role-title" fullWidth maxWidth="sm">
-      <form onSubmit={assign} noValidate>
+      {/* a column like the dialog's own: the content scrolls, the actions stay in sight */}
+      <Box component="form" onSubmit={assign} noValidate sx={{ display: 'flex', flexDirection: 'column', minHeight: 0 }}>
         <DialogTitle id="assign-role-title">
           {holder ? translate('iam.roles.assignTo', { holder: holder.name }) : translate('iam.roles.assignTitle')}
         </DialogTitle>
@@ -218,7 +219,7 @@ export function AssignDialog({ holder, onClose }: AssignDialogProps) {
             {translate('iam.roles.assign')}
           </Button>
         </DialogActions>
-      </form>
+      </Box>
     </Dialog>
   );
 }
