@@ -56,6 +56,20 @@ function NotFoundInLayout() {
 }
 
 /**
+ * react-admin's Access denied page (a screen the person's roles do not let her read, reached by its
+ * address), with its title in the app bar like every screen, and its words at full contrast (its
+ * own style fades them to half).
+ */
+function AccessDeniedInLayout() {
+  return (
+    <>
+      <Title title="ra.page.access_denied" />
+      <AccessDenied sx={{ '& .RaAccessDenied-message': { opacity: 1 } }} />
+    </>
+  );
+}
+
+/**
  * What react-admin's <Admin> renders (AdminContext, then AdminUI's CssBaseline, CoreAdminUI and
  * Notification, here loaded with the first notification), without its default login page: the
  * sign-in is the plain /login page of main.tsx (authProvider.logout goes there itself), and that
@@ -75,7 +89,7 @@ export default function App() {
       >
         <CssBaseline enableColorScheme>
           <CoreAdminUI
-            accessDenied={AccessDenied}
+            accessDenied={AccessDeniedInLayout}
             authCallbackPage={AuthCallback}
             authenticationError={AuthenticationError}
             catchAll={NotFoundInLayout}

@@ -21,7 +21,7 @@ const AUDITOR = { id: `auditor-${run}`, name: `Alex Auditor ${run}`, email: `aud
 const DOMAIN_PATH = 'companys/root/domainNames/default';
 
 const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 250 });
-const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+const button = (within: Page | Locator, name: string) => within.getByRole('button', { name, exact: true });
 const menuItem = (page: Page, name: string) => page.getByRole('menuitem', { name, exact: true });
 
 /** The tooltip of a disabled button: its wrapper takes the pointer (and the focus). */
@@ -175,6 +175,13 @@ describe('roles in the console', () => {
     const forced = await consoleApi(page, 'POST', `${DOMAIN_PATH}/users`, { username: `x-${run}`, displayName: 'X', email: `x-${run}@example.com` });
     expect(forced.status).toBe(403);
     expect(forced.json.message).toBe(`Your role does not allow users:write here: it needs the Owner, Administrator or User manager role.`);
+
+    // a list her roles do not let her read, by its address
+    await page.goto(`${baseUrl()}/applications`);
+    await page.waitForURL(/\/access-denied$/);
+    await eventually(() => page.getByText("You don't have the right permissions to access this page").isVisible()).toBe(true);
+    await expectNoAxeViolations(page);
+    await screenshot(page, 'roles-support-access-denied');
 
     await page.goto(`${baseUrl()}/users`);
     await judge(
