@@ -178,7 +178,7 @@ describe('Audit log', () => {
     expect(exported).toContain('condition=occurredAt,>=,2026-03-01');
     expect(exported).toContain('range=[0,999]');
     const lines = (await csv!.text()).split('\r\n');
-    expect(lines[0]).toBe('id,occurredAt,action,resourceType,resourceId,domainId,actorUserId,actorCompanyId,actorDomainId,actorClientId,actorIp,changes');
+    expect(lines[0]).toBe('id,occurredAt,action,resourceType,resourceId,domainId,actorUserId,actorCompanyId,actorDomainId,actorClientId,actorIp,actorRoles,changes');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain(',update,users,u1,main,u1,');
     expect(lines[1]).toContain('"{""displayName"":{""before"":""Ada"",""after"":""Ada Lovelace""},""password"":{""hidden"":true}}"');
