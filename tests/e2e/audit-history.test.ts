@@ -110,7 +110,7 @@ describe('History and audit log', () => {
     const download = await downloading;
     expect(download.suggestedFilename()).toBe('auditEvents.csv');
     const lines = fs.readFileSync((await download.path())!, 'utf8').trim().split(/\r\n/);
-    expect(lines[0]).toBe('id,occurredAt,action,resourceType,resourceId,domainId,actorUserId,actorCompanyId,actorDomainId,actorClientId,actorIp,changes');
+    expect(lines[0]).toBe('id,occurredAt,action,resourceType,resourceId,domainId,actorUserId,actorCompanyId,actorDomainId,actorClientId,actorIp,actorRoles,changes');
     const mine = lines.filter((line) => line.includes(userId));
     expect(mine).toHaveLength(1);
     expect(mine[0]).toContain(',update,users,');
