@@ -113,7 +113,6 @@ function Actions({
   props: StatusListProps;
 }) {
   const declaration = useDeclaration();
-  const translate = useTranslate();
   const meta = useListMeta({ condition: statusCondition(declaration, status) });
   const reasons = (props.useDeleteReasons ?? noReasons)();
   const nameField = props.nameField ?? declaration.idFromField ?? 'name';
