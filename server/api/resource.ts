@@ -3,6 +3,7 @@ import type { Principal } from '../context.js';
 import type { Database, Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
 import { type AccessCheck, type Locate, statementAccess } from './guard.js';
+import { declarePermissionResource } from './roles.js';
 import { type ListQuery, type ListResource, type ListResult, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, idList } from './schemas.js';
 
@@ -230,6 +231,7 @@ export function addListRoute(
 ) {
   const resource = listResource(definition);
   const { scope, whenEmpty } = options;
+  declarePermissionResource(definition.permission);
   const schema = {
     tags: options.tags,
     ...(options.summary ? { summary: options.summary } : {}),
@@ -327,6 +329,7 @@ export function crudRoutes<R, B extends object, P>(definition: ResourceDefinitio
     const recordId = (request: FastifyRequest) => (request.params as Record<string, string>)[idParam];
 
     const { locate } = options;
+    declarePermissionResource(definition.permission);
     const permission = (verb: 'read' | 'write' | 'purge') => ({ permission: options.permissions?.[verb] ?? `${definition.permission}:${verb}`, ...(locate ? { locate } : {}) });
     if (routes.has('list')) addListRoute(app, definition, { path: options.path, tags, scope, summary: options.summaries?.list, locate });
 

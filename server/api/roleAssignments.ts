@@ -130,6 +130,8 @@ export async function roleAssignmentRoutes(app: FastifyInstance) {
       },
     },
     routes: ['list', 'get', 'create', 'remove', 'removeList'],
+    // taking a role back is giving roles too: Owner only
+    permissions: { purge: 'roles:write' },
     summaries: {
       list: 'Who holds which role over this company, its domains and the companies below it',
       create: 'Gives a role to a user or group, over this company and its subtree or over one of its domains',

@@ -14,10 +14,16 @@ export const VERBS = ['read', 'write', 'purge'] as const;
 export const PERMISSION_RESOURCES = ['companies', 'domains', 'users', 'groups', 'sessions', 'signInEvents', 'audit', 'applications', 'apis', 'roles'] as const;
 export const EXTRA_PERMISSIONS = ['sessions:revoke', 'applications:secrets', 'users:unlock'] as const;
 
-/** Every permission the server checks: the resources' verbs and the extra ones. */
+/** Permission resources of resource types added by declaration, as their routes are made (resource.ts). */
+const declared = new Set<string>();
+export function declarePermissionResource(resource: string): void {
+  declared.add(resource);
+}
+
+/** Every permission the server checks: the resources' verbs (declared types' too) and the extra ones. */
 export function allPermissions(): string[] {
-  const plain = PERMISSION_RESOURCES.flatMap((resource) => VERBS.map((verb) => `${resource}:${verb}`));
-  return [...plain, ...EXTRA_PERMISSIONS];
+  const resources = [...new Set<string>([...PERMISSION_RESOURCES, ...declared])];
+  return [...resources.flatMap((resource) => VERBS.map((verb) => `${resource}:${verb}`)), ...EXTRA_PERMISSIONS];
 }
 
 export interface RoleDefinition {

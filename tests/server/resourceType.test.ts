@@ -30,6 +30,15 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 describe('a resource type declared in a test (devices of a domain)', () => {
+  it('gets its permissions from its declaration: administrators hold devices:*, the caller\'s permissions list them', async () => {
+    const me = await admin('GET', `/api/me/permissions?companyId=${owner.companyId}&domainId=${owner.domainId}`);
+    expect(me.body.permissions).toEqual(expect.arrayContaining(['devices:read', 'devices:write', 'devices:purge']));
+    const roles = await admin('GET', '/api/roles');
+    const auditor = roles.body.roles.find((role: { id: string }) => role.id === 'auditor');
+    expect(auditor.permissions).toContain('devices:read');
+    expect(auditor.permissions).not.toContain('devices:write');
+  });
+
   it('creates records (201 with the stored record), validates bodies from the column map, and says 409 for a duplicate', async () => {
     const created = await admin('POST', base, { name: 'Alpha phone', serial: 'SN-001', seats: 2, managed: true });
     expect(created.status).toBe(201);
