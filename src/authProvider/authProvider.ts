@@ -18,6 +18,8 @@ export { isTokenExpired };
  * (docs/CONSOLE.md, "Sign-in form").
  */
 let endedByProvider = false;
+/** Set once a refused permission read has started signing out: the other reads wait for the page to go. */
+let leaving = false;
 
 export const authProvider: AuthProvider = {
   // The sign-in is the native form post of the /login page, never react-admin's login().
@@ -52,7 +54,22 @@ export const authProvider: AuthProvider = {
   },
 
   // What the screens offer follows the person's roles where the console works (docs/CONSOLE.md, "Roles").
-  canAccess,
+  // Reading them is the first call a screen makes: a sign-in ended on the provider's side (401)
+  // signs out here as any other call's would, to /login saying so, never to an error page.
+  canAccess: async (params) => {
+    try {
+      return await canAccess(params);
+    } catch (error) {
+      if ((error as { status?: number })?.status !== 401) throw error;
+      if (!leaving) {
+        leaving = true;
+        const { accessToken } = getSession();
+        endedByProvider = Boolean(accessToken && !isTokenExpired(accessToken));
+        await authProvider.logout(undefined);
+      }
+      return false;
+    }
+  },
 
   getIdentity: () => {
     const { user } = getSession();
