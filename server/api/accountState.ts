@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
-import { notFound } from '../errors.js';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
 import { userAccountKey } from '../oauth/accounts.js';
 import { recordAudit } from './audit.js';
+import { assertUser } from './sessions.js';
 import { errorResponses, params } from './schemas.js';
 
 /**
@@ -29,11 +29,6 @@ export interface SignInState {
   lockedUntil: string | null;
   /** Why, in words, when locked. */
   lockedBecause: string | null;
-}
-
-async function assertUser(db: Queryable, { companyId, domainId, userId }: UserParams) {
-  const { rows } = await db.query(`SELECT 1 FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [companyId, domainId, userId]);
-  if (!rows[0]) throw notFound(`user ${userId}`);
 }
 
 /** The state of a user's account under the throttle's limits (`failuresPerAccount`, `successesPerAccount`). */

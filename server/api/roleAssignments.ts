@@ -46,13 +46,13 @@ const SELECT = selectList(roleAssignmentDefinition);
 /** The last Owner over the root company's subtree cannot be taken away: nobody could give roles again. */
 async function assertNotLastOwner(db: Queryable, assignment: RoleAssignment) {
   if (assignment.role !== OWNER || assignment.domainId !== null) return;
-  const { rows } = await db.query<{ others: number }>(
-    `SELECT count(*)::integer AS others FROM role_assignments a JOIN companies c ON c.id = a.scope_company_id AND c.type = 'root'
-     WHERE a.role = 'owner' AND a.scope_domain_id IS NULL AND a.id <> $1 AND a.scope_company_id = $2`,
+  // one row when the assignment is over the root company and no other Owner is
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM companies c WHERE c.id = $2 AND c.type = 'root' AND NOT EXISTS (
+       SELECT 1 FROM role_assignments a WHERE a.role = 'owner' AND a.scope_domain_id IS NULL AND a.scope_company_id = c.id AND a.id <> $1)`,
     [assignment.id, assignment.companyId],
   );
-  const root = await db.query(`SELECT 1 FROM companies WHERE id = $1 AND type = 'root'`, [assignment.companyId]);
-  if (root.rowCount > 0 && (rows[0]?.others ?? 0) === 0) {
+  if (rowCount > 0) {
     throw new HttpError(409, 'This is the last Owner of the provider: give the Owner role to someone else before taking it from this one');
   }
 }

@@ -67,7 +67,8 @@ const SELECT = selectList(sessionDefinition);
 /** The user's grants, not yet revoked: the ones a revocation may end. */
 const OWN = 't.company_id = $1 AND t.domain_id = $2 AND t.user_id = $3 AND t.revoked_at IS NULL';
 
-async function assertUser(db: Queryable, { companyId, domainId, userId }: UserParams) {
+/** 404 unless the domain has this user (active or not). */
+export async function assertUser(db: Queryable, { companyId, domainId, userId }: UserParams) {
   const { rows } = await db.query(`SELECT 1 FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [companyId, domainId, userId]);
   if (rows.length === 0) throw notFound(`user ${userId}`);
 }
