@@ -3,7 +3,7 @@
  * permissions, defined here once; the guard, the roles routes, the console (GET /api/roles) and the
  * docs read them from here. A permission is `<resource>:<verb>`: every resource of the management
  * API has `read`, `write` (create, change, soft delete, recover) and `purge` (gone for good), and a
- * few have their own verbs (`sessions:revoke`, `applications:secrets`, `users:unlock`). A resource type added by
+ * few have their own verbs (`sessions:revoke`, `applications:secrets`, `users:unlock`, `users:block`, `users:recover`). A resource type added by
  * declaration names its permission resource and gets the same three verbs; the roles below are
  * patterns, so Owner, Administrator and Auditor cover it without a change here.
  */
@@ -12,7 +12,13 @@ export const VERBS = ['read', 'write', 'purge'] as const;
 
 /** The permission resources of the management API, each with the verbs above, and the extra verbs. */
 export const PERMISSION_RESOURCES = ['companies', 'domains', 'users', 'groups', 'sessions', 'signInEvents', 'audit', 'applications', 'apis', 'roles'] as const;
-export const EXTRA_PERMISSIONS = ['sessions:revoke', 'applications:secrets', 'users:unlock'] as const;
+/**
+ * Account actions support staff take for a person (docs/CONSOLE.md, "Account states"): `users:unlock`
+ * (clear the throttle's lock), `users:block` (block and unblock), `users:recover` (send a reset link,
+ * resend an invitation or a verification). Setting a password, required actions and resetting a
+ * person's second factors are `users:write`: whoever does them could take the account over.
+ */
+export const EXTRA_PERMISSIONS = ['sessions:revoke', 'applications:secrets', 'users:unlock', 'users:block', 'users:recover'] as const;
 
 /** Permission resources of resource types added by declaration, as their routes are made (resource.ts). */
 const declared = new Set<string>();
@@ -51,8 +57,8 @@ export const ROLES: readonly RoleDefinition[] = [
   {
     id: 'support',
     name: 'Support',
-    description: 'Reads users, groups, sign-in logs, sessions and history; signs people out and unlocks them. No create, edit, delete or purge',
-    grants: [...NAVIGATE, 'users:read', 'users:unlock', 'groups:read', 'sessions:read', 'sessions:revoke', 'signInEvents:read', 'audit:read'],
+    description: 'Reads users, groups, sign-in logs, sessions and history; signs people out, unlocks, blocks and unblocks them, sends reset links and invitations. No create, edit, delete or purge',
+    grants: [...NAVIGATE, 'users:read', 'users:unlock', 'users:block', 'users:recover', 'groups:read', 'sessions:read', 'sessions:revoke', 'signInEvents:read', 'audit:read'],
   },
   {
     id: 'application-manager',

@@ -1075,6 +1075,90 @@ WHERE g.id = 'administrators'
 ON CONFLICT DO NOTHING;
 `,
   },
+  {
+    id: 21,
+    name: 'account states: blocked accounts, required actions at next sign-in, verified e-mail, sign-in steps after the password',
+    sql: `
+-- Blocked (docs/CONSOLE.md, "Account states"): the account stays in every list and keeps its data,
+-- but nobody signs in to it and every session it had ends. Separate from status, which is the
+-- soft delete of lists and counts.
+ALTER TABLE users ADD COLUMN IF NOT EXISTS blocked_at timestamptz;
+-- What the person must do at the next sign-in before any application receives a code (Keycloak's
+-- required actions).
+ALTER TABLE users ADD COLUMN IF NOT EXISTS required_actions text[] NOT NULL DEFAULT '{}'
+  CHECK (required_actions <@ ARRAY['change-password', 'verify-email', 'enrol-mfa']::text[]);
+ALTER TABLE users ADD COLUMN IF NOT EXISTS email_verified boolean NOT NULL DEFAULT false;
+
+ALTER TABLE signin_events DROP CONSTRAINT IF EXISTS signin_events_outcome_check;
+ALTER TABLE signin_events ADD CONSTRAINT signin_events_outcome_check CHECK (outcome IN ('success', 'wrong_password',
+  'unknown_user', 'throttled', 'bad_client', 'bad_redirect_uri', 'bad_pkce', 'code_reused', 'bad_code', 'consent_denied',
+  'refresh_reuse', 'blocked', 'second_factor_failed'));
+
+-- A sign-in between its password and its code: the steps still to do (a required action, a second
+-- factor), bound to the browser by a cookie holding the token whose hash is the id.
+CREATE TABLE IF NOT EXISTS sign_in_steps (
+  id text PRIMARY KEY,
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  user_id text NOT NULL,
+  -- how the sign-in ends: the console's form post ('console', request holds its authorization
+  -- request) or a hosted page's interaction ('interaction', request holds its uid)
+  kind text NOT NULL CHECK (kind IN ('console', 'interaction')),
+  request jsonb NOT NULL,
+  -- how she has proved who she is so far (the ID token's amr)
+  amr text[] NOT NULL DEFAULT '{pwd}',
+  client_id text NOT NULL,
+  login text NOT NULL DEFAULT '',
+  failures integer NOT NULL DEFAULT 0,
+  expires_at timestamptz NOT NULL,
+  FOREIGN KEY (company_id, domain_id, user_id) REFERENCES users (company_id, domain_id, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS sign_in_steps_age ON sign_in_steps (expires_at);
+
+-- Blocking ends every sign-in of the account, like deleting it.
+CREATE OR REPLACE FUNCTION revoke_user_grants() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' THEN
+    UPDATE oauth_grants g SET revoked_at = now()
+    FROM new_rows n JOIN old_rows o ON o.company_id = n.company_id AND o.domain_id = n.domain_id AND o.id = n.id
+    WHERE ((n.status = 'deleted' AND o.status <> 'deleted') OR (n.blocked_at IS NOT NULL AND o.blocked_at IS NULL))
+      AND g.company_id = n.company_id AND g.domain_id = n.domain_id AND g.user_id = n.id AND g.revoked_at IS NULL;
+    DELETE FROM sign_in_steps s USING new_rows n
+    WHERE n.blocked_at IS NOT NULL AND s.company_id = n.company_id AND s.domain_id = n.domain_id AND s.user_id = n.id;
+  ELSE
+    UPDATE oauth_grants g SET revoked_at = now()
+    FROM old_rows o
+    WHERE g.company_id = o.company_id AND g.domain_id = o.domain_id AND g.user_id = o.id AND g.revoked_at IS NULL;
+  END IF;
+  RETURN NULL;
+END $$;
+
+-- The guard's statement (migration 20) with blocked accounts refused like deleted ones.
+CREATE OR REPLACE FUNCTION api_check(p_grant text, p_company text, p_domain text, p_user text, p_target_company text, p_target_domain text)
+RETURNS text[] LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_held text[];
+BEGIN
+  IF NOT coalesce((SELECT g.revoked_at IS NULL FROM oauth_grants g WHERE g.id = p_grant), false)
+     OR NOT coalesce((SELECT u.status = 'active' AND u.blocked_at IS NULL FROM users u WHERE u.company_id = p_company AND u.domain_id = p_domain AND u.id = p_user), false) THEN
+    RETURN '{revoked}';
+  END IF;
+  IF p_target_company IS NOT NULL
+     AND NOT coalesce((SELECT p_company = ANY (c.ancestors) FROM companies c WHERE c.id = p_target_company), false) THEN
+    RETURN '{company}';
+  END IF;
+  IF p_target_domain IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.company_id = p_target_company AND d.id = p_target_domain) THEN
+    RETURN '{domain}';
+  END IF;
+  v_held := held_roles(p_company, p_domain, p_user, p_target_company, p_target_domain);
+  IF cardinality(v_held) = 0 AND NOT holds_console_role(p_company, p_domain, p_user) THEN
+    RETURN '{revoked}';
+  END IF;
+  RETURN ARRAY['ok'] || v_held;
+END $$;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

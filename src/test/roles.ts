@@ -25,7 +25,7 @@ export const ROLES: Role[] = [
     id: 'support',
     name: 'Support',
     description: 'Reads users, groups, sign-in logs, sessions and history; signs people out and unlocks them. No create, edit, delete or purge',
-    permissions: [...NAVIGATE, 'users:read', 'users:unlock', 'groups:read', 'sessions:read', 'sessions:revoke', 'signInEvents:read', 'audit:read'],
+    permissions: [...NAVIGATE, 'users:read', 'users:unlock', 'users:block', 'users:recover', 'groups:read', 'sessions:read', 'sessions:revoke', 'signInEvents:read', 'audit:read'],
   },
   {
     id: 'application-manager',
