@@ -1159,6 +1159,28 @@ BEGIN
 END $$;
 `,
   },
+  {
+    id: 24,
+    name: 'security policy per domain: password length, common passwords, second factor, throttle limits, self sign-up',
+    sql: `
+-- A domain's security policy (server/policies.ts; docs/CONSOLE.md, "Domain security policy"). A domain
+-- without a row has the defaults; NULL throttle limits are the server's own (LOGIN_MAX_FAILURES_PER_ACCOUNT,
+-- LOGIN_FAILURE_WINDOW_SECONDS).
+CREATE TABLE IF NOT EXISTS domain_policies (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  min_password_length integer NOT NULL DEFAULT 12 CHECK (min_password_length BETWEEN 8 AND 128),
+  refuse_common_passwords boolean NOT NULL DEFAULT true,
+  mfa text NOT NULL DEFAULT 'optional' CHECK (mfa IN ('off', 'optional', 'required', 'required-admins')),
+  failures_per_account integer CHECK (failures_per_account BETWEEN 3 AND 10000),
+  failure_window_seconds integer CHECK (failure_window_seconds BETWEEN 60 AND 604800),
+  self_sign_up boolean NOT NULL DEFAULT false,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, domain_id),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
