@@ -13,7 +13,7 @@ export const MFA_POLICIES: readonly MfaPolicy[] = ['off', 'optional', 'required'
 export interface DomainPolicy {
   /** Characters (Unicode code points), 8 to 128. */
   minPasswordLength: number;
-  /** Refuse the 10,000 most common passwords (serve./lists/common-passwords.txt), case-insensitively. */
+  /** Refuse the 10,000 most common passwords (server/lists/common-passwords.txt), case-insensitively. */
   refuseCommonPasswords: boolean;
   /** 'required-admins': required of those who hold a role in the console (docs/CONSOLE.md). */
   mfa: MfaPolicy;
