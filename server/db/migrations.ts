@@ -1181,6 +1181,65 @@ CREATE TABLE IF NOT EXISTS domain_policies (
 );
 `,
   },
+  {
+    id: 22,
+    name: 'e-mail: account tokens (reset, invitation, verification links) and the outbox of messages',
+    sql: `
+-- A link sent by e-mail (docs/CONSOLE.md, "E-mail, reset links and invitations"): the token is 32
+-- random bytes given to the person only; the id is its sha256, so the table alone opens nothing.
+-- Single use (used_at), expiring, and always naming the account's company and domain.
+CREATE TABLE IF NOT EXISTS account_tokens (
+  id text PRIMARY KEY,
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  user_id text NOT NULL,
+  purpose text NOT NULL CHECK (purpose IN ('reset', 'invite', 'verify')),
+  -- the address it was sent to: following it proves that address only
+  email text NOT NULL,
+  -- the application the person asked from (a forgotten password), to send her back there
+  client_id text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz,
+  FOREIGN KEY (company_id, domain_id, user_id) REFERENCES users (company_id, domain_id, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS account_tokens_user ON account_tokens (company_id, domain_id, user_id, purpose);
+CREATE INDEX IF NOT EXISTS account_tokens_age ON account_tokens (expires_at);
+
+-- Every message the server writes: sent through SMTP_URL when it is set (sent_at or error), and
+-- read by administrators in the console either way. It holds live links: reading it needs users:write.
+CREATE TABLE IF NOT EXISTS mail_outbox (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  id text NOT NULL,
+  user_id text,
+  purpose text NOT NULL,
+  language text NOT NULL,
+  recipient text NOT NULL,
+  subject text NOT NULL,
+  text_body text NOT NULL,
+  html_body text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  sent_at timestamptz,
+  error text,
+  PRIMARY KEY (company_id, domain_id, id),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS mail_outbox_list ON mail_outbox (company_id, domain_id, created_at DESC, id DESC);
+
+-- A new address is not verified, and the links sent to the old one open nothing any more.
+CREATE OR REPLACE FUNCTION users_email_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF lower(NEW.email) IS DISTINCT FROM lower(OLD.email) THEN
+    NEW.email_verified := false;
+    DELETE FROM account_tokens t WHERE t.company_id = OLD.company_id AND t.domain_id = OLD.domain_id AND t.user_id = OLD.id AND t.used_at IS NULL;
+  END IF;
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS users_email_changed ON users;
+CREATE TRIGGER users_email_changed BEFORE UPDATE OF email ON users FOR EACH ROW EXECUTE FUNCTION users_email_changed();
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
