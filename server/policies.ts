@@ -87,3 +87,19 @@ export function passwordProblem(policy: Pick<DomainPolicy, 'minPasswordLength' |
   }
   return undefined;
 }
+
+/**
+ * The sign-in throttle's limits of the domain's accounts: the policy's where it sets them, else the
+ * server's (loginThrottle.ts; the user's sign-in state reads the same).
+ */
+export async function accountLimitsOf(
+  db: Queryable & { stable?: Queryable },
+  tenant: { companyId: string; domainId: string },
+  server: { failuresPerAccount: number; failureWindowSeconds: number },
+): Promise<{ failuresPerAccount: number; failureWindowSeconds: number }> {
+  const policy = await policyOf(db, tenant);
+  return {
+    failuresPerAccount: policy.failuresPerAccount ?? server.failuresPerAccount,
+    failureWindowSeconds: policy.failureWindowSeconds ?? server.failureWindowSeconds,
+  };
+}

@@ -15,6 +15,7 @@ import { signInEventRoutes } from './signInEvents.js';
 import { userRoutes } from './users.js';
 import { permissionScopeRoutes } from './permissionScopes.js';
 import { roleAssignmentRoutes } from './roleAssignments.js';
+import { securityPolicyRoutes } from './securityPolicy.js';
 
 /** The management API, one module per resource (docs/CONSOLE.md, "Resources"). */
 export async function apiRoutes(app: FastifyInstance) {
@@ -34,4 +35,5 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(auditEventRoutes);
   await app.register(roleAssignmentRoutes);
   await app.register(accountStateRoutes);
+  await app.register(securityPolicyRoutes);
 }

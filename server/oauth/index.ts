@@ -10,6 +10,7 @@ import { interactionRoutes } from './interactions.js';
 import { loginPagePolicy, renderErrorPage, sendPage } from './loginPage.js';
 import { DeviceCookies, LoginThrottle } from './loginThrottle.js';
 import { providerHooks } from './providerHooks.js';
+import { signUpRoutes } from './signUp.js';
 import { createProvider, managementAudience, providerEndpoints } from './provider.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { userinfoRoutes } from './userinfo.js';
@@ -39,6 +40,7 @@ async function signInRoutes(app: FastifyInstance, options: { provider: Provider;
   const shared = { provider: options.provider, db, throttle, devices, managementApi: managementAudience(app.ctx), consoleClientId: config.consoleClientId };
   await app.register(consoleLoginRoutes, { ...shared, issuer: config.publicUrl });
   await app.register(interactionRoutes, shared);
+  await app.register(signUpRoutes, { throttle, consoleClientId: config.consoleClientId, publicUrl: config.publicUrl });
 }
 
 const isProviderError = (error: unknown): error is { error: string; error_description?: string; statusCode?: number } =>

@@ -10,6 +10,7 @@ import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { describeScopes, rememberConsent } from './resources.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 import { accountOfClient, chooseTenant } from './signInTenant.js';
+import { signUpLinkOf } from './signUp.js';
 
 interface InteractionOptions extends PasswordStepOptions, GrantSetting {
   provider: Provider;
@@ -62,7 +63,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
   };
 
   /** The sign-in page of the interaction; a console sign-in link's organization is shown as named. */
-  const loginPage = (details: Details, client: Awaited<ReturnType<typeof load>>['client'], extra: { email?: string; error?: string } = {}) => {
+  const loginPage = (details: Details, client: Awaited<ReturnType<typeof load>>['client'], extra: { email?: string; error?: string; signUpUrl?: string } = {}) => {
     const { company, domain } = details.params;
     const organization = typeof company === 'string' && company ? [company, typeof domain === 'string' ? domain : ''].filter(Boolean).join(' › ') : undefined;
     return renderLoginPage({ clientName: client.clientName ?? client.clientId, action: path(details.uid, 'login'), organization, ...extra });
@@ -96,7 +97,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
 
   app.get<{ Params: { uid: string } }>('/oauth/interaction/:uid', { schema: { hide: true } }, async (request, reply) => {
     const { details, client } = await load(request, reply);
-    if (details.prompt.name === 'login') return sendPage(reply, 200, loginPage(details, client), redirectUriOf(details));
+    if (details.prompt.name === 'login') return sendPage(reply, 200, loginPage(details, client, { signUpUrl: await signUpLinkOf(db, options, client, details) }), redirectUriOf(details));
     return consentStep(request, reply, details, client);
   });
 

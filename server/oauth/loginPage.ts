@@ -13,7 +13,7 @@ button { margin-top: 1.5rem; width: 100%; padding: 0.7rem; font-size: 1rem; font
 `;
 const STYLE_HASH = `'sha256-${crypto.createHash('sha256').update(STYLE).digest('base64')}'`;
 
-const escapeHtml = (value: string) =>
+export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 /** The source a form may be sent (and redirected) to; custom-scheme redirect URIs of native apps become `scheme:`. */
@@ -70,6 +70,8 @@ export function renderLoginPage(input: {
   error?: string;
   /** The organization a sign-in link names (as named: nothing here says whether it exists). */
   organization?: string;
+  /** The hosted sign-up page of the tenant, when its security policy offers sign-up (signUp.ts). */
+  signUpUrl?: string;
 }): string {
   const error = input.error ? `<p class="error" id="login-error" role="alert">${escapeHtml(input.error)}</p>\n` : '';
   const describedBy = input.error ? ' aria-describedby="login-error" aria-invalid="true"' : '';
@@ -85,7 +87,7 @@ ${fields}<label for="email">Email or username</label>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${describedBy}>
 <button type="submit">Sign in</button>
-</form>`,
+</form>${input.signUpUrl ? `\n<p>No account yet? <a href="${escapeHtml(input.signUpUrl)}">Create an account</a></p>` : ''}`,
   );
 }
 

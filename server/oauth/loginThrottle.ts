@@ -3,6 +3,7 @@ import net from 'node:net';
 import type { LoginLimits } from '../config.js';
 import type { Queryable } from '../db/index.js';
 import { safeEqual } from '../ids.js';
+import { accountLimitsOf } from '../policies.js';
 
 /**
  * Sign-in throttling (OWASP ASVS 2.2.1, RFC 9700 4.15), with counters in the database
@@ -23,7 +24,7 @@ import { safeEqual } from '../ids.js';
  * not extend it.
  */
 
-export type CounterKind = 'failed-account' | 'failed-address' | 'failed-device' | 'signed-in-account' | 'signed-in-address';
+export type CounterKind = 'failed-account' | 'failed-address' | 'failed-device' | 'signed-in-account' | 'signed-in-address' | 'signed-up-address';
 
 interface Counter {
   kind: CounterKind;
@@ -87,9 +88,10 @@ export class LoginThrottle {
   /**
    * Counts an attempt on `account` from `address` before its password is checked. A trusted device
    * (`device`: its cookie's id) is counted on its own counter and on the address; anyone else on the
-   * address first (a refused address does not count on the account), then on the account.
+   * address first (a refused address does not count on the account), then on the account, with the
+   * account limits of `tenant`'s security policy where it sets them (server/policies.ts).
    */
-  async begin(account: string, address: string, device?: string): Promise<Attempt> {
+  async begin(account: string, address: string, device?: string, tenant?: { companyId: string; domainId: string }): Promise<Attempt> {
     const { failuresPerAccount, failuresPerAddress, failuresPerDevice, failureWindowSeconds: window } = this.limits;
     const onAddress: Counter = { kind: 'failed-address', key: address };
     const counted: Counter[] = [onAddress];
@@ -105,9 +107,11 @@ export class LoginThrottle {
     }
     if (ofAddress.n > failuresPerAddress) return { retryAfter: ofAddress.secondsLeft, counted };
     const onAccount: Counter = { kind: 'failed-account', key: account };
-    const [ofAccount] = await this.add([onAccount], window);
+    // one small read by primary key, only for attempts that reach the account's counter
+    const ofDomain = tenant ? await accountLimitsOf(this.db, tenant, this.limits) : { failuresPerAccount, failureWindowSeconds: window };
+    const [ofAccount] = await this.add([onAccount], ofDomain.failureWindowSeconds);
     counted.push(onAccount);
-    return { retryAfter: ofAccount.n > failuresPerAccount ? ofAccount.secondsLeft : 0, counted };
+    return { retryAfter: ofAccount.n > ofDomain.failuresPerAccount ? ofAccount.secondsLeft : 0, counted };
   }
 
   /**

@@ -43,7 +43,7 @@ export async function passwordStep(
   const account = accountKey(tenant, login, user);
   const address = addressKey(request.ip);
   // counted before the password is checked: a throttled attempt never reaches bcrypt
-  const attempt = await throttle.begin(account, address, devices.deviceId(request.headers.cookie, account));
+  const attempt = await throttle.begin(account, address, devices.deviceId(request.headers.cookie, account), tenant);
   if (attempt.retryAfter > 0) {
     await recordSignIn(db, seen, { outcome: 'throttled', client, userId: user?.id, login, detail: `retry after ${attempt.retryAfter} s` });
     reply.header('Retry-After', String(attempt.retryAfter));

@@ -1,0 +1,261 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database, Queryable } from '../db/index.js';
+import { randomAlphanumeric } from '../ids.js';
+import { hashPassword } from '../passwords.js';
+import { type DomainPolicy, passwordProblem, policyOf } from '../policies.js';
+import type { Tenant } from './accounts.js';
+import { escapeHtml, renderErrorPage, renderPage, sendPage } from './loginPage.js';
+import { addressKey, type LoginThrottle } from './loginThrottle.js';
+import { chooseTenant, type NamedTenant, type TenantSetting } from './signInTenant.js';
+
+/**
+ * Self sign-up (docs/CONSOLE.md, "Self sign-up"): a hosted page, server-rendered with no script, where
+ * a person creates her own account in a domain whose security policy allows it. The account is
+ * active with an unverified e-mail address and the 'verify-email' required action, so nothing signs
+ * in with it before its address is proved. The answer is the same whether or not the address already
+ * has an account (and none is created then), and sign-ups are throttled per client address.
+ */
+
+/** A new account, as the verification e-mail needs it. */
+export interface SignedUpAccount extends Tenant {
+  userId: string;
+  email: string;
+  displayName: string;
+}
+
+/**
+ * Sends a new account its verification e-mail. The mail module (server/mail/) installs the real one
+ * with setSignUpMailer; until it does, the account is created without a message and its address can
+ * be verified by a Resend from the user screen.
+ */
+export type SignUpMailer = (db: Database, account: SignedUpAccount, request: FastifyRequest) => Promise<void>;
+let signUpMailer: SignUpMailer | undefined;
+export function setSignUpMailer(mailer: SignUpMailer | undefined): void {
+  signUpMailer = mailer;
+}
+
+/** Sign-ups one client address may post per hour (what a family or an office behind one address needs). */
+export const SIGN_UPS_PER_ADDRESS = 20;
+const SIGN_UP_WINDOW_SECONDS = 3600;
+
+const NAME = /^[\x21-\x7E]{1,100}$/;
+/** A plain check of the shape of an address; proving it is the verification e-mail's job. */
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+
+interface SignUpQuery {
+  company?: string;
+  domain?: string;
+  /** The hosted sign-in this sign-up was opened from (oidc-provider's interaction uid), for the way back. */
+  interaction?: string;
+}
+interface SignUpForm extends SignUpQuery {
+  email?: string;
+  displayName?: string;
+  password?: string;
+  confirm?: string;
+}
+
+const text = (maxLength: number) => ({ type: 'string', maxLength }) as const;
+const queryProperties = { company: text(100), domain: text(100), interaction: text(200) };
+
+/** Where a sign-up link leads: the hosted page of `tenant`, with the interaction to go back to. */
+export function signUpUrl(tenant: Tenant, interaction?: string): string {
+  const query = new URLSearchParams({ company: tenant.companyId, domain: tenant.domainId });
+  if (interaction) query.set('interaction', interaction);
+  return `/oauth/signup?${query}`;
+}
+
+/**
+ * The tenant a sign-up names: `company` and `domain` (its primary domain when empty); naming no
+ * company means the console application's own tenant. Undefined when it names no domain there.
+ */
+async function tenantNamed(db: Queryable, consoleClientId: string, query: SignUpQuery): Promise<(Tenant & { organization: string }) | undefined> {
+  const company = query.company?.trim();
+  const domain = query.domain?.trim();
+  if (company !== undefined && company !== '' && !NAME.test(company)) return undefined;
+  if (domain && !NAME.test(domain)) return undefined;
+  const { rows } = await db.query<Tenant & { organization: string }>(
+    company
+      ? `SELECT d.company_id AS "companyId", d.id AS "domainId", c.display_name AS organization
+         FROM domains d JOIN companies c ON c.id = d.company_id WHERE d.company_id = $1 AND ${domain ? 'd.id = $2' : 'd.is_primary'}`
+      : `SELECT a.company_id AS "companyId", a.domain_id AS "domainId", c.display_name AS organization
+         FROM applications a JOIN companies c ON c.id = a.company_id WHERE a.id = $1`,
+    company ? (domain ? [company, domain] : [company]) : [consoleClientId],
+  );
+  return rows[0];
+}
+
+/** Is self sign-up on in the tenant the query names? (The console's /signup page asks.) */
+async function offeredIn(db: Database, consoleClientId: string, query: SignUpQuery): Promise<{ tenant: Tenant & { organization: string }; policy: DomainPolicy } | undefined> {
+  const tenant = await tenantNamed(db.stable, consoleClientId, query);
+  if (!tenant) return undefined;
+  const policy = await policyOf(db, tenant);
+  return policy.selfSignUp ? { tenant, policy } : undefined;
+}
+
+const INTERACTION = /^[A-Za-z0-9_-]{1,200}$/;
+const backLink = (interaction?: string) =>
+  interaction && INTERACTION.test(interaction) ? `<p><a href="/oauth/interaction/${encodeURIComponent(interaction)}">Back to sign-in</a></p>` : '';
+
+/** The page of a tenant that offers no sign-up (or of no tenant at all: the same words). */
+const notOfferedPage = (interaction?: string) =>
+  renderPage(
+    'Sign-up is not offered',
+    `<h1>Sign-up is not offered</h1>\n<p>This organization does not let people create their own account. Ask its administrator to create one for you.</p>\n${backLink(interaction)}`,
+  );
+
+function hidden(name: string, value: string | undefined): string {
+  return value ? `<input type="hidden" name="${name}" value="${escapeHtml(value)}">\n` : '';
+}
+
+function signUpPage(input: { tenant: Tenant & { organization: string }; policy: DomainPolicy; interaction?: string; email?: string; displayName?: string; error?: string }): string {
+  const { tenant, policy } = input;
+  const error = input.error ? `<p class="error" id="signup-error" role="alert">${escapeHtml(input.error)}</p>\n` : '';
+  const describedBy = (hint?: string) => {
+    const ids = [hint, input.error ? 'signup-error' : undefined].filter(Boolean).join(' ');
+    return ids ? ` aria-describedby="${ids}"` : '';
+  };
+  const rule = `At least ${policy.minPasswordLength} characters${policy.refuseCommonPasswords ? ', and not one of the most common passwords' : ''}.`;
+  return renderPage(
+    `Create an account at ${input.tenant.organization}`,
+    `<h1>Create an account</h1>
+<p>Organization: <strong>${escapeHtml(tenant.organization)}</strong></p>
+${error}<form method="post" action="/oauth/signup">
+${hidden('company', tenant.companyId)}${hidden('domain', tenant.domainId)}${hidden('interaction', input.interaction && INTERACTION.test(input.interaction) ? input.interaction : undefined)}<label for="email">Email</label>
+<input type="email" id="email" name="email" autocomplete="email" required maxlength="254" value="${escapeHtml(input.email ?? '')}"${describedBy()}>
+<label for="displayName">Your name</label>
+<input type="text" id="displayName" name="displayName" autocomplete="name" required maxlength="200" value="${escapeHtml(input.displayName ?? '')}">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="new-password" required minlength="${policy.minPasswordLength}" maxlength="1024"${describedBy('password-rule')}>
+<p id="password-rule">${escapeHtml(rule)}</p>
+<label for="confirm">Password again</label>
+<input type="password" id="confirm" name="confirm" autocomplete="new-password" required maxlength="1024">
+<button type="submit">Create account</button>
+</form>
+${backLink(input.interaction)}`,
+  );
+}
+
+const checkInboxPage = (email: string, interaction?: string) =>
+  renderPage(
+    'Check your inbox',
+    `<h1>Check your inbox</h1>\n<p>If <strong>${escapeHtml(email)}</strong> can be used for a new account, a message is on its way there with a link to confirm the address. Follow it, then sign in.</p>\n${backLink(interaction)}`,
+  );
+
+/** Why the form cannot be accepted, as a sentence, or undefined. */
+function formProblem(form: SignUpForm, policy: DomainPolicy): string | undefined {
+  const email = form.email?.trim() ?? '';
+  if (!EMAIL.test(email) || email.length > 254) return 'Enter a valid email address.';
+  const displayName = form.displayName?.trim() ?? '';
+  if (!displayName || displayName.length > 200) return 'Enter your name (up to 200 characters).';
+  const password = form.password ?? '';
+  if (password !== (form.confirm ?? '')) return 'The two passwords differ: type the same password twice.';
+  return passwordProblem(policy, password);
+}
+
+/**
+ * Creates the account unless the domain already has one with this address (or this address as a
+ * username): then nothing happens, and the caller answers the same.
+ */
+async function createAccount(db: Database, tenant: Tenant, email: string, displayName: string, passwordHash: string): Promise<SignedUpAccount | undefined> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO users (company_id, domain_id, id, username, display_name, email, password_hash, status, email_verified, required_actions)
+     SELECT $1, $2, $3, $4, $5, $4, $6, 'active', false, '{verify-email}'
+     WHERE NOT EXISTS (SELECT 1 FROM users WHERE company_id = $1 AND domain_id = $2 AND (lower(email) = lower($4) OR lower(username) = lower($4)))
+     ON CONFLICT DO NOTHING
+     RETURNING id`,
+    [tenant.companyId, tenant.domainId, randomAlphanumeric(20), email, displayName, passwordHash],
+  );
+  return rows[0] ? { ...tenant, userId: rows[0].id, email, displayName } : undefined;
+}
+
+export async function signUpRoutes(app: FastifyInstance, options: { throttle: LoginThrottle; consoleClientId: string; publicUrl: string }) {
+  const { db } = app.ctx;
+  const { throttle, consoleClientId } = options;
+  const publicOrigin = new URL(options.publicUrl).origin;
+
+  app.get<{ Querystring: SignUpQuery }>(
+    '/oauth/signup',
+    { schema: { tags: ['oauth'], summary: 'The hosted sign-up page of a domain (or a page saying it offers none)', security: [], querystring: { type: 'object', properties: queryProperties } } },
+    async (request, reply) => {
+      const offered = await offeredIn(db, consoleClientId, request.query);
+      if (!offered) return sendPage(reply, 200, notOfferedPage(request.query.interaction));
+      return sendPage(reply, 200, signUpPage({ ...offered, interaction: request.query.interaction }));
+    },
+  );
+
+  // For the console's /signup page: whether the tenant it names offers sign-up, and where.
+  app.get<{ Querystring: SignUpQuery }>(
+    '/oauth/signup/offered',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Whether a domain offers self sign-up: { offered, url }',
+        security: [],
+        querystring: { type: 'object', properties: queryProperties },
+        response: { 200: { type: 'object', properties: { offered: { type: 'boolean' }, url: { type: ['string', 'null'] } } } },
+      },
+    },
+    async (request, reply) => {
+      const offered = await offeredIn(db, consoleClientId, request.query);
+      reply.header('Cache-Control', 'no-store');
+      return { offered: offered !== undefined, url: offered ? signUpUrl(offered.tenant) : null };
+    },
+  );
+
+  app.post<{ Body: SignUpForm }>(
+    '/oauth/signup',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Creates an account (unverified e-mail); the same answer whether or not the address is taken',
+        security: [],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: { type: 'object', properties: { ...queryProperties, email: text(254), displayName: text(200), password: text(1024), confirm: text(1024) } },
+      },
+    },
+    async (request: FastifyRequest<{ Body: SignUpForm }>, reply: FastifyReply) => {
+      // like the sign-in form (consoleLogin.ts): another site's page must not post here in a visitor's browser
+      const site = request.headers['sec-fetch-site'];
+      const origin = request.headers.origin;
+      if (site !== undefined ? site !== 'same-origin' : origin !== undefined && origin !== publicOrigin) {
+        return sendPage(reply, 403, renderErrorPage('This sign-up form was sent from another site. Open the sign-up page and try again.'));
+      }
+      const form = request.body ?? {};
+      const offered = await offeredIn(db, consoleClientId, form);
+      if (!offered) return sendPage(reply, 403, notOfferedPage(form.interaction));
+      const again = (status: number, error: string) =>
+        sendPage(reply, status, signUpPage({ ...offered, interaction: form.interaction, email: form.email, displayName: form.displayName, error }));
+
+      // every post counts, before any password is hashed: bcrypt is the expensive part
+      const [ofAddress] = await throttle.add([{ kind: 'signed-up-address', key: addressKey(request.ip) }], SIGN_UP_WINDOW_SECONDS);
+      if (ofAddress.n > SIGN_UPS_PER_ADDRESS) {
+        reply.header('Retry-After', String(ofAddress.secondsLeft));
+        return again(429, `Too many sign-ups from your network. Try again in ${Math.ceil(ofAddress.secondsLeft / 60)} minutes.`);
+      }
+      const problem = formProblem(form, offered.policy);
+      if (problem) return again(400, problem);
+
+      const email = form.email!.trim();
+      // hashed whether or not the address is taken: the answer takes as long either way
+      const passwordHash = await hashPassword(form.password!);
+      const account = await createAccount(db, offered.tenant, email, form.displayName!.trim(), passwordHash);
+      if (account && signUpMailer) {
+        // not awaited: sending takes time only when an account was made, which must not show
+        const mailer = signUpMailer;
+        void mailer(db, account, request).catch((error) => request.log.error({ err: error }, 'sign-up: the verification e-mail failed'));
+      }
+      return sendPage(reply, 200, checkInboxPage(email, form.interaction));
+    },
+  );
+}
+
+/**
+ * The "Create an account" link of a hosted sign-in page: to the sign-up page of the tenant the
+ * sign-in is for, when its policy offers sign-up (one small read), else undefined.
+ */
+export async function signUpLinkOf(db: Database, setting: TenantSetting, client: unknown, interaction: { uid: string; params: NamedTenant }): Promise<string | undefined> {
+  const choice = await chooseTenant(db, setting, client, interaction.params);
+  if (choice.kind !== 'tenant' || !choice.known) return undefined;
+  return (await policyOf(db, choice.tenant)).selfSignUp ? signUpUrl(choice.tenant, interaction.uid) : undefined;
+}
