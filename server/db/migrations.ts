@@ -1240,6 +1240,77 @@ DROP TRIGGER IF EXISTS users_email_changed ON users;
 CREATE TRIGGER users_email_changed BEFORE UPDATE OF email ON users FOR EACH ROW EXECUTE FUNCTION users_email_changed();
 `,
   },
+  {
+    id: 23,
+    name: 'multi-factor authentication: factors, account page sessions, WebAuthn challenges',
+    sql: `
+-- A person's second factors (docs/CONSOLE.md, "Multi-factor authentication and the account page"):
+-- an authenticator app (TOTP; its secret encrypted with the key of mfa_keys, never returned after
+-- enrolment; last_step is the last time step used, so a code is good once), a passkey or security key
+-- (WebAuthn: credential id, public key, signature counter, transports) or the set of recovery codes
+-- (the sha256 of each unused code; a used one is removed).
+CREATE TABLE IF NOT EXISTS user_factors (
+  id text PRIMARY KEY,
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  user_id text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('totp', 'webauthn', 'recovery')),
+  label text NOT NULL DEFAULT '',
+  secret text,
+  last_step bigint,
+  credential_id text UNIQUE,
+  public_key text,
+  counter bigint,
+  transports text[],
+  synced boolean,
+  code_hashes text[],
+  created_at timestamptz NOT NULL DEFAULT now(),
+  last_used_at timestamptz,
+  FOREIGN KEY (company_id, domain_id, user_id) REFERENCES users (company_id, domain_id, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS user_factors_user ON user_factors (company_id, domain_id, user_id);
+-- one set of recovery codes per person: a new set replaces the old
+CREATE UNIQUE INDEX IF NOT EXISTS user_factors_one_recovery ON user_factors (company_id, domain_id, user_id) WHERE kind = 'recovery';
+
+-- The key that encrypts TOTP secrets (AES-256-GCM), made by the first server that needs it.
+CREATE TABLE IF NOT EXISTS mfa_keys (
+  id text PRIMARY KEY,
+  key text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- The account page's sessions (/account): the id is the sha256 of the cookie's token; verified once
+-- the password (and a second factor, when she has one) is proved; 15 minutes idle. pending holds an
+-- enrolment under way (a TOTP secret not yet confirmed, encrypted; a WebAuthn challenge).
+CREATE TABLE IF NOT EXISTS account_sessions (
+  id text PRIMARY KEY,
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  user_id text NOT NULL,
+  verified boolean NOT NULL DEFAULT false,
+  amr text[] NOT NULL DEFAULT '{pwd}',
+  pending jsonb NOT NULL DEFAULT '{}',
+  failures integer NOT NULL DEFAULT 0,
+  expires_at timestamptz NOT NULL,
+  FOREIGN KEY (company_id, domain_id, user_id) REFERENCES users (company_id, domain_id, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS account_sessions_age ON account_sessions (expires_at);
+
+-- Single-use challenges of the sign-in steps (a WebAuthn assertion, a TOTP enrolment at sign-in):
+-- the id is the sha256 of the challenge or token; a row is taken (deleted) when used.
+CREATE TABLE IF NOT EXISTS mfa_challenges (
+  id text PRIMARY KEY,
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  user_id text NOT NULL,
+  purpose text NOT NULL CHECK (purpose IN ('webauthn-sign-in', 'totp-enrol')),
+  value text NOT NULL DEFAULT '',
+  expires_at timestamptz NOT NULL,
+  FOREIGN KEY (company_id, domain_id, user_id) REFERENCES users (company_id, domain_id, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS mfa_challenges_age ON mfa_challenges (expires_at);
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

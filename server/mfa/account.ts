@@ -1,0 +1,332 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { Database } from '../db/index.js';
+import { sha256 } from '../ids.js';
+import { tenantOf } from '../oauth/clients.js';
+import { type KnownUser, passwordMatches } from '../oauth/accounts.js';
+import { renderErrorPage, renderLoginPage, renderPage } from '../oauth/loginPage.js';
+import { passwordStep, type PasswordStepOptions } from '../oauth/passwordStep.js';
+import { attemptOf, recordSignIn } from '../oauth/signInEvents.js';
+import { chooseTenant } from '../oauth/signInTenant.js';
+import {
+  addTotp,
+  addWebauthn,
+  authenticationOptions,
+  decryptSecret,
+  encryptSecret,
+  hasSecondFactor,
+  listFactors,
+  MAX_FACTOR_FAILURES,
+  newRecoveryCodes,
+  newTotpSecret,
+  proveFactor,
+  registrationOptions,
+  relyingParty,
+  removeFactors,
+  totpStep,
+  totpUri,
+  type UserRef,
+} from './factors.js';
+import { accountPagePolicy, overviewPage, passkeyPage, recoveryCodesPage, removePage, SCRIPT_PATHS, secondFactorForm, totpEnrolForm } from './pages.js';
+
+/**
+ * The account page (docs/CONSOLE.md, "Multi-factor authentication and the account page"): any person
+ * of any organization signs in with her password (the sign-in throttle applies: passwordStep.ts) and
+ * her second factor when she has one, then sees and manages her factors. Its own short session: a
+ * random token in an HttpOnly, SameSite=Lax cookie on /account, stored as its sha256, 15 minutes idle.
+ * Every form post is checked to come from our own pages (login CSRF and CSRF), as /oauth/login is.
+ */
+
+const COOKIE = 'iam_account';
+const IDLE_MINUTES = 15;
+
+interface AccountOptions extends PasswordStepOptions {
+  provider: Provider;
+  issuer: string;
+  consoleClientId: string;
+}
+
+interface Session {
+  id: string;
+  verified: boolean;
+  amr: string[];
+  pending: { totp?: string; challenge?: string };
+  failures: number;
+  user: KnownUser;
+}
+
+const USER_COLUMNS = `u.id, u.company_id AS "companyId", u.domain_id AS "domainId", u.subject, u.username, u.display_name AS "displayName", u.email, u.password_hash AS "passwordHash"`;
+
+const cookieValue = (header: string | undefined) => {
+  for (const part of (header ?? '').split(';')) {
+    const [name, value] = part.trim().split('=', 2);
+    if (name === COOKIE && value && /^[A-Za-z0-9_-]{43}$/.test(value)) return value;
+  }
+  return undefined;
+};
+
+const ref = (user: KnownUser): UserRef => ({ companyId: user.companyId, domainId: user.domainId, id: user.id });
+
+const require = createRequire(import.meta.url);
+const LIBRARY = fs.readFileSync(require.resolve('@simplewebauthn/browser').replace(/esm[/\\]index\.js$|script[/\\]index\.js$/, 'dist/bundle/index.umd.min.js'), 'utf8');
+const OURS = fs.readFileSync(new URL('./webauthn.js', import.meta.url), 'utf8');
+
+export async function accountRoutes(app: FastifyInstance, options: AccountOptions) {
+  const { db, provider, issuer, consoleClientId } = options;
+  const origin = new URL(issuer).origin;
+  const secure = issuer.startsWith('https:');
+  const rp = relyingParty(issuer);
+
+  const setCookie = (reply: FastifyReply, token: string, maxAge: number) =>
+    reply.header('Set-Cookie', [`${COOKIE}=${token}`, `Max-Age=${maxAge}`, 'Path=/account', 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; '));
+
+  const send = (reply: FastifyReply, status: number, html: string) =>
+    reply.status(status).header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', 'no-store').header('Content-Security-Policy', accountPagePolicy()).send(html);
+
+  /** The session of the request's cookie, kept alive another 15 minutes; its person must still be active and not blocked. */
+  const sessionOf = async (request: FastifyRequest): Promise<Session | undefined> => {
+    const token = cookieValue(request.headers.cookie);
+    if (!token) return undefined;
+    const { rows } = await db.query<Omit<Session, 'user'> & { user: KnownUser }>(
+      `WITH s AS (UPDATE account_sessions SET expires_at = now() + interval '${IDLE_MINUTES} minutes' WHERE id = $1 AND expires_at > now() RETURNING *)
+       SELECT s.id, s.verified, s.amr, s.pending, s.failures, row_to_json(x) AS user
+       FROM s JOIN LATERAL (SELECT ${USER_COLUMNS} FROM users u WHERE u.company_id = s.company_id AND u.domain_id = s.domain_id AND u.id = s.user_id
+                            AND u.status = 'active' AND u.blocked_at IS NULL) x ON true`,
+      [sha256(token)],
+    );
+    return rows[0];
+  };
+
+  const startSession = async (reply: FastifyReply, user: KnownUser, verified: boolean) => {
+    const token = crypto.randomBytes(32).toString('base64url');
+    await db.query(`DELETE FROM account_sessions WHERE expires_at < now()`);
+    await db.query(
+      `INSERT INTO account_sessions (id, company_id, domain_id, user_id, verified, expires_at) VALUES ($1, $2, $3, $4, $5, now() + interval '${IDLE_MINUTES} minutes')`,
+      [sha256(token), user.companyId, user.domainId, user.id, verified],
+    );
+    setCookie(reply, token, IDLE_MINUTES * 60);
+  };
+
+  const setPending = (session: Session, pending: Session['pending']) => db.query(`UPDATE account_sessions SET pending = $2 WHERE id = $1`, [session.id, JSON.stringify(pending)]);
+
+  const endSession = async (reply: FastifyReply, session?: Session) => {
+    if (session) await db.query(`DELETE FROM account_sessions WHERE id = $1`, [session.id]);
+    setCookie(reply, '', 0);
+  };
+
+  /** Where the sign-in form of this person's organization is. */
+  const home = (user?: { companyId: string; domainId: string }) => (user ? `/account?company=${encodeURIComponent(user.companyId)}&domain=${encodeURIComponent(user.domainId)}` : '/account');
+
+  /** CSRF: a form post from another site (or a frame of one) is refused; scripts carry no victim's cookie. */
+  const fromOurPages = (request: FastifyRequest) => {
+    const site = request.headers['sec-fetch-site'];
+    const from = request.headers.origin;
+    return site !== undefined ? site === 'same-origin' : from === undefined || from === origin;
+  };
+  const refuseCrossSite = (request: FastifyRequest, reply: FastifyReply) =>
+    fromOurPages(request) ? undefined : send(reply, 403, renderErrorPage('This form was sent from another site. Open the account page and try again.'));
+
+  const loginForm = (query: { company?: string; domain?: string }, extra: { email?: string; error?: string } = {}) =>
+    renderLoginPage({
+      clientName: 'your account',
+      action: '/account/login',
+      hidden: { company: query.company || undefined, domain: query.domain || undefined },
+      organization: query.company ? [query.company, query.domain].filter(Boolean).join(' › ') : undefined,
+      ...extra,
+    });
+
+  const verifyPage = async (session: Session, error?: string) => {
+    const webauthnOptions = await authenticationOptions(db, rp, ref(session.user));
+    await setPending(session, { challenge: webauthnOptions?.challenge });
+    return renderPage('Second factor', `<h1>Second factor</h1>\n<p>Prove it is you with your second factor.</p>\n${secondFactorForm({ action: '/account/second-factor', error, webauthnOptions })}`);
+  };
+
+  const organizationOf = (user: KnownUser) => `${user.companyId} › ${user.domainId}`;
+
+  const overview = async (reply: FastifyReply, session: Session, notice?: string) =>
+    send(reply, 200, overviewPage({ name: `${session.user.displayName} <${session.user.email}>`, organization: organizationOf(session.user), factors: await listFactors(db, ref(session.user)), notice }));
+
+  // a signed-in, verified session, or the sign-in page
+  const verified = async (request: FastifyRequest, reply: FastifyReply) => {
+    const session = await sessionOf(request);
+    if (session?.verified) return session;
+    await reply.redirect(home(session?.user), 303);
+    return undefined;
+  };
+
+  app.get('/account/webauthn.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'no-cache').send(OURS));
+  app.get(SCRIPT_PATHS.library, { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(LIBRARY));
+
+  const tenantQuery = { type: 'object', properties: { company: { type: 'string', maxLength: 100 }, domain: { type: 'string', maxLength: 100 }, done: { type: 'string', maxLength: 20 } } } as const;
+
+  app.get<{ Querystring: { company?: string; domain?: string; done?: string } }>('/account', { schema: { hide: true, querystring: tenantQuery } }, async (request, reply) => {
+    const session = await sessionOf(request);
+    if (!session) return send(reply, 200, loginForm(request.query));
+    if (!session.verified) return send(reply, 200, await verifyPage(session));
+    const notice = { totp: 'Authenticator app added.', passkey: 'Passkey added.', removed: 'Factor removed.' }[request.query.done ?? ''];
+    return overview(reply, session, notice);
+  });
+
+  const text = (max: number) => ({ type: 'string', maxLength: max }) as const;
+
+  app.post<{ Body: { email?: string; password?: string; company?: string; domain?: string } }>(
+    '/account/login',
+    { schema: { hide: true, body: { type: 'object', properties: { email: text(254), password: text(1024), company: text(100), domain: text(100) } } } },
+    async (request, reply) => {
+      if (refuseCrossSite(request, reply)) return reply;
+      const body = request.body ?? {};
+      const client = await provider.Client.find(consoleClientId);
+      if (!client) return send(reply, 500, renderErrorPage('The console application is missing.'));
+      const choice = await chooseTenant(db, { consoleClientId }, client, body);
+      if (choice.kind === 'refused') return send(reply, 400, renderErrorPage(choice.message));
+      const who = { id: consoleClientId, ...choice.tenant };
+      // an unknown organization's failures are the console's own tenant's events
+      const known = choice.known ? who : { id: consoleClientId, ...tenantOf(client) };
+      const outcome = await passwordStep(options, request, reply, { tenant: choice.tenant, client: known, login: body.email ?? '', password: body.password ?? '' });
+      if (outcome.kind === 'wrong') return send(reply, 401, loginForm(body, { email: outcome.login, error: 'Wrong email or password.' }));
+      // throttled, or blocked (said only after the right password: passwordStep.ts)
+      if (outcome.kind !== 'signed-in') return send(reply, outcome.kind === 'throttled' ? 429 : 403, loginForm(body, { email: outcome.login, error: outcome.message }));
+      const needsFactor = await hasSecondFactor(db, ref(outcome.user));
+      await startSession(reply, outcome.user, !needsFactor);
+      if (!needsFactor) await recordSignIn(db, attemptOf(request), { outcome: 'success', client: known, userId: outcome.user.id, login: outcome.login, detail: 'account page' });
+      return reply.redirect('/account', 303);
+    },
+  );
+
+  app.post<{ Body: { code?: string; webauthn?: string } }>(
+    '/account/second-factor',
+    { schema: { hide: true, body: { type: 'object', properties: { code: text(100), webauthn: text(20_000) } } } },
+    async (request, reply) => {
+      if (refuseCrossSite(request, reply)) return reply;
+      const session = await sessionOf(request);
+      if (!session) return reply.redirect('/account', 303);
+      if (session.verified) return reply.redirect('/account', 303);
+      const client = { id: consoleClientId, companyId: session.user.companyId, domainId: session.user.domainId };
+      const challenge = session.pending.challenge;
+      await setPending(session, {});
+      const amr = await proveFactor(db, rp, ref(session.user), { code: request.body?.code, webauthn: request.body?.webauthn || undefined, challenge });
+      if (amr) {
+        await db.query(`UPDATE account_sessions SET verified = true, amr = $2, pending = '{}' WHERE id = $1`, [session.id, ['pwd', ...amr]]);
+        await recordSignIn(db, attemptOf(request), { outcome: 'success', client, userId: session.user.id, login: session.user.email, detail: 'account page' });
+        return reply.redirect('/account', 303);
+      }
+      const { rows } = await db.query<{ failures: number }>(`UPDATE account_sessions SET failures = failures + 1 WHERE id = $1 RETURNING failures`, [session.id]);
+      if ((rows[0]?.failures ?? MAX_FACTOR_FAILURES) >= MAX_FACTOR_FAILURES) {
+        await recordSignIn(db, attemptOf(request), { outcome: 'second_factor_failed', client, userId: session.user.id, login: session.user.email, detail: 'account page' });
+        await endSession(reply, session);
+        return send(reply, 401, loginForm({ company: session.user.companyId, domain: session.user.domainId }, { error: 'Too many wrong codes. Sign in again.' }));
+      }
+      return send(reply, 401, await verifyPage(session, 'That code or key is not right. Try again.'));
+    },
+  );
+
+  const totpPage = async (session: Session, secret: string, error?: string) =>
+    renderPage(
+      'Add an authenticator app',
+      `<h1>Add an authenticator app</h1>\n${await totpEnrolForm({ action: '/account/totp', uri: totpUri(secret, 'IAM ' + session.user.companyId, session.user.email || session.user.username), secret, error, withLabel: true })}
+<form method="get" action="/account"><button type="submit">Cancel</button></form>`,
+    );
+
+  app.get('/account/totp', { schema: { hide: true } }, async (request, reply) => {
+    const session = await verified(request, reply);
+    if (!session) return reply;
+    const secret = newTotpSecret();
+    await setPending(session, { totp: await encryptSecret(db, secret) });
+    return send(reply, 200, await totpPage(session, secret));
+  });
+
+  app.post<{ Body: { code?: string; label?: string } }>(
+    '/account/totp',
+    { schema: { hide: true, body: { type: 'object', properties: { code: text(20), label: text(60) } } } },
+    async (request, reply) => {
+      if (refuseCrossSite(request, reply)) return reply;
+      const session = await verified(request, reply);
+      if (!session) return reply;
+      if (!session.pending.totp) return reply.redirect('/account/totp', 303);
+      const secret = await decryptSecret(db, session.pending.totp);
+      const step = totpStep(secret, request.body?.code ?? '');
+      if (step === undefined) return send(reply, 400, await totpPage(session, secret, 'That code is not right. Check the time of your device and type the code the app shows now.'));
+      await addTotp(db, ref(session.user), secret, step, (request.body?.label ?? '').trim());
+      await setPending(session, {});
+      return reply.redirect('/account?done=totp', 303);
+    },
+  );
+
+  app.get('/account/passkey', { schema: { hide: true } }, async (request, reply) => {
+    const session = await verified(request, reply);
+    if (!session) return reply;
+    const passkeyOptions = await registrationOptions(db, rp, session.user);
+    await setPending(session, { challenge: passkeyOptions.challenge });
+    return send(reply, 200, passkeyPage({ options: passkeyOptions }));
+  });
+
+  app.post<{ Body: { webauthn?: string; label?: string } }>(
+    '/account/passkey',
+    { schema: { hide: true, body: { type: 'object', properties: { webauthn: text(20_000), label: text(60) } } } },
+    async (request, reply) => {
+      if (refuseCrossSite(request, reply)) return reply;
+      const session = await verified(request, reply);
+      if (!session) return reply;
+      const challenge = session.pending.challenge;
+      await setPending(session, {});
+      const added = challenge && request.body?.webauthn ? await addWebauthn(db, rp, ref(session.user), { response: request.body.webauthn, challenge, label: (request.body.label ?? '').trim() }) : { error: 'The passkey was not created. Please try again.' };
+      if ('id' in added) return reply.redirect('/account?done=passkey', 303);
+      const again = await registrationOptions(db, rp, session.user);
+      await setPending(session, { challenge: again.challenge });
+      return send(reply, 400, passkeyPage({ options: again, error: added.error }));
+    },
+  );
+
+  app.post('/account/recovery', { schema: { hide: true } }, async (request, reply) => {
+    if (refuseCrossSite(request, reply)) return reply;
+    const session = await verified(request, reply);
+    if (!session) return reply;
+    return send(reply, 200, recoveryCodesPage(await newRecoveryCodes(db, ref(session.user))));
+  });
+
+  const factorOf = async (session: Session, id: string) => (await listFactors(db, ref(session.user))).find((f) => f.id === id);
+  const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } } } as const;
+
+  app.get<{ Params: { id: string } }>('/account/factors/:id/remove', { schema: { hide: true, params: idParams } }, async (request, reply) => {
+    const session = await verified(request, reply);
+    if (!session) return reply;
+    const factor = await factorOf(session, request.params.id);
+    if (!factor) return send(reply, 404, renderErrorPage('No such factor of yours.'));
+    return send(reply, 200, removePage({ factor }));
+  });
+
+  app.post<{ Params: { id: string }; Body: { password?: string } }>(
+    '/account/factors/:id/remove',
+    { schema: { hide: true, params: idParams, body: { type: 'object', properties: { password: text(1024) } } } },
+    async (request, reply) => {
+      if (refuseCrossSite(request, reply)) return reply;
+      const session = await verified(request, reply);
+      if (!session) return reply;
+      const factor = await factorOf(session, request.params.id);
+      if (!factor) return send(reply, 404, renderErrorPage('No such factor of yours.'));
+      if (!(await passwordMatches(session.user, request.body?.password ?? ''))) {
+        // wrong passwords here end the session as wrong codes do: no guessing from a stolen session
+        const { rows } = await db.query<{ failures: number }>(`UPDATE account_sessions SET failures = failures + 1 WHERE id = $1 RETURNING failures`, [session.id]);
+        if ((rows[0]?.failures ?? MAX_FACTOR_FAILURES) >= MAX_FACTOR_FAILURES) {
+          await endSession(reply, session);
+          return reply.redirect(home(session.user), 303);
+        }
+        return send(reply, 401, removePage({ factor, error: 'Wrong password.' }));
+      }
+      await removeFactors(db, ref(session.user), factor.id);
+      return reply.redirect('/account?done=removed', 303);
+    },
+  );
+
+  app.post('/account/logout', { schema: { hide: true } }, async (request, reply) => {
+    if (refuseCrossSite(request, reply)) return reply;
+    const session = await sessionOf(request);
+    await endSession(reply, session);
+    return reply.redirect(home(session?.user), 303);
+  });
+}
+
+export type { Database };

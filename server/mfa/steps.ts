@@ -1,0 +1,130 @@
+import type { Queryable } from '../db/index.js';
+import { sha256 } from '../ids.js';
+import { holdsConsoleRole } from '../oauth/accounts.js';
+import { renderPage } from '../oauth/loginPage.js';
+import { registerStep, type SignInStep, type StepInput } from '../oauth/signInSteps.js';
+import { policyOf } from '../policies.js';
+import {
+  addTotp,
+  authenticationOptions,
+  challengeOf,
+  decryptSecret,
+  encryptSecret,
+  hasSecondFactor,
+  newTotpSecret,
+  proveFactor,
+  relyingParty,
+  saveChallenge,
+  takeChallenge,
+  totpStep,
+  totpUri,
+  type UserRef,
+} from './factors.js';
+import { escapeHtml, secondFactorForm, totpEnrolForm } from './pages.js';
+
+/**
+ * The sign-in steps of MFA (docs/CONSOLE.md, "Multi-factor authentication and the account page"),
+ * on the console's sign-in and the hosted page alike (server/oauth/signInSteps.ts counts wrong
+ * answers: five end the sign-in, recorded as second_factor_failed):
+ * - second-factor: a person with an authenticator app or a key proves one (or uses a recovery code);
+ * - enrol-mfa: a person who must have a second factor (her required action 'enrol-mfa', or her
+ *   domain's policy: required, or required of those who hold a console role) and has none adds an
+ *   authenticator app before she gets in.
+ */
+
+const ref = (input: StepInput): UserRef => ({ companyId: input.user.companyId, domainId: input.user.domainId, id: input.user.id });
+const rpOf = (input: StepInput) => relyingParty(input.request.server.ctx.config.publicUrl);
+
+export const secondFactorStep: SignInStep = {
+  id: 'second-factor',
+  order: 10,
+  async needed(input) {
+    return !input.amr.includes('mfa') && (await hasSecondFactor(input.db, ref(input)));
+  },
+  async render(input) {
+    const webauthnOptions = await authenticationOptions(input.db, rpOf(input), ref(input));
+    if (webauthnOptions) await saveChallenge(input.db, ref(input), 'webauthn-sign-in', webauthnOptions.challenge, '1');
+    return renderPage(
+      'Second factor',
+      `<h1>Second factor</h1>\n<p>Signing in as <strong>${escapeHtml(input.user.email || input.user.username)}</strong>: prove it is you with your second factor.</p>\n${secondFactorForm({
+        action: input.action,
+        error: input.error,
+        webauthnOptions,
+        hidden: { step: 'second-factor' },
+      })}`,
+    );
+  },
+  async submit(input) {
+    const { code, webauthn } = input.body;
+    let challenge: string | undefined;
+    if (webauthn) {
+      // the challenge the browser signed must be one we gave this person, unused and unexpired
+      const signed = challengeOf(webauthn);
+      challenge = signed && (await takeChallenge(input.db, ref(input), 'webauthn-sign-in', signed)) !== undefined ? signed : undefined;
+      if (!challenge) return { error: 'The passkey answer is out of date. Please try again.' };
+    }
+    const amr = await proveFactor(input.db, rpOf(input), ref(input), { code, webauthn: webauthn || undefined, challenge });
+    return amr ? { done: true, amr } : { error: 'That code or key is not right. Try again.' };
+  },
+};
+
+/** Is a second factor required of this person (her required action or her domain's policy)? */
+export async function factorRequired(db: Queryable, user: UserRef & { requiredActions?: string[] }): Promise<boolean> {
+  if (user.requiredActions?.includes('enrol-mfa')) return true;
+  const { mfa } = await policyOf(db, user);
+  if (mfa === 'required') return true;
+  return mfa === 'required-admins' && (await holdsConsoleRole(db, user.companyId, user.domainId, user.id));
+}
+
+/** The authenticator app being enrolled at sign-in: one per person, kept 5 minutes so a wrong code does not change the QR code. */
+const enrolmentKey = (user: UserRef) => `totp-enrol:${user.companyId}/${user.domainId}/${user.id}`;
+
+async function pendingSecret(db: Queryable, user: UserRef): Promise<string> {
+  const { rows } = await db.query<{ value: string }>(`SELECT value FROM mfa_challenges WHERE id = $1 AND purpose = 'totp-enrol' AND expires_at > now()`, [sha256(enrolmentKey(user))]);
+  if (rows[0]) return decryptSecret(db, rows[0].value);
+  const secret = newTotpSecret();
+  await db.query(`DELETE FROM mfa_challenges WHERE id = $1`, [sha256(enrolmentKey(user))]);
+  await saveChallenge(db, user, 'totp-enrol', enrolmentKey(user), await encryptSecret(db, secret));
+  return secret;
+}
+
+export const enrolStep: SignInStep = {
+  id: 'enrol-mfa',
+  order: 30,
+  async needed(input) {
+    return !(await hasSecondFactor(input.db, ref(input))) && (await factorRequired(input.db, { ...ref(input), requiredActions: input.user.requiredActions }));
+  },
+  async render(input) {
+    const secret = await pendingSecret(input.db, ref(input));
+    const account = input.user.email || input.user.username;
+    return renderPage(
+      'Add a second factor',
+      `<h1>Add a second factor</h1>
+<p>Your organization asks for a second factor when <strong>${escapeHtml(account)}</strong> signs in. Add an authenticator app now; afterwards you can add a passkey and make recovery codes on your account page (/account).</p>
+${await totpEnrolForm({ action: input.action, uri: totpUri(secret, `IAM ${input.user.companyId}`, account), secret, error: input.error, hidden: { step: 'enrol-mfa' } })}`,
+    );
+  },
+  async submit(input) {
+    const user = ref(input);
+    const { rows } = await input.db.query<{ value: string }>(`SELECT value FROM mfa_challenges WHERE id = $1 AND purpose = 'totp-enrol' AND expires_at > now()`, [sha256(enrolmentKey(user))]);
+    if (!rows[0]) return { error: 'This code was shown too long ago. Scan the new code and try again.' };
+    const secret = await decryptSecret(input.db, rows[0].value);
+    const step = totpStep(secret, input.body.code ?? '');
+    if (step === undefined) return { error: 'That code is not right. Check the time of your device and type the code the app shows now.' };
+    if ((await takeChallenge(input.db, user, 'totp-enrol', enrolmentKey(user))) === undefined) return { error: 'This enrolment was finished elsewhere. Please sign in again.' };
+    await addTotp(input.db, user, secret, step, 'Authenticator app');
+    await input.db.query(`UPDATE users SET required_actions = array_remove(required_actions, 'enrol-mfa') WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [
+      user.companyId,
+      user.domainId,
+      user.id,
+    ]);
+    // she typed a code of the app now bound to her account: this sign-in used it
+    return { done: true, amr: ['otp', 'mfa'] };
+  },
+};
+
+/** Registers both steps (signInSteps.ts asks them by their order: a second factor first, enrolling one after a new password). */
+export function registerMfaSteps(): void {
+  registerStep(secondFactorStep);
+  registerStep(enrolStep);
+}
