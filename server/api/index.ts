@@ -8,6 +8,7 @@ import { applicationSecretRoutes } from './applicationSecrets.js';
 import { groupPermissionRoutes } from './groupPermissions.js';
 import { companyRoutes } from './companies.js';
 import { domainRoutes } from './domains.js';
+import { factorRoutes } from './factors.js';
 import { groupRoutes } from './groups.js';
 import { memberRoutes } from './members.js';
 import { sessionRoutes } from './sessions.js';
@@ -35,5 +36,6 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(auditEventRoutes);
   await app.register(roleAssignmentRoutes);
   await app.register(accountStateRoutes);
+  await app.register(factorRoutes);
   await app.register(securityPolicyRoutes);
 }
