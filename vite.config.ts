@@ -51,6 +51,8 @@ export default defineConfig({
       '/api': { target: PROVIDER, changeOrigin: false },
       '/oauth': { target: PROVIDER, changeOrigin: false },
       '/.well-known': { target: PROVIDER, changeOrigin: false },
+      // the provider's account page (second factors; e-mailed links)
+      '/account': { target: PROVIDER, changeOrigin: false },
     },
   },
 });

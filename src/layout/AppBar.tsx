@@ -14,6 +14,7 @@ import {
   useTranslate,
   useUserMenu,
 } from 'react-admin';
+import { getSession } from '../session/session';
 import { SearchButton } from './SearchButton';
 import { StaticMenuButton } from './StaticMenuButton';
 import { TenantSwitcher } from './TenantSwitcher';
@@ -43,6 +44,10 @@ function UserMenuItems() {
           <SettingsIcon fontSize="small" />
         </ListItemIcon>
         <ListItemText>{translate('iam.layout.settings')}</ListItemText>
+      </MenuItem>
+      {/* The provider's account page (second factors) for the organization signed in to: a full page load. */}
+      <MenuItem component="a" href={`/account?${new URLSearchParams({ company: getSession().client?.companyId ?? '', domain: getSession().client?.domain ?? '' })}`}>
+        <ListItemText inset>{translate('iam.layout.accountSecurity', { _: 'Account and security' })}</ListItemText>
       </MenuItem>
       {/* /logout is a sign-in page outside the admin app: a full page load. */}
       <MenuItem component="a" href="/logout">
