@@ -84,6 +84,10 @@ export interface ServerConfig {
   signInRetentionDays?: number;
   /** Audit records older than this many days are deleted in the background (AUDIT_RETENTION_DAYS, default 365). */
   auditRetentionDays?: number;
+  /** Outgoing mail server (SMTP_URL, smtp:// or smtps://, nodemailer's URL); unset: messages stay in the outbox (server/mail/). */
+  smtpUrl?: string;
+  /** Sender address of outgoing mail (MAIL_FROM); default no-reply@ the host of PUBLIC_URL. */
+  mailFrom?: string;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -126,6 +130,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     allowPrivateCallbacks: env.ALLOW_PRIVATE_CALLBACKS === '1',
     signInRetentionDays: parseRetentionDays('SIGNIN_RETENTION_DAYS', env.SIGNIN_RETENTION_DAYS, DEFAULT_SIGNIN_RETENTION_DAYS),
     auditRetentionDays: parseRetentionDays('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS),
+    smtpUrl: parseSmtpUrl(env.SMTP_URL),
+    mailFrom: env.MAIL_FROM?.trim() || undefined,
   };
 }
 
@@ -228,6 +234,22 @@ export function parseRetentionDays(name: string, value: string | undefined, fall
     throw new Error(`${name} must be a whole number of days from 1 to 36500, got "${value}"`);
   }
   return Number(text);
+}
+
+/** SMTP_URL: smtp://[user:password@]host[:port] or smtps://...; unset or empty: no mail server. */
+export function parseSmtpUrl(value: string | undefined): string | undefined {
+  const text = (value ?? '').trim();
+  if (text === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['smtp:', 'smtps:'].includes(url.protocol) || !url.hostname) {
+    throw new Error('SMTP_URL must be smtp://user:password@host:587 or smtps://user:password@host:465 (or unset: messages then stay in the outbox)');
+  }
+  return text;
 }
 
 export const DEFAULT_SIGNIN_RETENTION_DAYS = 90;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { accountEmailRoutes } from './accountEmail.js';
 import { accountStateRoutes } from './accountState.js';
 import { administratorRoutes } from './administrators.js';
 import { apiResourceRoutes } from './apis.js';
@@ -36,6 +37,7 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(auditEventRoutes);
   await app.register(roleAssignmentRoutes);
   await app.register(accountStateRoutes);
+  await app.register(accountEmailRoutes);
   await app.register(factorRoutes);
   await app.register(securityPolicyRoutes);
 }

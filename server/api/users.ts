@@ -122,14 +122,15 @@ async function updateUsers(db: Queryable, { params, caller }: WriteContext<Domai
 /** Every write of a user goes through here. */
 export const users = {
   async create(db: Queryable, { params }: WriteContext<DomainParams>, body: UserBody): Promise<User> {
-    checkPassword(body.authVerification ?? '');
+    // without a password: an invitation lets the person choose hers (docs/CONSOLE.md, "E-mail, reset links and invitations")
+    if (body.authVerification !== undefined) checkPassword(body.authVerification);
     const user = { id: body.id ?? randomAlphanumeric(20), username: body.username!, email: body.email! };
     return uniqueUser(user, async () => {
       const { rows } = await db.query<User>(
         `INSERT INTO users AS t (company_id, domain_id, id, username, display_name, notes, email, password_hash, status)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          RETURNING ${SELECT}`,
-        [params.companyId, params.domainId, user.id, user.username, body.displayName, body.notes ?? '', user.email, body.authVerification, body.status ?? 'active'],
+        [params.companyId, params.domainId, user.id, user.username, body.displayName, body.notes ?? '', user.email, body.authVerification ?? null, body.status ?? 'active'],
       );
       return rows[0];
     });
@@ -175,7 +176,7 @@ export const userRoutes = crudRoutes(userDefinition, {
   scope: { params: ['companyId', 'domainId'], where: ['t.company_id = $1', 't.domain_id = $2'] },
   rules: users,
   bodies: {
-    create: bodySchema(userDefinition, ['username', 'displayName', 'email', 'authVerification']),
+    create: bodySchema(userDefinition, ['username', 'displayName', 'email']),
     update: bodySchema(userDefinition, ['username', 'displayName', 'email']),
     updateList: listBodySchema(
       { type: 'object', additionalProperties: false, properties: fields },

@@ -4,6 +4,7 @@ import * as jose from 'jose';
 import type Provider from 'oidc-provider';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
 import { clientError } from '../errors.js';
+import { accountPageRoutes } from './accountPages.js';
 import { consoleLoginRoutes } from './consoleLogin.js';
 import { deviceInput } from './deviceInput.js';
 import { interactionRoutes } from './interactions.js';
@@ -40,6 +41,7 @@ async function signInRoutes(app: FastifyInstance, options: { provider: Provider;
   const shared = { provider: options.provider, db, throttle, devices, managementApi: managementAudience(app.ctx), consoleClientId: config.consoleClientId };
   await app.register(consoleLoginRoutes, { ...shared, issuer: config.publicUrl });
   await app.register(interactionRoutes, shared);
+  await app.register(accountPageRoutes, { provider: options.provider, consoleClientId: config.consoleClientId });
   await app.register(signUpRoutes, { throttle, consoleClientId: config.consoleClientId, publicUrl: config.publicUrl });
 }
 

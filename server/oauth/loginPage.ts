@@ -87,8 +87,21 @@ ${fields}<label for="email">Email or username</label>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${describedBy}>
 <button type="submit">Sign in</button>
-</form>${input.signUpUrl ? `\n<p>No account yet? <a href="${escapeHtml(input.signUpUrl)}">Create an account</a></p>` : ''}`,
+</form>
+<p><a href="${escapeHtml(forgotHref(input))}">Forgot your password?</a></p>${input.signUpUrl ? `\n<p>No account yet? <a href="${escapeHtml(input.signUpUrl)}">Create an account</a></p>` : ''}`,
   );
+}
+
+/**
+ * The forgotten-password page of this sign-in (server/oauth/accountPages.ts): the hosted page's
+ * interaction names its application and organization; the console's form post carries them.
+ */
+function forgotHref(input: { action: string; hidden?: Record<string, string | undefined> }): string {
+  const interaction = /^\/oauth\/interaction\/([^/]+)\/login$/.exec(input.action)?.[1];
+  if (interaction) return `/account/forgot?interaction=${interaction}`;
+  const query = new URLSearchParams();
+  for (const name of ['client_id', 'company', 'domain']) if (input.hidden?.[name]) query.set(name, input.hidden[name]!);
+  return `/account/forgot${query.size ? `?${query}` : ''}`;
 }
 
 export function renderErrorPage(message: string): string {

@@ -1,0 +1,151 @@
+import crypto from 'node:crypto';
+import { clearSignInCounters } from '../api/accountState.js';
+import type { Database, Queryable } from '../db/index.js';
+import { sha256 } from '../ids.js';
+import type { Language } from './language.js';
+import type { Mailer } from './mailer.js';
+import { type Purpose, renderMessage } from './templates.js';
+
+/**
+ * Links sent by e-mail (docs/CONSOLE.md, "E-mail, reset links and invitations"): a reset link, an
+ * invitation, a verification. The token is 32 random bytes that only the message holds; the
+ * database keeps its sha256 (account_tokens, migration 22) with the account's company, domain and
+ * user, the address it went to, its purpose and expiry. A token is used once, atomically. A new link
+ * of a purpose makes the user's older ones of that purpose unusable.
+ */
+export const LIFETIME_SECONDS: Record<Purpose, number> = { reset: 30 * 60, invite: 7 * 24 * 3600, verify: 24 * 3600 };
+
+/** Where each link opens (server/oauth/accountPages.ts). */
+export const LINK_PATHS: Record<Purpose, string> = { reset: '/account/reset', invite: '/account/invite', verify: '/account/verify' };
+
+/** A token as sent: 43 base64url characters (32 bytes). */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface AccountToken {
+  companyId: string;
+  domainId: string;
+  userId: string;
+  purpose: Purpose;
+  email: string;
+  clientId: string | null;
+}
+
+const TOKEN_COLUMNS = `t.company_id AS "companyId", t.domain_id AS "domainId", t.user_id AS "userId", t.purpose, t.email, t.client_id AS "clientId"`;
+
+/**
+ * The unused, unexpired token `token` of one of these purposes, whose account is still active, not
+ * blocked and still has the address it was sent to; undefined for anything else (one answer for
+ * unknown, used, expired). Reads only: the form it opens spends it.
+ */
+export async function findToken(db: Queryable, token: string, purposes: Purpose[]): Promise<AccountToken | undefined> {
+  if (!TOKEN.test(token)) return undefined;
+  const { rows } = await db.query<AccountToken>(
+    `SELECT ${TOKEN_COLUMNS} FROM account_tokens t
+     JOIN users u ON u.company_id = t.company_id AND u.domain_id = t.domain_id AND u.id = t.user_id
+     WHERE t.id = $1 AND t.purpose = ANY ($2::text[]) AND t.used_at IS NULL AND t.expires_at > now()
+       AND u.status = 'active' AND u.blocked_at IS NULL AND lower(u.email) = lower(t.email)`,
+    [sha256(token), purposes],
+  );
+  return rows[0];
+}
+
+/** Spends the token (once: of two concurrent calls one gets it); the same conditions as findToken. */
+export async function useToken(tx: Queryable, token: string, purposes: Purpose[]): Promise<AccountToken | undefined> {
+  if (!TOKEN.test(token)) return undefined;
+  const { rows } = await tx.query<AccountToken>(
+    `UPDATE account_tokens t SET used_at = now()
+     FROM users u
+     WHERE t.id = $1 AND t.purpose = ANY ($2::text[]) AND t.used_at IS NULL AND t.expires_at > now()
+       AND u.company_id = t.company_id AND u.domain_id = t.domain_id AND u.id = t.user_id
+       AND u.status = 'active' AND u.blocked_at IS NULL AND lower(u.email) = lower(t.email)
+     RETURNING ${TOKEN_COLUMNS}`,
+    [sha256(token), purposes],
+  );
+  return rows[0];
+}
+
+export interface LinkRequest {
+  companyId: string;
+  domainId: string;
+  userId: string;
+  purpose: Purpose;
+  language: Language;
+  /** The application the person asked from (forgotten password), to send her back there. */
+  clientId?: string;
+}
+
+export type LinkOutcome =
+  | { kind: 'queued'; messageId: string; recipient: string; send: () => void }
+  /** No active, unblocked account with an address: nothing is sent. */
+  | { kind: 'no-account' };
+
+/**
+ * Makes a link for the user and writes its message to the outbox, in the caller's transaction.
+ * After the commit, call `send()` of the outcome (the mail server, if any, is never waited for).
+ */
+export async function queueAccountLink(tx: Queryable, mailer: Mailer, publicUrl: string, request: LinkRequest): Promise<LinkOutcome> {
+  const { rows } = await tx.query<{ displayName: string; username: string; email: string; companyName: string }>(
+    `SELECT u.display_name AS "displayName", u.username, u.email, c.display_name AS "companyName"
+     FROM users u JOIN companies c ON c.id = u.company_id
+     WHERE u.company_id = $1 AND u.domain_id = $2 AND u.id = $3 AND u.status = 'active' AND u.blocked_at IS NULL AND u.email <> ''`,
+    [request.companyId, request.domainId, request.userId],
+  );
+  const user = rows[0];
+  if (!user) return { kind: 'no-account' };
+  const token = crypto.randomBytes(32).toString('base64url');
+  const at = [request.companyId, request.domainId, request.userId];
+  await tx.query(`UPDATE account_tokens SET used_at = now() WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND purpose = $4 AND used_at IS NULL`, [...at, request.purpose]);
+  await tx.query(
+    `INSERT INTO account_tokens (id, company_id, domain_id, user_id, purpose, email, client_id, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))`,
+    [sha256(token), ...at, request.purpose, user.email, request.clientId ?? null, LIFETIME_SECONDS[request.purpose]],
+  );
+  const link = `${publicUrl}${LINK_PATHS[request.purpose]}?token=${token}`;
+  const message = renderMessage(request.purpose, request.language, { companyName: user.companyName, personName: user.displayName, login: user.email, email: user.email, link });
+  const queued = await mailer.queue(tx, {
+    ...message,
+    companyId: request.companyId,
+    domainId: request.domainId,
+    userId: request.userId,
+    purpose: request.purpose,
+    language: request.language,
+    recipient: user.email,
+    senderName: user.companyName,
+  });
+  return { kind: 'queued', messageId: queued.id, recipient: user.email, send: () => mailer.send({ companyId: request.companyId, domainId: request.domainId, ...queued }) };
+}
+
+/** queueAccountLink in its own transaction, sent once committed. */
+export async function sendAccountLink(db: Database, mailer: Mailer, publicUrl: string, request: LinkRequest): Promise<LinkOutcome> {
+  const outcome = await db.transaction((tx) => queueAccountLink(tx, mailer, publicUrl, request));
+  if (outcome.kind === 'queued') outcome.send();
+  return outcome;
+}
+
+/**
+ * A new password from a link (reset or invitation): every session of the user ends, and so does the
+ * sign-in throttle's lock and any sign-in half way through its steps; 'change-password' is done. An
+ * invitation also proves her address (the link reached it).
+ */
+export async function setPasswordFromLink(tx: Queryable, token: AccountToken, passwordHash: string): Promise<void> {
+  const at = [token.companyId, token.domainId, token.userId];
+  await tx.query(
+    `UPDATE users SET password_hash = $4, updated_at = now(),
+       required_actions = CASE WHEN $5 THEN array_remove(array_remove(required_actions, 'change-password'), 'verify-email') ELSE array_remove(required_actions, 'change-password') END,
+       email_verified = email_verified OR $5
+     WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
+    [...at, passwordHash, token.purpose === 'invite'],
+  );
+  await tx.query(`UPDATE oauth_grants SET revoked_at = now() WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL`, at);
+  await tx.query(`DELETE FROM sign_in_steps WHERE company_id = $1 AND domain_id = $2 AND user_id = $3`, at);
+  await clearSignInCounters(tx, { companyId: token.companyId, domainId: token.domainId, userId: token.userId });
+}
+
+/** A verification link followed: the address it was sent to is hers. */
+export async function verifyEmailFromLink(tx: Queryable, token: AccountToken): Promise<void> {
+  await tx.query(
+    `UPDATE users SET email_verified = true, required_actions = array_remove(required_actions, 'verify-email'), updated_at = now()
+     WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND lower(email) = lower($4)`,
+    [token.companyId, token.domainId, token.userId, token.email],
+  );
+}
