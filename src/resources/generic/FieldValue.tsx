@@ -16,7 +16,7 @@ export function choiceLabel(field: FieldDeclaration, value: string, translate: (
  * on a pale tint in the light theme and pale text on a dark tint in the dark one, which keeps the
  * text above 4.5:1 in both. The words carry the meaning; the colour only repeats it.
  */
-function ColorChip({ color, children }: { color?: ChoiceColor; children: string }) {
+export function ColorChip({ color, children }: { color?: ChoiceColor; children: string }) {
   return (
     <Box
       component="span"

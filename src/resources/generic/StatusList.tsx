@@ -44,6 +44,8 @@ interface StatusListProps {
    * provider would refuse it); the buttons are then disabled and say why.
    */
   useDeleteReasons?: () => DeleteReasons;
+  /** Columns after the declared ones (the users' State). */
+  extraColumns?: ReactElement[];
 }
 
 const noReasons = (): DeleteReasons => ({});
@@ -173,6 +175,7 @@ function StatusListView({ status, setStatus, ...props }: StatusListProps & { sta
       storeKey={`${declaration.name}.${status}.list`}
       empty={<EmptyState status={status} texts={texts} />}
       firstColumnFallback={props.nameField}
+      extraColumns={props.extraColumns}
       onRowClick={(record) => navigate(declaration.routes.view ?? declaration.routes.form, { state: formState('view', record) })}
       actions={
         <Actions status={status} setStatus={setStatus} onNew={() => navigate(declaration.routes.form, { state: formState('new') })} props={props} />

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Card, CardContent, Typography } from '@mui/material';
 import {
   Form,
@@ -36,6 +36,9 @@ const TITLES: Record<FormMode, string> = {
   view: 'iam.users.viewTitle',
   edit: 'iam.users.editTitle',
 };
+
+/** The panels under the form (Account, ...): loaded with the record screens' other parts (../lazyParts). */
+const UserPanels = lazy(() => import('../lazyParts').then((parts) => ({ default: parts.UserPanels })));
 
 /** The fields the provider stores; password and confirmPassword never leave as they are. */
 function declaredValues(fields: readonly string[], values: Record<string, unknown>) {
@@ -111,6 +114,7 @@ function UserScreen() {
 
   const back = () => navigate(-1);
   const session = getSession();
+  const context = { companyId: (state.company ?? session.company)?.id ?? '', domainId: (state.domain ?? session.domain)?.id ?? '' };
 
   const form = (
     <Card sx={{ mt: 2, maxWidth: 720 }}>
@@ -145,8 +149,26 @@ function UserScreen() {
       idPrefix="user"
       label={translate('iam.users.viewTitle')}
       record={user}
-      context={{ companyId: (state.company ?? session.company)?.id ?? '', domainId: (state.domain ?? session.domain)?.id ?? '' }}
-      tabs={[{ id: 'general', labelKey: 'iam.tabs.general', framed: true, keepMounted: true, content: form }]}
+      context={context}
+      tabs={[
+        {
+          id: 'general',
+          labelKey: 'iam.tabs.general',
+          framed: true,
+          keepMounted: true,
+          content: (
+            <>
+              {form}
+              {/* an existing user's account state and actions (docs/CONSOLE.md, "Account states") */}
+              {user && (
+                <Suspense fallback={null}>
+                  <UserPanels user={user} context={context} />
+                </Suspense>
+              )}
+            </>
+          ),
+        },
+      ]}
     />
   );
 }

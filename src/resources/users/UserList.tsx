@@ -1,4 +1,5 @@
-import { useListContext, useTranslate } from 'react-admin';
+import { FunctionField, useListContext, useTranslate, type RaRecord } from 'react-admin';
+import { ColorChip } from '../generic/FieldValue';
 import { useSession } from '../../session/useSession';
 import { StatusList, type DeleteReasons } from '../generic/StatusList';
 import { lastAdministratorReason, useAdministrators } from './administrators';
@@ -20,14 +21,28 @@ function useUserDeleteReasons(): DeleteReasons {
   return { softDelete: lastAdministratorReason(selectedIds, administrators, translate) };
 }
 
+/** The State column (docs/CONSOLE.md, "Account states"): Blocked in red words; a lock shows on the user screen. */
+const stateColumn = (translate: ReturnType<typeof useTranslate>) => (
+  <FunctionField
+    key="state"
+    label={translate('iam.accountState.column')}
+    sortable={false}
+    render={(record: RaRecord) =>
+      record.blockedAt ? <ColorChip color="error">{translate('iam.accountState.states.blocked')}</ColorChip> : translate('iam.accountState.states.active')
+    }
+  />
+);
+
 export default function UserList() {
   const translate = useTranslate();
+  const active = useListStatus() === 'active';
   return (
     <StatusList
       nameField="username"
       typedPurge
       formState={(mode, record) => userFormState(mode, translate, record)}
       useDeleteReasons={useUserDeleteReasons}
+      extraColumns={active ? [stateColumn(translate)] : undefined}
       texts={{
         activeTitle: 'iam.users.listTitle',
         deletedTitle: 'iam.users.deletedTitle',

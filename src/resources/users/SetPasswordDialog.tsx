@@ -1,0 +1,81 @@
+import { useState } from 'react';
+import { Alert, Button, Checkbox, CircularProgress, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, FormControlLabel } from '@mui/material';
+import { Form, required, TextInput, useNotify, useTranslate } from 'react-admin';
+import { hashPassword, matchesPassword } from './password';
+
+interface SetPasswordDialogProps {
+  name: string;
+  onClose: () => void;
+  /** Sends the hash; rejects with the provider's refusal. */
+  onSet: (authVerification: string, requireChange: boolean) => Promise<unknown>;
+}
+
+/**
+ * Set password (docs/CONSOLE.md, "Account states"): the user form's Password and Confirm Password,
+ * checked as there, hashed here with bcrypt; only the hash leaves the browser. "Require a new
+ * password at next sign-in" makes the provider add the change-password required action.
+ */
+export function SetPasswordDialog({ name, onClose, onSet }: SetPasswordDialogProps) {
+  const translate = useTranslate();
+  const notify = useNotify();
+  const [requireChange, setRequireChange] = useState(true);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string>();
+
+  const submit = async (values: Record<string, unknown>) => {
+    setError(undefined);
+    setSaving(true);
+    try {
+      await onSet(await hashPassword(String(values.password)), requireChange);
+      notify(requireChange ? 'iam.accountState.passwordSetRequire' : 'iam.accountState.passwordSet', { type: 'info', messageArgs: { name } });
+      onClose();
+    } catch (failure) {
+      setError((failure as Error).message || translate('ra.notification.http_error'));
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Dialog open onClose={() => !saving && onClose()} aria-labelledby="set-password-title" fullWidth maxWidth="sm">
+      <Form onSubmit={submit} noValidate>
+        <DialogTitle id="set-password-title">{translate('iam.accountState.setPasswordTitle', { name })}</DialogTitle>
+        <DialogContent>
+          <DialogContentText sx={{ mb: 2 }}>{translate('iam.accountState.setPasswordHelp', { name })}</DialogContentText>
+          <TextInput
+            source="password"
+            label={translate('resources.users.fields.password')}
+            type="password"
+            validate={required()}
+            fullWidth
+            autoComplete="new-password"
+          />
+          <TextInput
+            source="confirmPassword"
+            label={translate('resources.users.fields.confirmPassword')}
+            type="password"
+            validate={[required(), matchesPassword]}
+            fullWidth
+            autoComplete="new-password"
+          />
+          <FormControlLabel
+            control={<Checkbox checked={requireChange} onChange={(event) => setRequireChange(event.target.checked)} />}
+            label={translate('iam.accountState.requireChange')}
+          />
+          {error && (
+            <Alert severity="error" role="alert" sx={{ mt: 2 }}>
+              {translate('iam.accountState.failed', { message: error })}
+            </Alert>
+          )}
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={onClose} disabled={saving}>
+            {translate('iam.actions.cancel')}
+          </Button>
+          <Button type="submit" variant="contained" disabled={saving} startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}>
+            {translate('iam.accountState.setPassword')}
+          </Button>
+        </DialogActions>
+      </Form>
+    </Dialog>
+  );
+}
