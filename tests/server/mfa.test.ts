@@ -137,6 +137,7 @@ describe('the account page', () => {
 });
 
 let recoveryCodes: string[] = [];
+let bossKey = '';
 
 describe('signing in with a second factor', () => {
   it('the console asks for the code after the password; amr says otp; a code is good once', async () => {
@@ -229,6 +230,7 @@ describe('enrolling at sign-in', () => {
     const page = await browser.get('/oauth/steps');
     expect(page.body).toContain('Add a second factor');
     const key = /id="totp-secret">([A-Z2-7 ]+)</.exec(page.body)![1].replace(/ /g, '');
+    bossKey = key;
     const code = (steps: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(key) }).generate({ timestamp: Date.now() + steps * 30_000 });
     const wrong = await browser.post(formAction(page.body)!, { step: 'enrol-mfa', code: code(3) });
     expect(wrong.status).toBe(400);
@@ -302,5 +304,39 @@ describe("an administrator and a person's factors", () => {
 
     const { response } = await consoleSignIn();
     expect(redirectParams(response)?.params.code).toBeTruthy();
+  });
+});
+
+describe("the account page's second factor", () => {
+  it('is asked after the password; five wrong codes end the session; removing a factor asks the password', async () => {
+    const code = (steps: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(bossKey) }).generate({ timestamp: Date.now() + steps * 30_000 });
+    const browser = accountBrowser();
+    const asked = await browser.post('/account/login', { email: 'boss@acme.example', password: PASSWORD, company: 'acme' });
+    expect(asked.body).toContain('Second factor');
+    // nothing of the account before the factor
+    expect((await browser.get('/account/totp')).body).toContain('Second factor');
+    for (let i = 0; i < 4; i++) expect((await browser.post('/account/second-factor', { code: '99999' + i })).status).toBe(401);
+    const ended = await browser.post('/account/second-factor', { code: '999994' });
+    expect(ended.body).toContain('Too many wrong codes');
+    expect((await browser.get('/account')).body).toContain('Sign in');
+    const events = await server.db.query<{ outcome: string }>(`SELECT outcome FROM signin_events WHERE company_id = 'acme' AND user_id = 'boss' ORDER BY id DESC LIMIT 1`);
+    expect(events.rows[0].outcome).toBe('second_factor_failed');
+
+    await browser.post('/account/login', { email: 'boss@acme.example', password: PASSWORD, company: 'acme' });
+    await awayFromStepEdge();
+    const overview = await browser.post('/account/second-factor', { code: code(1) });
+    expect(overview.body).toContain('Account and security');
+    const id = /\/account\/factors\/([^/]+)\/remove/.exec(overview.body)![1];
+    expect((await browser.get(`/account/factors/${id}/remove`)).body).toContain('Type your password');
+    expect((await browser.post(`/account/factors/${id}/remove`, { password: 'not the password 1' })).status).toBe(401);
+    expect((await browser.post(`/account/factors/${id}/remove`, { password: PASSWORD }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    // another person's factor is not hers to remove
+    const workerFactor = await server.db.query<{ id: string }>(`INSERT INTO user_factors (id, company_id, domain_id, user_id, kind, label, code_hashes) VALUES ('w-codes', 'acme', $1, 'worker', 'recovery', 'x', '{}') RETURNING id`, [acme.domainId]);
+    expect((await browser.post(`/account/factors/${workerFactor.rows[0].id}/remove`, { password: PASSWORD })).status).toBe(404);
+    const removed = await browser.post(`/account/factors/${id}/remove`, { password: PASSWORD });
+    expect(removed.body).toContain('Factor removed');
+    expect(removed.body).toContain('No second factor yet');
+    const history = await server.db.query(`SELECT 1 FROM user_factors WHERE company_id = 'acme' AND user_id = 'worker' AND id = 'w-codes'`);
+    expect(history.rows).toHaveLength(1);
   });
 });
