@@ -44,6 +44,10 @@ export function initialOrganization(): Organization {
   return { company: '', domain: '' };
 }
 
+/** The provider's forgotten-password page (beside its /oauth endpoints) for an organization. */
+export const forgotPasswordUrl = ({ company, domain }: Organization) =>
+  `${config.authServer.replace(/\/oauth\/?$/, '')}/account/forgot${company.trim() ? `?${new URLSearchParams({ company: company.trim(), ...(domain.trim() ? { domain: domain.trim() } : {}) })}` : ''}`;
+
 /**
  * docs/CONSOLE.md, "Sign-in form": the sign-in form posts natively to the authorization server's login endpoint, which
  * answers with a redirect to /callback. No react-admin or MUI here: this page must stay small.
@@ -144,10 +148,8 @@ export default function Login() {
           <label className="login-form__check">
             <input type="checkbox" name="remember" /> {translate('iam.login.remember')}
           </label>
-          {/* docs/CONSOLE.md, "Sign-in form": the link goes nowhere. */}
-          <a href="#" onClick={(event) => event.preventDefault()}>
-            {translate('iam.login.forgot')}
-          </a>
+          {/* the provider's forgotten-password page, for the organization typed (docs/CONSOLE.md, "E-mail, reset links and invitations") */}
+          <a href={forgotPasswordUrl(organization)}>{translate('iam.login.forgot')}</a>
         </div>
         <input type="hidden" name="client_id" value={config.clientId} />
         <input type="hidden" name="redirect_uri" value={redirectUri()} />

@@ -1,4 +1,7 @@
+import { useEffect } from 'react';
+import { browser } from '../authProvider/browser';
 import { translate } from '../i18n/translate';
+import { forgotPasswordUrl, initialOrganization } from './Login';
 
 /**
  * /signup and /reset-password (docs/CONSOLE.md "Sign-in links"): no domain offers self sign-up or a
@@ -18,4 +21,12 @@ export function NotOffered({ page }: { page: 'signup' | 'resetPassword' }) {
 }
 
 export const SignUp = () => <NotOffered page="signup" />;
-export const ResetPassword = () => <NotOffered page="resetPassword" />;
+/** /reset-password: on to the provider's forgotten-password page, for the organization of the link or typed last. */
+export function ResetPassword() {
+  useEffect(() => browser.replace(forgotPasswordUrl(initialOrganization())), []);
+  return (
+    <main className="plain-page" aria-busy="true">
+      <p>{translate('iam.loading')}</p>
+    </main>
+  );
+}

@@ -155,12 +155,25 @@ describe('login page: the organization signed in to (docs/CONSOLE.md "Sign-in li
 describe('sign-up and password reset pages', () => {
   it.each([
     [SignUp, 'Create an account', /Sign-up is not open/],
-    [ResetPassword, 'Reset your password', /not available yet/],
   ])('%o says what is not offered and leads back to the sign-in form', (Page, title, text) => {
     render(<Page />);
     expect(screen.getByRole('heading', { name: title })).toBeInTheDocument();
     expect(screen.getByText(text)).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Back to sign-in' })).toHaveAttribute('href', '/login');
+  });
+});
+
+describe('forgotten password (docs/CONSOLE.md "E-mail, reset links and invitations")', () => {
+  it("/reset-password goes on to the provider's page, for the organization of the link", () => {
+    window.history.replaceState(null, '', '/reset-password?company=acme&domain=people');
+    render(<ResetPassword />);
+    expect(replace).toHaveBeenCalledWith('/account/forgot?company=acme&domain=people');
+  });
+
+  it("the sign-in form's link carries the organization typed", async () => {
+    window.history.replaceState(null, '', '/login?company=acme');
+    render(<Login />);
+    expect(screen.getByRole('link', { name: 'Forgot your password?' })).toHaveAttribute('href', '/account/forgot?company=acme');
   });
 });
 
