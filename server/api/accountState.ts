@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
+import type { Principal } from '../context.js';
+import { badRequest } from '../errors.js';
+import { bcryptCost, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from '../passwords.js';
+import { keepingAnAdministrator } from './administrators.js';
 import { userAccountKey } from '../oauth/accounts.js';
 import { recordAudit } from './audit.js';
 import { assertUser } from './sessions.js';
@@ -29,9 +33,17 @@ export interface SignInState {
   lockedUntil: string | null;
   /** Why, in words, when locked. */
   lockedBecause: string | null;
+  /** ISO time the account was blocked, or null. */
+  blockedAt: string | null;
+  /** What she must do at her next sign-in (server/oauth/signInSteps.ts). */
+  requiredActions: string[];
+  emailVerified: boolean;
 }
 
-/** The state of a user's account under the throttle's limits (`failuresPerAccount`, `successesPerAccount`). */
+/** What may be required of a person at her next sign-in (migration 21's check). */
+export const REQUIRED_ACTIONS = ['change-password', 'verify-email', 'enrol-mfa'] as const;
+
+/** The account's state: the throttle's counters against its limits (`failuresPerAccount`, `successesPerAccount`), and the user's own columns. */
 async function signInState(db: Queryable, at: UserParams, limits: { failures: number; signIns: number }): Promise<SignInState> {
   const { rows } = await db.query<{ kind: string; n: number; expiresAt: Date }>(
     `SELECT kind, n, expires_at AS "expiresAt" FROM login_attempts WHERE kind = ANY ($1::text[]) AND key = $2 AND expires_at > now()`,
@@ -41,7 +53,19 @@ async function signInState(db: Queryable, at: UserParams, limits: { failures: nu
   const signedIn = rows.find((row) => row.kind === 'signed-in-account');
   const lock =
     failed && failed.n > limits.failures ? { until: failed.expiresAt, because: 'too many failed sign-ins' } : signedIn && signedIn.n > limits.signIns ? { until: signedIn.expiresAt, because: 'too many sign-ins in a short time' } : undefined;
-  return { failedSignIns: failed?.n ?? 0, lockedUntil: lock ? new Date(lock.until).toISOString() : null, lockedBecause: lock?.because ?? null };
+  const user = await db.query<{ blockedAt: Date | null; requiredActions: string[]; emailVerified: boolean }>(
+    `SELECT blocked_at AS "blockedAt", required_actions AS "requiredActions", email_verified AS "emailVerified" FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
+    [at.companyId, at.domainId, at.userId],
+  );
+  const { blockedAt, requiredActions, emailVerified } = user.rows[0] ?? { blockedAt: null, requiredActions: [], emailVerified: false };
+  return {
+    failedSignIns: failed?.n ?? 0,
+    lockedUntil: lock ? new Date(lock.until).toISOString() : null,
+    lockedBecause: lock?.because ?? null,
+    blockedAt: blockedAt ? new Date(blockedAt).toISOString() : null,
+    requiredActions,
+    emailVerified,
+  };
 }
 
 /** Clears the account's counters: the person may sign in again at once. */
@@ -49,6 +73,20 @@ export async function clearSignInCounters(db: Queryable, at: UserParams): Promis
   const { rows } = await db.query<{ n: number }>(`DELETE FROM login_attempts WHERE kind = ANY ($1::text[]) AND key = $2 RETURNING n`, [COUNTERS, userAccountKey(at, at.userId)]);
   return rows.length;
 }
+
+/**
+ * What the console sends: bcrypt, cost 10 to 14. Plain text never reaches the database; a higher
+ * cost would let one administrator's users hold the server's password threads (passwords.ts).
+ */
+export function checkPasswordHash(hash: string) {
+  const cost = bcryptCost(hash) ?? 0;
+  if (!(cost >= MIN_BCRYPT_COST && cost <= MAX_BCRYPT_COST)) {
+    throw badRequest(`authVerification must be a bcrypt hash of cost ${MIN_BCRYPT_COST} to ${MAX_BCRYPT_COST} (the console hashes passwords before sending them)`);
+  }
+}
+
+/** The person herself: nobody blocks the account they are using. */
+const isCaller = (caller: Principal, at: UserParams) => caller.companyId === at.companyId && caller.domainId === at.domainId && caller.userId === at.userId;
 
 export async function accountStateRoutes(app: FastifyInstance) {
   const { db, config } = app.ctx;
@@ -58,14 +96,46 @@ export async function accountStateRoutes(app: FastifyInstance) {
   const tags = ['users'];
   const state = {
     type: 'object',
-    properties: { failedSignIns: { type: 'integer' }, lockedUntil: { type: ['string', 'null'] }, lockedBecause: { type: ['string', 'null'] } },
+    properties: {
+      failedSignIns: { type: 'integer' },
+      lockedUntil: { type: ['string', 'null'] },
+      lockedBecause: { type: ['string', 'null'] },
+      blockedAt: { type: ['string', 'null'] },
+      requiredActions: { type: 'array', items: { type: 'string' } },
+      emailVerified: { type: 'boolean' },
+    },
   };
+  const userParams = params('companyId', 'domainId', 'userId');
+  const noBody = { type: 'object', additionalProperties: false, properties: {} };
+  const requiredActions = { type: 'array', uniqueItems: true, maxItems: REQUIRED_ACTIONS.length, items: { type: 'string', enum: [...REQUIRED_ACTIONS] } };
+
+  /** One account action: in a transaction, on a user of this domain (404 otherwise), answering the new state. */
+  const action = <B>(
+    name: string,
+    permission: string,
+    summary: string,
+    body: object,
+    run: (tx: Queryable, at: UserParams, body: B, caller: Principal) => Promise<void>,
+    method: 'POST' | 'PUT' = 'POST',
+  ) =>
+    app.route<{ Params: UserParams; Body: B }>({
+      method,
+      url: `${path}/${name}`,
+      config: { permission },
+      schema: { tags, summary, params: userParams, body, response: { 200: state, ...errorResponses } },
+      handler: async (request) =>
+        db.transaction(async (tx) => {
+          await assertUser(tx, request.params);
+          await run(tx, request.params, request.body as B, request.principal);
+          return signInState(tx, request.params, limits);
+        }),
+    });
 
   app.get<{ Params: UserParams }>(
     `${path}/signInState`,
     {
       config: { permission: 'users:read' },
-      schema: { tags, summary: "Why the user may not be able to sign in: the throttle's failed sign-ins and lock", params: params('companyId', 'domainId', 'userId'), response: { 200: state, ...errorResponses } },
+      schema: { tags, summary: "Why the user may not be able to sign in: blocked, the throttle's failed sign-ins and lock, required actions", params: userParams, response: { 200: state, ...errorResponses } },
     },
     async (request) => {
       await assertUser(db, request.params);
@@ -73,27 +143,76 @@ export async function accountStateRoutes(app: FastifyInstance) {
     },
   );
 
-  app.post<{ Params: UserParams }>(
-    `${path}/unlock`,
+  action('unlock', 'users:unlock', "Clears the throttle's counters of the user's account: she may sign in again at once", noBody, async (tx, at) => {
+    const before = await signInState(tx, at, limits);
+    await clearSignInCounters(tx, at);
+    await recordAudit(tx, { companyId: at.companyId, domainId: at.domainId, resourceType: 'users', resourceId: at.userId, action: 'unlock', changes: { failedSignIns: { before: before.failedSignIns, after: 0 }, lockedUntil: { before: before.lockedUntil, after: null } } });
+  });
+
+  action('block', 'users:block', 'Blocks the account: every session ends and nobody signs in to it until it is unblocked', noBody, async (tx, at, _body, caller) => {
+    if (isCaller(caller, at)) throw badRequest('userId: you cannot block yourself');
+    // the last active administrator of a domain cannot be blocked: nobody could manage it (409)
+    await keepingAnAdministrator(tx, at.companyId, at.domainId, () =>
+      tx.query(`UPDATE users SET blocked_at = now(), updated_at = now() WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND blocked_at IS NULL`, [at.companyId, at.domainId, at.userId]),
+    );
+  });
+
+  action('unblock', 'users:block', 'Unblocks the account: she may sign in again', noBody, async (tx, at) => {
+    await tx.query(`UPDATE users SET blocked_at = NULL, updated_at = now() WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND blocked_at IS NOT NULL`, [at.companyId, at.domainId, at.userId]);
+  });
+
+  action<{ authVerification: string; requireChange?: boolean }>(
+    'password',
+    'users:write',
+    'Sets a new password (a bcrypt hash made in the browser): every session of the user ends, and so does the throttle lock; requireChange asks her for a new one at her next sign-in',
     {
-      config: { permission: 'users:unlock' },
-      schema: {
-        tags,
-        summary: "Clears the throttle's counters of the user's account: she may sign in again at once",
-        params: params('companyId', 'domainId', 'userId'),
-        body: { type: 'object', additionalProperties: false, properties: {} },
-        response: { 200: state, ...errorResponses },
-      },
+      type: 'object',
+      additionalProperties: false,
+      required: ['authVerification'],
+      properties: { authVerification: { type: 'string', maxLength: 100, description: 'bcrypt hash of the password (cost 10 to 14)' }, requireChange: { type: 'boolean' } },
     },
-    async (request) => {
-      const at = request.params;
-      return db.transaction(async (tx) => {
-        await assertUser(tx, at);
-        const before = await signInState(tx, at, limits);
-        await clearSignInCounters(tx, at);
-        await recordAudit(tx, { companyId: at.companyId, domainId: at.domainId, resourceType: 'users', resourceId: at.userId, action: 'unlock', changes: { failedSignIns: { before: before.failedSignIns, after: 0 }, lockedUntil: { before: before.lockedUntil, after: null } } });
-        return signInState(tx, at, limits);
-      });
+    async (tx, at, body, caller) => {
+      checkPasswordHash(body.authVerification);
+      await tx.query(
+        `UPDATE users SET password_hash = $4, updated_at = now(),
+           required_actions = CASE WHEN $5 THEN array_append(array_remove(required_actions, 'change-password'), 'change-password')
+                                   ELSE array_remove(required_actions, 'change-password') END
+         WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
+        [at.companyId, at.domainId, at.userId, body.authVerification, body.requireChange === true],
+      );
+      await endSignInsAfterNewPassword(tx, at, caller);
     },
   );
+
+  action<{ requiredActions: string[] }>(
+    'requiredActions',
+    'users:write',
+    'What the user must do at her next sign-in before any application receives a code: change-password, verify-email, enrol-mfa',
+    { type: 'object', additionalProperties: false, required: ['requiredActions'], properties: { requiredActions } },
+    async (tx, at, body) => {
+      await tx.query(`UPDATE users SET required_actions = $4::text[], updated_at = now() WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [
+        at.companyId,
+        at.domainId,
+        at.userId,
+        REQUIRED_ACTIONS.filter((name) => body.requiredActions.includes(name)),
+      ]);
+    },
+    'PUT',
+  );
+}
+
+/**
+ * A new password set by someone else ends every sign-in made with the old one (someone else may
+ * have known it); a person changing her own keeps only the session she is doing it from. The
+ * throttle's lock ends too: the old password's failures say nothing of the new one.
+ */
+export async function endSignInsAfterNewPassword(db: Queryable, at: UserParams, caller?: Principal): Promise<void> {
+  const keep = caller && isCaller(caller, at) ? caller.grantId : null;
+  await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL AND id IS DISTINCT FROM $4`, [
+    at.companyId,
+    at.domainId,
+    at.userId,
+    keep,
+  ]);
+  await clearSignInCounters(db, at);
 }

@@ -25,7 +25,7 @@ const ADMINISTRATORS = `WITH RECURSIVE admin_groups(id) AS (
     WHERE gm.company_id = $1 AND gm.domain_id = $2 AND gm.member_type = 'group'
   )
   SELECT u.id, u.username, u.display_name AS "displayName", u.email FROM users u
-  WHERE u.company_id = $1 AND u.domain_id = $2 AND u.status = 'active'
+  WHERE u.company_id = $1 AND u.domain_id = $2 AND u.status = 'active' AND u.blocked_at IS NULL
     AND EXISTS (SELECT 1 FROM group_members gm JOIN admin_groups a ON gm.group_id = a.id
                 WHERE gm.company_id = $1 AND gm.domain_id = $2 AND gm.member_type = 'user' AND gm.member_id = u.id)`;
 

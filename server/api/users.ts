@@ -1,9 +1,8 @@
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError } from '../errors.js';
-import { clearSignInCounters } from './accountState.js';
+import { checkPasswordHash, endSignInsAfterNewPassword } from './accountState.js';
 import { randomAlphanumeric } from '../ids.js';
-import { bcryptCost, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from '../passwords.js';
 import { keepingAnAdministrator } from './administrators.js';
 import { purgeMembers } from './groups.js';
 import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
@@ -23,6 +22,9 @@ export const userDefinition = {
     notes: { column: 't.notes', input: { anyOf: [optionalText(), { type: 'null' }], description: 'null (an emptied field) is stored as empty text' } },
     email: { column: 't.email', input: email },
     status: { column: 't.status', input: status },
+    // the account's state (accountState.ts): read-only here, changed by its own actions
+    blockedAt: { column: 't.blocked_at', type: 'nullableText', listed: false },
+    emailVerified: { column: 't.email_verified', type: 'boolean', listed: false },
   },
   writeOnly: {
     authVerification: { type: 'string', maxLength: 100, description: 'bcrypt hash of the password (cost 10 to 14), never returned' },
@@ -47,17 +49,6 @@ const SELECT = selectList(userDefinition);
 type UserBody = Partial<User> & { authVerification?: string };
 type UserPatch = UserBody & { id: string };
 type DomainParams = { companyId: string; domainId: string };
-
-/**
- * What the console sends: bcrypt, cost 10 to 14. Plain text never reaches the database; a higher
- * cost would let one administrator's users hold the server's password threads (passwords.ts).
- */
-function checkPassword(hash: string) {
-  const cost = bcryptCost(hash) ?? 0;
-  if (!(cost >= MIN_BCRYPT_COST && cost <= MAX_BCRYPT_COST)) {
-    throw badRequest(`authVerification must be a bcrypt hash of cost ${MIN_BCRYPT_COST} to ${MAX_BCRYPT_COST} (the console hashes passwords before sending them)`);
-  }
-}
 
 /** Runs a write; a unique violation becomes the duplicate 409 (docs/CONSOLE.md, "Errors and messages") naming the username, email or id that clashed. */
 async function uniqueUser<T>(user: { id: string; username: string; email: string }, write: () => Promise<T>): Promise<T> {
@@ -92,7 +83,7 @@ async function updateUsers(db: Queryable, { params, caller }: WriteContext<Domai
     if (next.status === 'deleted' && current[i].status !== 'deleted' && isCaller(caller, params, patch.id)) {
       throw badRequest(`${patch.id}: you cannot delete yourself`);
     }
-    if (patch.authVerification !== undefined) checkPassword(patch.authVerification);
+    if (patch.authVerification !== undefined) checkPasswordHash(patch.authVerification);
     const { rows } = await uniqueUser(next, () =>
       db.query<User>(
         `UPDATE users t SET username = $4, display_name = $5, notes = $6, email = $7, status = $8,
@@ -102,18 +93,7 @@ async function updateUsers(db: Queryable, { params, caller }: WriteContext<Domai
         [companyId, domainId, patch.id, next.username, next.displayName, next.notes ?? '', next.email, next.status, patch.authVerification ?? null],
       ),
     );
-    if (patch.authVerification !== undefined) {
-      // A new password ends every sign-in made with the old one (someone else may have known it);
-      // a person changing their own password keeps only the session they are doing it from.
-      const keep = isCaller(caller, params, patch.id) ? caller.grantId : null;
-      await db.query(
-        `UPDATE oauth_grants SET revoked_at = now()
-         WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL AND id IS DISTINCT FROM $4`,
-        [companyId, domainId, patch.id, keep],
-      );
-      // and the throttle's lock, if any: the old password's failures say nothing of the new one
-      await clearSignInCounters(db, { companyId, domainId, userId: patch.id });
-    }
+    if (patch.authVerification !== undefined) await endSignInsAfterNewPassword(db, { companyId, domainId, userId: patch.id }, caller);
     updated.push(rows[0]);
   }
   return updated;
@@ -123,7 +103,7 @@ async function updateUsers(db: Queryable, { params, caller }: WriteContext<Domai
 export const users = {
   async create(db: Queryable, { params }: WriteContext<DomainParams>, body: UserBody): Promise<User> {
     // without a password: an invitation lets the person choose hers (docs/CONSOLE.md, "E-mail, reset links and invitations")
-    if (body.authVerification !== undefined) checkPassword(body.authVerification);
+    if (body.authVerification !== undefined) checkPasswordHash(body.authVerification);
     const user = { id: body.id ?? randomAlphanumeric(20), username: body.username!, email: body.email! };
     return uniqueUser(user, async () => {
       const { rows } = await db.query<User>(

@@ -1133,6 +1133,52 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- The audit trigger of resources (migration 15) names account actions: block, unblock, setPassword,
+-- requiredActions (what changed is the record's diff, as for any update).
+CREATE OR REPLACE FUNCTION audit_resource_row() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v_old jsonb;
+  v_new jsonb;
+  v_row jsonb;
+  v_changes jsonb;
+  v_action text;
+  v_company text;
+  v_domain text;
+BEGIN
+  IF nullif(current_setting('iam.actor', true), '') IS NULL THEN RETURN NULL; END IF;
+  IF TG_OP = 'DELETE' THEN
+    IF TG_TABLE_NAME = 'domains' THEN
+      IF NOT EXISTS (SELECT 1 FROM companies c WHERE c.id = OLD.company_id) THEN RETURN NULL; END IF;
+    ELSIF TG_TABLE_NAME <> 'companies' THEN
+      IF NOT EXISTS (SELECT 1 FROM domains d WHERE d.company_id = OLD.company_id AND d.id = OLD.domain_id) THEN RETURN NULL; END IF;
+    END IF;
+  END IF;
+  IF TG_OP <> 'INSERT' THEN v_old := to_jsonb(OLD) - '{created_at,updated_at,ancestors,company_id,domain_id}'::text[]; END IF;
+  IF TG_OP <> 'DELETE' THEN v_new := to_jsonb(NEW) - '{created_at,updated_at,ancestors,company_id,domain_id}'::text[]; END IF;
+  v_changes := audit_diff(v_old, v_new, TG_ARGV[1]::text[]);
+  IF TG_OP = 'UPDATE' AND v_changes = '{}' THEN RETURN NULL; END IF;
+  v_row := to_jsonb(coalesce(NEW, OLD));
+  v_action := CASE
+    WHEN TG_OP = 'INSERT' THEN 'create'
+    WHEN TG_OP = 'DELETE' THEN CASE WHEN v_row ? 'status' THEN 'purge' ELSE 'delete' END
+    WHEN v_changes -> 'status' ->> 'after' = 'deleted' THEN 'delete'
+    WHEN v_changes -> 'status' ->> 'before' = 'deleted' THEN 'recover'
+    WHEN v_changes ? 'client_secret_hash' THEN 'rotateSecret'
+    WHEN v_changes ? 'blocked_at' THEN CASE WHEN v_changes -> 'blocked_at' ->> 'after' IS NULL THEN 'unblock' ELSE 'block' END
+    WHEN v_changes ? 'password_hash' THEN 'setPassword'
+    WHEN v_changes ? 'required_actions' THEN 'requiredActions'
+    WHEN (v_changes -> 'is_primary' ->> 'after')::boolean THEN 'setPrimary'
+    ELSE 'update' END;
+  IF TG_TABLE_NAME = 'companies' THEN
+    v_company := coalesce(v_row ->> 'parent', v_row ->> 'id');
+  ELSE
+    v_company := v_row ->> 'company_id';
+    v_domain := CASE WHEN TG_TABLE_NAME = 'domains' THEN v_row ->> 'id' ELSE v_row ->> 'domain_id' END;
+  END IF;
+  PERFORM audit_record(v_company, v_domain, TG_ARGV[0], v_row ->> 'id', v_action, v_changes);
+  RETURN NULL;
+END $$;
+
 -- The guard's statement (migration 20) with blocked accounts refused like deleted ones.
 CREATE OR REPLACE FUNCTION api_check(p_grant text, p_company text, p_domain text, p_user text, p_target_company text, p_target_domain text)
 RETURNS text[] LANGUAGE plpgsql STABLE AS $$

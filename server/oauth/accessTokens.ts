@@ -57,7 +57,7 @@ async function stillGood(db: Queryable, claims: jose.JWTPayload): Promise<boolea
         AND ($5::text IS NULL OR EXISTS (
           SELECT 1 FROM oauth_grants g WHERE g.id = $5 AND g.client_id = $2 AND g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > now())))
         AND ($6::text IS NULL OR EXISTS (
-          SELECT 1 FROM users u WHERE u.company_id = $3 AND u.domain_id = $4 AND u.id = $6 AND u.subject = $7 AND u.status = 'active'))
+          SELECT 1 FROM users u WHERE u.company_id = $3 AND u.domain_id = $4 AND u.id = $6 AND u.subject = $7 AND u.status = 'active' AND u.blocked_at IS NULL))
         AS good`,
     [str(claims.jti), str(claims.client_id), str(claims.company), str(claims.domain), str(claims.gid), str(claims.user_id), str(claims.sub)],
   );

@@ -26,11 +26,17 @@ export interface KnownUser {
   displayName: string;
   email: string;
   passwordHash: string | null;
+  emailVerified: boolean;
+  /** Blocked (docs/CONSOLE.md, "Account states"): only findUserByLogin finds such an account, so that the password step can say so to the person who knows the password. */
+  blocked: boolean;
+  /** What she must do at her next sign-in (signInSteps.ts). */
+  requiredActions: string[];
 }
 
-const USER_COLUMNS = `id, company_id AS "companyId", domain_id AS "domainId", subject, username, display_name AS "displayName", email, password_hash AS "passwordHash"`;
+const USER_COLUMNS = `id, company_id AS "companyId", domain_id AS "domainId", subject, username, display_name AS "displayName", email, password_hash AS "passwordHash",
+  email_verified AS "emailVerified", blocked_at IS NOT NULL AS blocked, required_actions AS "requiredActions"`;
 
-/** The active user of the domain whose email or username is `login` (case-folded), if any. */
+/** The active user of the domain whose email or username is `login` (case-folded), if any, blocked or not. */
 export async function findUserByLogin(db: Queryable, tenant: Tenant, login: string): Promise<KnownUser | undefined> {
   if (!login) return undefined;
   const { rows } = await db.query<KnownUser>(
@@ -42,6 +48,16 @@ export async function findUserByLogin(db: Queryable, tenant: Tenant, login: stri
   return rows[0];
 }
 
+/** The active user (blocked or not) of the tenant with this id: a sign-in's steps read her afresh at every page. */
+export async function findUserById(db: Queryable, tenant: Tenant, id: string): Promise<KnownUser | undefined> {
+  const { rows } = await db.query<KnownUser>(`SELECT ${USER_COLUMNS} FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND status = 'active'`, [
+    tenant.companyId,
+    tenant.domainId,
+    id,
+  ]);
+  return rows[0];
+}
+
 /**
  * The active account of the tenant whose subject is `subject`: how the authorization server finds
  * the person behind a session, grant, code or token. The subject alone would find her anywhere; the
@@ -50,7 +66,7 @@ export async function findUserByLogin(db: Queryable, tenant: Tenant, login: stri
  */
 export function findActiveAccount(db: Queryable, tenant: Tenant, subject: string): Promise<KnownUser | undefined> {
   return oncePerRequest(`account:${tenant.companyId}/${tenant.domainId}/${subject}`, async () => {
-    const { rows } = await db.query<KnownUser>(`SELECT ${USER_COLUMNS} FROM users WHERE company_id = $1 AND domain_id = $2 AND subject = $3 AND status = 'active'`, [
+    const { rows } = await db.query<KnownUser>(`SELECT ${USER_COLUMNS} FROM users WHERE company_id = $1 AND domain_id = $2 AND subject = $3 AND status = 'active' AND blocked_at IS NULL`, [
       tenant.companyId,
       tenant.domainId,
       subject,
@@ -65,7 +81,7 @@ export function findActiveAccount(db: Queryable, tenant: Tenant, subject: string
  */
 export function findActiveAccountBySubject(db: Queryable, subject: string): Promise<KnownUser | undefined> {
   return oncePerRequest(`account:*/${subject}`, async () => {
-    const { rows } = await db.query<KnownUser>(`SELECT ${USER_COLUMNS} FROM users WHERE subject = $1 AND status = 'active'`, [subject]);
+    const { rows } = await db.query<KnownUser>(`SELECT ${USER_COLUMNS} FROM users WHERE subject = $1 AND status = 'active' AND blocked_at IS NULL`, [subject]);
     return rows[0];
   });
 }
@@ -153,7 +169,7 @@ export function toAccount(user: KnownUser): Account & { user: KnownUser } {
       name: user.displayName,
       preferred_username: user.username,
       email: user.email,
-      email_verified: false,
+      email_verified: user.emailVerified,
     }),
   };
 }

@@ -1,12 +1,15 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
+import type { Client } from 'oidc-provider';
+import type { KnownUser } from './accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
-import { type GrantSetting, issueCode, planGrant } from './grants.js';
+import { type GrantPlan, type GrantSetting, issueCode, planGrant } from './grants.js';
 import { loginPagePolicy, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 import { chooseTenant } from './signInTenant.js';
+import { beginSteps, endSteps, stepPage } from './signInSteps.js';
 
 /** The fields of the console's form post: an authorization request plus the credentials. */
 interface LoginForm {
@@ -35,6 +38,13 @@ const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
 /** An S256 challenge is the base64url SHA-256 of the verifier: exactly 43 characters (RFC 7636 4.2). */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
+/** The authorization request of a console sign-in once checked: what its steps keep to end it. */
+type ConsoleRequest = Partial<Record<'client_id' | 'redirect_uri' | 'state' | 'scope' | 'resource' | 'code_challenge' | 'nonce', string>>;
+
+const STEPS_PATH = '/oauth/steps';
+/** A step page's post: its fields are the step's own (signInSteps.ts), short text only. */
+export const STEP_BODY = { type: 'object', maxProperties: 20, additionalProperties: { type: 'string', maxLength: 4096 } } as const;
+
 interface ConsoleLoginOptions extends PasswordStepOptions, GrantSetting {
   provider: Provider;
   issuer: string;
@@ -58,6 +68,46 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
     url.searchParams.set('iss', issuer);
     return reply.header('Cache-Control', 'no-store').header('Content-Security-Policy', loginPagePolicy(redirectUri)).redirect(url.toString(), 303);
   };
+
+  const steps = { db, secure: issuer.startsWith('https:') };
+
+  /** The grant of a checked request for this person; undefined when its API is not one she may get. */
+  const planFor = async (client: Client, user: KnownUser, checked: ConsoleRequest) => {
+    const resource = checked.resource!;
+    const plan = await planGrant(db, { client, user, scope: checked.scope ?? '', resource, managementApi, consoleClientId }).catch(() => undefined);
+    return !plan || (resource !== managementApi && !plan.api) ? undefined : plan;
+  };
+
+  /** The end of a sign-in: its code, recorded, and the browser sent back to the application. */
+  const issue = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    input: { client: Client; user: KnownUser; checked: ConsoleRequest; plan: GrantPlan; amr: string[]; who: { id: string; companyId: string; domainId: string }; login: string },
+  ) => {
+    const { client, user, checked, plan } = input;
+    const value = await withRequestOrigin(originOf(request), () =>
+      issueCode(provider, { client, accountId: user.subject, plan, redirectUri: checked.redirect_uri!, codeChallenge: checked.code_challenge, nonce: checked.nonce, amr: input.amr }),
+    );
+    await recordSignIn(db, attemptOf(request), { outcome: 'success', client: input.who, userId: user.id, login: input.login });
+    return redirectTo(reply, checked.redirect_uri!, { code: value, state: checked.state });
+  };
+
+  /** The step pages of a console sign-in (signInSteps.ts); after the last one, the code as above. */
+  const stepsHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const outcome = await stepPage(steps, request, reply, { kind: 'console', path: STEPS_PATH });
+    if (outcome.kind === 'sent') return reply;
+    const { pending, user } = outcome;
+    const checked = pending.request as ConsoleRequest;
+    await endSteps(steps, reply, pending);
+    const client = await provider.Client.find(pending.clientId).catch(() => undefined);
+    if (!client || !checked.redirect_uri || !client.redirectUris?.includes(checked.redirect_uri)) return sendPage(reply, 400, renderErrorPage('Unknown or inactive application (client_id).'));
+    const plan = await planFor(client, user, checked);
+    const tenant = { companyId: user.companyId, domainId: user.domainId };
+    if (!plan || plan.consentNeeded) return redirectTo(reply, checked.redirect_uri, { error: 'access_denied', error_description: 'this sign-in may no longer reach its API', state: checked.state });
+    return issue(request, reply, { client, user, checked, plan, amr: pending.amr, who: { id: client.clientId, ...tenant }, login: pending.login });
+  };
+  app.get(STEPS_PATH, { schema: { hide: true } }, stepsHandler);
+  app.post(STEPS_PATH, { schema: { hide: true, body: STEP_BODY } }, stepsHandler);
 
   app.post<{ Body: LoginForm }>(
     '/oauth/login',
@@ -140,20 +190,21 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       const who = { id: client.clientId, ...(known ? tenant : tenantOf(client)) };
 
       const outcome = await passwordStep(options, request, reply, { tenant, client: who, login: form.email ?? '', password: form.password ?? '' });
-      if (outcome.kind === 'throttled') {
+      if (outcome.kind === 'throttled' || outcome.kind === 'blocked') {
         // the console's page shows the message; a form here lets a person try again later
         const hidden = { ...form, email: undefined, password: undefined };
         const organization = form.company ? [form.company, form.domain].filter(Boolean).join(' › ') : undefined;
-        return sendPage(reply, 429, renderLoginPage({ clientName: client.clientName ?? client.clientId, action: '/oauth/login', hidden, email: outcome.login, error: outcome.message, organization }), redirectUri);
+        return sendPage(reply, outcome.kind === 'throttled' ? 429 : 403, renderLoginPage({ clientName: client.clientName ?? client.clientId, action: '/oauth/login', hidden, email: outcome.login, error: outcome.message, organization }), redirectUri);
       }
       if (outcome.kind === 'wrong') return fail('access_denied', 'Wrong email or password');
 
-      const plan = await planGrant(db, { client, user: outcome.user, scope, resource, managementApi, consoleClientId }).catch(() => undefined);
-      if (!plan || (resource !== managementApi && !plan.api)) return fail('invalid_target', 'the audience is not an active API of this application\'s domain');
+      const checked: ConsoleRequest = { client_id: client.clientId, redirect_uri: redirectUri, state: form.state, scope, resource, code_challenge: challenge, nonce: form.nonce || undefined };
+      const plan = await planFor(client, outcome.user, checked);
+      if (!plan) return fail('invalid_target', 'the audience is not an active API of this application\'s domain');
       if (plan.consentNeeded) return fail('consent_required', 'this API asks the user first: sign in through /oauth/authorize');
-      const value = await withRequestOrigin(originOf(request), () => issueCode(provider, { client, accountId: outcome.user.subject, plan, redirectUri, codeChallenge: challenge, nonce: form.nonce || undefined }));
-      await recordSignIn(db, seen, { outcome: 'success', client: who, userId: outcome.user.id, login: outcome.login });
-      return redirectTo(reply, redirectUri, { code: value, state: form.state });
+      // a required action or a second factor first (signInSteps.ts): the code comes after the last step
+      if (await beginSteps(steps, request, reply, { user: outcome.user, kind: 'console', request: { ...checked }, clientId: client.clientId, login: outcome.login, path: STEPS_PATH })) return reply;
+      return issue(request, reply, { client, user: outcome.user, checked, plan, amr: ['pwd'], who, login: outcome.login });
     },
   );
 }

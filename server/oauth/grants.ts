@@ -98,7 +98,7 @@ export const grantedScope = (plan: GrantPlan) => [...plan.identity, ...plan.reso
  */
 export async function issueCode(
   provider: Provider,
-  input: { client: Client; accountId: string; plan: GrantPlan; redirectUri: string; codeChallenge?: string; nonce?: string },
+  input: { client: Client; accountId: string; plan: GrantPlan; redirectUri: string; codeChallenge?: string; nonce?: string; amr?: string[] },
 ): Promise<string> {
   const grant = await saveGrant(provider, { clientId: input.client.clientId, accountId: input.accountId, plan: input.plan });
   const code = new provider.AuthorizationCode({
@@ -112,6 +112,8 @@ export async function issueCode(
     codeChallengeMethod: input.codeChallenge ? 'S256' : undefined,
     nonce: input.nonce,
     authTime: Math.floor(Date.now() / 1000),
+    // how she proved who she is (RFC 8176): the ID token's amr
+    amr: input.amr,
     // the grant is the session: RP-initiated logout with this ID token as hint ends it
     sid: grant.jti,
     expiresWithSession: false,

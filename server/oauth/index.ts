@@ -6,6 +6,8 @@ import { DEFAULT_LOGIN_LIMITS } from '../config.js';
 import { clientError } from '../errors.js';
 import { accountPageRoutes } from './accountPages.js';
 import { consoleLoginRoutes } from './consoleLogin.js';
+// the required action of choosing a new password, a step of every sign-in (signInSteps.ts)
+import './changePasswordStep.js';
 import { deviceInput } from './deviceInput.js';
 import { interactionRoutes } from './interactions.js';
 import { loginPagePolicy, renderErrorPage, sendPage } from './loginPage.js';
@@ -40,7 +42,7 @@ async function signInRoutes(app: FastifyInstance, options: { provider: Provider;
   const devices = new DeviceCookies(await deviceCookieSecret(keys.privateKey), config.publicUrl.startsWith('https:'));
   const shared = { provider: options.provider, db, throttle, devices, managementApi: managementAudience(app.ctx), consoleClientId: config.consoleClientId };
   await app.register(consoleLoginRoutes, { ...shared, issuer: config.publicUrl });
-  await app.register(interactionRoutes, shared);
+  await app.register(interactionRoutes, { ...shared, secure: config.publicUrl.startsWith('https:') });
   await app.register(accountPageRoutes, { provider: options.provider, consoleClientId: config.consoleClientId });
   await app.register(signUpRoutes, { throttle, consoleClientId: config.consoleClientId, publicUrl: config.publicUrl });
 }

@@ -10,10 +10,14 @@ import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { describeScopes, rememberConsent } from './resources.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 import { accountOfClient, chooseTenant } from './signInTenant.js';
+import { beginSteps, endSteps, stepPage } from './signInSteps.js';
+import { STEP_BODY } from './consoleLogin.js';
 import { signUpLinkOf } from './signUp.js';
 
 interface InteractionOptions extends PasswordStepOptions, GrantSetting {
   provider: Provider;
+  /** Cookies get Secure (the issuer is https). */
+  secure: boolean;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -29,6 +33,7 @@ const ADMINISTRATION = { name: ADMIN_SCOPE, description: 'Administer your organi
  */
 export async function interactionRoutes(app: FastifyInstance, options: InteractionOptions) {
   const { provider, db, managementApi, consoleClientId } = options;
+  const steps = { db, secure: options.secure };
   const path = (uid: string, step: string) => `/oauth/interaction/${encodeURIComponent(uid)}/${step}`;
 
   const load = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -121,11 +126,28 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       const outcome = await passwordStep(options, request, reply, { tenant, client: who, login: request.body?.email ?? '', password: request.body?.password ?? '' });
       const again = (status: number, error: string) => sendPage(reply, status, loginPage(details, client, { email: outcome.login, error }), redirectUriOf(details));
       if (outcome.kind === 'throttled') return again(429, outcome.message);
+      if (outcome.kind === 'blocked') return again(403, outcome.message);
       if (outcome.kind === 'wrong') return again(401, 'Wrong email or password.');
+      // a required action or a second factor first (signInSteps.ts)
+      if (await beginSteps(steps, request, reply, { user: outcome.user, kind: 'interaction', request: { uid: details.uid }, clientId: client.clientId, login: outcome.login, path: path(details.uid, 'steps') })) return reply;
       await recordSignIn(db, attemptOf(request), { outcome: 'success', client: who, userId: outcome.user.id, login: outcome.login });
-      return finish(request, reply, { login: { accountId: outcome.user.subject, remember: false } }, details);
+      return finish(request, reply, { login: { accountId: outcome.user.subject, remember: false, amr: ['pwd'] } }, details);
     },
   );
+
+  /** The step pages of a hosted sign-in, under the interaction's path (its cookie is scoped there). */
+  const stepsHandler = async (request: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply) => {
+    const { details, client } = await load(request, reply);
+    if (details.prompt.name !== 'login') return sendPage(reply, 400, renderErrorPage('This sign-in step is already done. Please start again.'));
+    const outcome = await stepPage(steps, request, reply, { kind: 'interaction', path: path(details.uid, 'steps'), matches: (pending) => pending.request.uid === details.uid });
+    if (outcome.kind === 'sent') return reply;
+    const { pending, user } = outcome;
+    await endSteps(steps, reply, pending);
+    await recordSignIn(db, attemptOf(request), { outcome: 'success', client: { id: client.clientId, companyId: user.companyId, domainId: user.domainId }, userId: user.id, login: pending.login });
+    return finish(request, reply, { login: { accountId: user.subject, remember: false, amr: pending.amr } }, details);
+  };
+  app.get<{ Params: { uid: string } }>('/oauth/interaction/:uid/steps', { schema: { hide: true } }, stepsHandler);
+  app.post<{ Params: { uid: string } }>('/oauth/interaction/:uid/steps', { schema: { hide: true, body: STEP_BODY } }, stepsHandler);
 
   app.post<{ Params: { uid: string }; Body: { decision?: string } }>(
     '/oauth/interaction/:uid/consent',

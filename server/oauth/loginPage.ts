@@ -26,10 +26,12 @@ function formTarget(redirectUri: string): string {
  * The policy of every login page and /oauth/login answer: no script at all, no framing (clickjacking),
  * and forms only to us and to the client's redirect URI (Chrome checks form-action on the redirect too).
  */
-export function loginPagePolicy(redirectUri?: string): string {
+export function loginPagePolicy(redirectUri?: string, options: { scripts?: boolean } = {}): string {
   const formAction = ["'self'", ...(redirectUri ? [formTarget(redirectUri)] : [])].join(' ');
   return [
     "default-src 'none'",
+    // a sign-in step may load our own script file (WebAuthn); never inline script
+    ...(options.scripts ? ["script-src 'self'", "connect-src 'self'"] : []),
     `style-src ${STYLE_HASH}`,
     "img-src 'self' data:",
     `form-action ${formAction}`,
@@ -109,12 +111,12 @@ export function renderErrorPage(message: string): string {
 }
 
 /** Sends an HTML page of the authorization server: never cached, with the login page policy. */
-export function sendPage(reply: FastifyReply, status: number, html: string, redirectUri?: string) {
+export function sendPage(reply: FastifyReply, status: number, html: string, redirectUri?: string, options: { scripts?: boolean } = {}) {
   return reply
     .status(status)
     .header('Content-Type', 'text/html; charset=utf-8')
     .header('Cache-Control', 'no-store')
-    .header('Content-Security-Policy', loginPagePolicy(redirectUri))
+    .header('Content-Security-Policy', loginPagePolicy(redirectUri, options))
     .send(html);
 }
 

@@ -13,7 +13,11 @@ export interface PasswordStepOptions {
 export type PasswordOutcome =
   | { kind: 'signed-in'; user: KnownUser; login: string }
   | { kind: 'throttled'; retryAfter: number; message: string; login: string }
-  | { kind: 'wrong'; login: string };
+  | { kind: 'wrong'; login: string }
+  | { kind: 'blocked'; message: string; login: string };
+
+/** Said only to whoever typed the right password: nobody else learns the account exists. */
+export const BLOCKED_MESSAGE = 'This account is blocked. Ask your administrator to unblock it.';
 
 /** "Try again in 5 minutes." / "in 40 seconds." */
 function tryAgainIn(seconds: number): string {
@@ -57,6 +61,12 @@ export async function passwordStep(
       await recordSignIn(db, seen, { outcome: 'unknown_user', client, userId: deleted, login, detail: deleted ? 'the account is deleted' : undefined });
     }
     return { kind: 'wrong', login };
+  }
+
+  if (user.blocked) {
+    // counted as a failure (no refund): a blocked account is no oracle at the success rate
+    await recordSignIn(db, seen, { outcome: 'blocked', client, userId: user.id, login });
+    return { kind: 'blocked', message: BLOCKED_MESSAGE, login };
   }
 
   const wait = await throttle.succeeded(attempt, account, address);

@@ -171,7 +171,9 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       domain: null,
     },
     claims: {
-      openid: ['sub'],
+      // amr (RFC 8176): how the person proved who she is, password and second factor (signInSteps.ts)
+      amr: null,
+      openid: ['sub', 'amr'],
       profile: ['name', 'preferred_username'],
       username: ['preferred_username', 'name'],
       email: ['email', 'email_verified'],

@@ -18,7 +18,9 @@ export type SignInOutcome =
   | 'code_reused'
   | 'bad_code'
   | 'consent_denied'
-  | 'refresh_reuse';
+  | 'refresh_reuse'
+  | 'blocked'
+  | 'second_factor_failed';
 
 /** Where an attempt came from: the request's client address, user agent and logger. */
 export interface Attempt {

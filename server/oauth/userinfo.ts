@@ -46,12 +46,12 @@ export async function userinfoRoutes(app: FastifyInstance) {
     }
     if (!principal.scopes.includes('openid')) return bearerError(reply, 403, 'insufficient_scope', 'the openid scope is required');
     // the application must still be active too; its web origins decide who may read the answer
-    const { rows } = await db.query<{ username: string; displayName: string; email: string; webOrigins: unknown }>(
-      `SELECT u.username, u.display_name AS "displayName", u.email, a.allowed_web_orgins AS "webOrigins"
+    const { rows } = await db.query<{ username: string; displayName: string; email: string; emailVerified: boolean; webOrigins: unknown }>(
+      `SELECT u.username, u.display_name AS "displayName", u.email, u.email_verified AS "emailVerified", a.allowed_web_orgins AS "webOrigins"
        FROM oauth_grants g
        JOIN users u ON u.company_id = g.company_id AND u.domain_id = g.domain_id AND u.id = g.user_id
        JOIN applications a ON a.id = g.client_id AND a.status = 'active'
-       WHERE g.id = $1 AND g.revoked_at IS NULL AND u.status = 'active'
+       WHERE g.id = $1 AND g.revoked_at IS NULL AND u.status = 'active' AND u.blocked_at IS NULL
          AND g.company_id = $2 AND g.domain_id = $3 AND g.user_id = $4 AND u.subject = $5`,
       [principal.grantId, principal.companyId, principal.domainId, principal.userId, principal.subject],
     );
@@ -65,7 +65,7 @@ export async function userinfoRoutes(app: FastifyInstance) {
     }
     if (principal.scopes.includes('email')) {
       claims.email = user.email;
-      claims.email_verified = false;
+      claims.email_verified = user.emailVerified;
     }
     return reply.header('Cache-Control', 'no-store').send(claims);
   };

@@ -290,6 +290,8 @@ export const screens = {
         bad_code: 'Bad code',
         consent_denied: 'Consent denied',
         refresh_reuse: 'Refresh token reused',
+        blocked: 'Account blocked',
+        second_factor_failed: 'Second step failed',
       },
     },
     // docs/CONSOLE.md, "A user's sessions"

@@ -30,7 +30,7 @@ afterAll(() => server?.close());
 
 describe('a locked account', () => {
   it('shows its failed sign-ins and lock; Unlock lets the person in at once and is recorded', async () => {
-    expect((await call(server, acme.adminToken, 'GET', `${user()}/signInState`)).body).toEqual({ failedSignIns: 0, lockedUntil: null, lockedBecause: null });
+    expect((await call(server, acme.adminToken, 'GET', `${user()}/signInState`)).body).toMatchObject({ failedSignIns: 0, lockedUntil: null, lockedBecause: null, blockedAt: null });
     for (let i = 0; i < 4; i++) await signIn('wrong password 1');
     const state = await call(server, acme.adminToken, 'GET', `${user()}/signInState`);
     expect(state.body).toMatchObject({ failedSignIns: 4, lockedBecause: 'too many failed sign-ins' });
@@ -53,7 +53,7 @@ describe('a locked account', () => {
     const agent = await tokenFor(server.ctx, { companyId: 'acme', domainId: acme.domainId, userId: 'agent' });
     const unlocked = await call(server, agent, 'POST', `${user()}/unlock`, {});
     expect(unlocked.status, JSON.stringify(unlocked.body)).toBe(200);
-    expect(unlocked.body).toEqual({ failedSignIns: 0, lockedUntil: null, lockedBecause: null });
+    expect(unlocked.body).toMatchObject({ failedSignIns: 0, lockedUntil: null, lockedBecause: null, blockedAt: null });
     expect((await signIn(PASSWORD)).params.code).toBeTruthy();
 
     const history = await call(server, acme.adminToken, 'GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ resourceId: 'worker', action: 'unlock' }))}`);
@@ -66,7 +66,7 @@ describe('a locked account', () => {
     const record = (await call(server, acme.adminToken, 'GET', user())).body;
     const changed = await call(server, acme.adminToken, 'PUT', user(), { ...record, authVerification: await bcrypt.hash('a brand new password', 10) });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    expect((await call(server, acme.adminToken, 'GET', `${user()}/signInState`)).body).toEqual({ failedSignIns: 0, lockedUntil: null, lockedBecause: null });
+    expect((await call(server, acme.adminToken, 'GET', `${user()}/signInState`)).body).toMatchObject({ failedSignIns: 0, lockedUntil: null, lockedBecause: null, blockedAt: null });
     await setPassword(server, 'acme', acme.domainId, 'worker', PASSWORD);
   });
 

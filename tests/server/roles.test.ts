@@ -90,6 +90,8 @@ const acmeValues = () => ({
   apiId,
   scopeId: 'read',
   sessionId: 'no-such-session',
+  factorId: 'no-such-factor',
+  messageId: '1',
   assignmentId: 'no-such-assignment',
 });
 
@@ -101,7 +103,7 @@ describe('the permission matrix, from the OpenAPI document', () => {
   it('every route declares a known permission', () => {
     const all = routes();
     expect(all.length).toBeGreaterThan(60);
-    for (const route of all) expect(route.permission, `${route.method} ${route.path}`).toMatch(/^(any|(companies|domains|users|groups|sessions|signInEvents|audit|applications|apis|roles):(read|write|purge|revoke|secrets|unlock))$/);
+    for (const route of all) expect(route.permission, `${route.method} ${route.path}`).toMatch(/^(any|(companies|domains|users|groups|sessions|signInEvents|audit|applications|apis|roles):(read|write|purge|revoke|secrets|unlock|block|recover))$/);
   });
 
   it.each(ROLE_IDS)('%s: allowed routes pass the guard, the others answer 403 naming the permission', async (role) => {

@@ -31,7 +31,7 @@ describe('users: create and read', () => {
   it('creates a user with a generated id, stores the hash and never returns it', async () => {
     const res = await as('POST', base, user('alice', { notes: 'first' }));
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9]{20}$/), username: 'alice', displayName: 'Name of alice', notes: 'first', email: 'alice@acme.example', status: 'active' });
+    expect(res.body).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9]{20}$/), username: 'alice', displayName: 'Name of alice', notes: 'first', email: 'alice@acme.example', status: 'active', blockedAt: null, emailVerified: false });
     expect(await storedHash(res.body.id)).toBe(hash);
     const read = await as('GET', `${base}/${res.body.id}`);
     expect(read.body).toEqual(res.body);
@@ -135,7 +135,7 @@ describe('users: update', () => {
   it('changes fields and keeps the password when no authVerification is sent', async () => {
     const res = await as('PUT', `${base}/bob`, { id: 'bob', username: 'robert', displayName: 'Robert', notes: 'renamed', email: 'robert@acme.example', status: 'active' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: 'bob', username: 'robert', displayName: 'Robert', notes: 'renamed', email: 'robert@acme.example', status: 'active' });
+    expect(res.body).toEqual({ id: 'bob', username: 'robert', displayName: 'Robert', notes: 'renamed', email: 'robert@acme.example', status: 'active', blockedAt: null, emailVerified: false });
     expect(await storedHash('bob')).toBe(hash);
     const changed = await as('PUT', `${base}/bob`, { ...res.body, authVerification: otherHash });
     expect(changed.body).toEqual(res.body);

@@ -15,6 +15,8 @@ export const SIGN_IN_OUTCOMES = [
   'bad_code',
   'consent_denied',
   'refresh_reuse',
+  'blocked',
+  'second_factor_failed',
 ] as const;
 
 /**
@@ -53,6 +55,8 @@ export const signInEvents: ResourceDeclaration = {
         code_reused: 'error',
         bad_code: 'error',
         refresh_reuse: 'error',
+        blocked: 'warning',
+        second_factor_failed: 'error',
       },
       sortable: false,
     },

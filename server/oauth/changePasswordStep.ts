@@ -1,0 +1,46 @@
+import { endSignInsAfterNewPassword } from '../api/accountState.js';
+import { hashPassword, verifyPassword } from '../passwords.js';
+import { passwordProblem, policyOf } from '../policies.js';
+import { registerStep, stepForm } from './signInSteps.js';
+
+/**
+ * The required action "change password" (docs/CONSOLE.md, "Account states"): an administrator who
+ * set a password may ask the person to choose her own at her next sign-in. The page takes the new
+ * password twice, checks the domain's policy, hashes it on the password threads and ends every
+ * other sign-in the old one made.
+ */
+registerStep({
+  id: 'change-password',
+  order: 20,
+  needed: async ({ user }) => user.requiredActions.includes('change-password'),
+  render: async ({ action, error }) =>
+    stepForm({
+      title: 'Choose a new password',
+      intro: 'Your administrator asks you to choose a new password before you continue.',
+      action,
+      step: 'change-password',
+      error,
+      fields: `<label for="password">New password</label>
+<input type="password" id="password" name="password" autocomplete="new-password" required autofocus${error ? ' aria-describedby="step-error" aria-invalid="true"' : ''}>
+<label for="confirm">Confirm new password</label>
+<input type="password" id="confirm" name="confirm" autocomplete="new-password" required>`,
+      submit: 'Change password and continue',
+    }),
+  submit: async ({ db, user, tenant, body }) => {
+    const password = body.password ?? '';
+    if (password !== (body.confirm ?? '')) return { error: 'The two passwords do not match.' };
+    const problem = passwordProblem(await policyOf(db, tenant), password);
+    if (problem) return { error: problem };
+    if (user.passwordHash && (await verifyPassword(password, user.passwordHash).catch(() => false))) return { error: 'Choose a password different from the one you signed in with.' };
+    const hash = await hashPassword(password);
+    await db.transaction(async (tx) => {
+      await tx.query(
+        `UPDATE users SET password_hash = $4, required_actions = array_remove(required_actions, 'change-password'), updated_at = now()
+         WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
+        [tenant.companyId, tenant.domainId, user.id, hash],
+      );
+      await endSignInsAfterNewPassword(tx, { ...tenant, userId: user.id });
+    });
+    return { done: true };
+  },
+});
