@@ -17,7 +17,9 @@ import {
   authenticationOptions,
   decryptSecret,
   encryptSecret,
+  factorsLocked,
   hasSecondFactor,
+  LOCKED_MESSAGE,
   listFactors,
   MAX_FACTOR_FAILURES,
   newRecoveryCodes,
@@ -207,7 +209,8 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       const client = { id: consoleClientId, companyId: session.user.companyId, domainId: session.user.domainId };
       const challenge = session.pending.challenge;
       await setPending(session, {});
-      const amr = await proveFactor(db, rp, ref(session.user), { code: request.body?.code, webauthn: request.body?.webauthn || undefined, challenge });
+      const locked = await factorsLocked(db, ref(session.user));
+      const amr = locked ? undefined : await proveFactor(db, rp, ref(session.user), { code: request.body?.code, webauthn: request.body?.webauthn || undefined, challenge });
       if (amr) {
         await db.query(`UPDATE account_sessions SET verified = true, amr = $2, pending = '{}' WHERE id = $1`, [session.id, ['pwd', ...amr]]);
         await recordSignIn(db, attemptOf(request), { outcome: 'success', client, userId: session.user.id, login: session.user.email, detail: 'account page' });
@@ -219,7 +222,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
         await endSession(reply, session);
         return send(reply, 401, loginForm({ company: session.user.companyId, domain: session.user.domainId }, { error: 'Too many wrong codes. Sign in again.' }));
       }
-      return send(reply, 401, await verifyPage(session, 'That code or key is not right. Try again.'));
+      return send(reply, 401, await verifyPage(session, locked ? LOCKED_MESSAGE : 'That code or key is not right. Try again.'));
     },
   );
 

@@ -369,6 +369,24 @@ export async function proveFactor(
   return (await useRecoveryCode(db, user, code)) ? ['mfa'] : undefined;
 }
 
+/** Sign-ins ended by wrong second factors (five wrong answers each) that lock the factors for the next hour. */
+export const LOCKING_FAILED_SIGN_INS = 3;
+
+/**
+ * Has the person's second factor been guessed at too much? Each sign-in allows five wrong answers,
+ * and whoever knows the password could start sign-in after sign-in: after three such failed sign-ins
+ * in an hour (sign-in events 'second_factor_failed', the account page's included) no code or key is
+ * checked until the hour has passed: fifteen guesses an hour at a 6-digit code.
+ */
+export async function factorsLocked(db: Queryable, user: UserRef): Promise<boolean> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM signin_events WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND outcome = 'second_factor_failed' AND occurred_at > now() - interval '1 hour'`,
+    ownArgs(user),
+  );
+  return (rows[0]?.n ?? 0) >= LOCKING_FAILED_SIGN_INS;
+}
+export const LOCKED_MESSAGE = 'Too many wrong codes for this account lately. Try again in an hour, or ask your administrator to reset your second factors.';
+
 /** A single-use challenge (mfa_challenges) for the person: stored as a hash, 5 minutes. */
 export async function saveChallenge(db: Queryable, user: UserRef, purpose: 'webauthn-sign-in' | 'totp-enrol', token: string, value = ''): Promise<void> {
   await db.query(`DELETE FROM mfa_challenges WHERE expires_at < now()`);

@@ -10,7 +10,9 @@ import {
   challengeOf,
   decryptSecret,
   encryptSecret,
+  factorsLocked,
   hasSecondFactor,
+  LOCKED_MESSAGE,
   newTotpSecret,
   proveFactor,
   relyingParty,
@@ -55,6 +57,7 @@ export const secondFactorStep: SignInStep = {
     );
   },
   async submit(input) {
+    if (await factorsLocked(input.db, ref(input))) return { error: LOCKED_MESSAGE };
     const { code, webauthn } = input.body;
     let challenge: string | undefined;
     if (webauthn) {

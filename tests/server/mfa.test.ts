@@ -222,6 +222,24 @@ describe('signing in with a second factor', () => {
   });
 });
 
+describe('guessing at codes over many sign-ins', () => {
+  it('three sign-ins ended by wrong codes within an hour lock the factors: even the right code is refused', async () => {
+    // one is recorded above; two more, as two more rounds of five wrong codes would record
+    await server.db.query(
+      `INSERT INTO signin_events (company_id, domain_id, client_id, user_id, login, outcome, detail) VALUES ('acme', $1, 'iam-console', 'worker', $2, 'second_factor_failed', 'test'), ('acme', $1, 'iam-console', 'worker', $2, 'second_factor_failed', 'test')`,
+      [acme.domainId, EMAIL],
+    );
+    await server.db.query(`UPDATE user_factors SET last_step = NULL WHERE company_id = 'acme' AND user_id = 'worker' AND kind = 'totp'`);
+    await awayFromStepEdge();
+    const { browser } = await consoleSignIn();
+    const page = await browser.get('/oauth/steps');
+    const refused = await browser.post(formAction(page.body)!, { step: 'second-factor', code: codeAt(0) });
+    expect(refused.location).toBeUndefined();
+    expect(refused.body).toContain('Too many wrong codes for this account lately');
+    await server.db.query(`DELETE FROM signin_events WHERE company_id = 'acme' AND user_id = 'worker' AND detail = 'test'`);
+  });
+});
+
 describe('enrolling at sign-in', () => {
   it("the required action 'enrol-mfa' makes her add an authenticator app before any code", async () => {
     const set = await call(server, acme.adminToken, 'PUT', `${at('boss')}/requiredActions`, { requiredActions: ['enrol-mfa'] });
