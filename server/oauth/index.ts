@@ -4,6 +4,8 @@ import * as jose from 'jose';
 import type Provider from 'oidc-provider';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
 import { clientError } from '../errors.js';
+import { accountRoutes } from '../mfa/account.js';
+import { registerMfaSteps } from '../mfa/steps.js';
 import { accountPageRoutes } from './accountPages.js';
 import { consoleLoginRoutes } from './consoleLogin.js';
 // the required action of choosing a new password, a step of every sign-in (signInSteps.ts)
@@ -42,6 +44,9 @@ async function signInRoutes(app: FastifyInstance, options: { provider: Provider;
   const devices = new DeviceCookies(await deviceCookieSecret(keys.privateKey), config.publicUrl.startsWith('https:'));
   const shared = { provider: options.provider, db, throttle, devices, managementApi: managementAudience(app.ctx), consoleClientId: config.consoleClientId };
   await app.register(consoleLoginRoutes, { ...shared, issuer: config.publicUrl });
+  // the second factor and its enrolment at sign-in, and the account page (server/mfa)
+  registerMfaSteps();
+  await app.register(accountRoutes, { ...shared, issuer: config.publicUrl });
   await app.register(interactionRoutes, { ...shared, secure: config.publicUrl.startsWith('https:') });
   await app.register(accountPageRoutes, { provider: options.provider, consoleClientId: config.consoleClientId });
   await app.register(signUpRoutes, { throttle, consoleClientId: config.consoleClientId, publicUrl: config.publicUrl });
