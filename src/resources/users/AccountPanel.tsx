@@ -107,7 +107,10 @@ function RequiredActionsForm({ current, allowed, reason, disabled, onSave }: { c
       sx={{ mt: 2 }}
     >
       <FormControl component="fieldset" disabled={disabled || !allowed || saving}>
-        <FormLabel component="legend">{translate('iam.accountState.requiredActions')}</FormLabel>
+        {/* a heading stays readable when its checkboxes are not offered (disabled grey is under 4.5:1) */}
+        <FormLabel component="legend" sx={{ '&.Mui-disabled': { color: 'text.secondary' } }}>
+          {translate('iam.accountState.requiredActions')}
+        </FormLabel>
         <FormGroup row>
           {REQUIRED_ACTIONS.map((action) => (
             <FormControlLabel

@@ -1,0 +1,220 @@
+/**
+ * Account states in the console (docs/CONSOLE.md, "Account states") in Chromium against the running
+ * provider (npm run test:e2e): a support agent finds a user the sign-in throttle locked, sees until
+ * when and why, unlocks her, and she signs in; an administrator blocks a user (her console session
+ * ends, and her sign-in is refused with the blocked sentence) and unblocks her; Set password with
+ * "Require a new password at next sign-in" sends her to the change-password step. axe, and
+ * screenshots light and dark at 1280 and 390 pixels (test-results/screenshots/account-*.png).
+ */
+import bcrypt from 'bcryptjs';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseUrl, consoleApi, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+
+let browser: Browser;
+let root: Page;
+
+const run = Date.now().toString(36);
+const PASSWORD = 'Account-States-Pass-1';
+const DOMAIN_PATH = 'companys/root/domainNames/default';
+type Person = { id: string; name: string; email: string };
+const person = (id: string, name: string): Person => ({ id: `${id}-${run}`, name: `${name} ${run}`, email: `${id}-${run}@example.com` });
+const AGENT = person('agent', 'Sue Support');
+const TESS = person('tess', 'Tess Throttled');
+const BEA = person('bea', 'Bea Blocked');
+const PAM = person('pam', 'Pam Password');
+
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 250 });
+const button = (within: Page | Locator, name: string) => within.getByRole('button', { name, exact: true });
+const accountCard = (page: Page) => page.getByRole('region', { name: 'Account', exact: true });
+
+/** A person of root's default domain with a password and a role, so that she may sign in to the console. */
+async function makeUser(who: Person, role: string) {
+  const made = await consoleApi(root, 'POST', `${DOMAIN_PATH}/users`, {
+    id: who.id,
+    username: who.id,
+    displayName: who.name,
+    email: who.email,
+    authVerification: await bcrypt.hash(PASSWORD, 10),
+  });
+  expect(made.status, JSON.stringify(made.json)).toBe(201);
+  const given = await consoleApi(root, 'POST', 'companys/root/roleAssignments', { role, holderType: 'user', holderId: who.id, holderCompanyId: 'root', holderDomainId: 'default' });
+  expect(given.status, JSON.stringify(given.json)).toBe(201);
+}
+
+async function ownBrowser(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 800 } });
+  return { context, page: await context.newPage() };
+}
+
+/** The console's sign-in form as she fills it, whatever the answer. */
+async function trySignIn(page: Page, who: Person, password = PASSWORD) {
+  await page.goto(`${baseUrl()}/login`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Login' }).click();
+}
+
+/** Wrong passwords posted to the console's sign-in until the throttle refuses her account (429). */
+async function throttle(who: Person) {
+  for (let attempt = 0; attempt < 150; attempt++) {
+    const form = new URLSearchParams({
+      client_id: 'iam-console',
+      redirect_uri: `${baseUrl()}/callback`,
+      scope: 'openid username email user:admin',
+      state: 'state-1',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      email: who.email,
+      password: `wrong password ${attempt}`,
+    });
+    const response = await fetch(`${baseUrl()}/oauth/login`, { method: 'POST', body: form, redirect: 'manual' });
+    await response.arrayBuffer();
+    if (response.status === 429) return;
+  }
+  throw new Error(`${who.email} was never throttled`);
+}
+
+async function setTheme(page: Page, theme: 'light' | 'dark') {
+  await page.emulateMedia({ colorScheme: theme });
+  await page.evaluate((value) => localStorage.setItem('theme', value), theme);
+}
+
+/** Opens her user screen from the users list, found by searching (the suite shares one server). */
+async function openUser(page: Page, who: Person) {
+  await page.goto(`${baseUrl()}/users`);
+  await page.getByPlaceholder('Search').first().fill(who.email);
+  const row = page.getByRole('row').filter({ hasText: who.email });
+  await eventually(() => row.count()).toBe(1);
+  await row.getByRole('button').first().click();
+  await eventually(() => accountCard(page).isVisible()).toBe(true);
+}
+
+/**
+ * Each theme, at 1280 and 390 pixels: `show` brings the page to the state to judge (after a reload
+ * for the theme), then axe and a screenshot account-<name>-<theme>-<width>.png.
+ */
+async function judge(page: Page, name: string, show: () => Promise<unknown>) {
+  for (const theme of ['light', 'dark'] as const) {
+    await setTheme(page, theme);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await page.reload();
+      await show();
+      await expectNoAxeViolations(page);
+      await screenshot(page, `account-${name}-${theme}-${width}`);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await setTheme(page, 'light');
+}
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  root = await newPage(browser);
+  await signIn(root);
+  await makeUser(AGENT, 'support');
+  for (const who of [TESS, BEA, PAM]) await makeUser(who, 'auditor');
+}, 120_000);
+afterAll(() => browser?.close());
+
+describe('account states in the console', () => {
+  it('a support agent finds a throttled user, sees until when, unlocks her, and she signs in', async () => {
+    await throttle(TESS);
+    const { context, page } = await ownBrowser();
+    await signIn(page, { email: AGENT.email, password: PASSWORD });
+    await openUser(page, TESS);
+    const card = accountCard(page);
+    await eventually(() => card.getByText(/^Locked until .* because of too many failed sign-ins\.$/).isVisible()).toBe(true);
+    expect(await card.textContent()).toMatch(/\d{3} failed sign-ins counted/);
+    // Support may unlock and block; setting a password is not hers
+    expect(await button(card, 'Unlock').isEnabled()).toBe(true);
+    expect(await button(card, 'Set password').isDisabled()).toBe(true);
+
+    await judge(page, 'locked', () => eventually(() => accountCard(page).getByText(/^Locked until/).isVisible()).toBe(true));
+
+    await button(accountCard(page), 'Unlock').click();
+    await eventually(() => page.getByText(`${TESS.name} is unlocked and may sign in again`).isVisible()).toBe(true);
+    await eventually(() => accountCard(page).getByText('Can sign in.').isVisible()).toBe(true);
+    await context.close();
+
+    const tess = await ownBrowser();
+    await signIn(tess.page, { email: TESS.email, password: PASSWORD });
+    await tess.context.close();
+  }, 240_000);
+
+  it('an administrator blocks a user: her console session ends and her sign-in is refused; unblocked, she signs in', async () => {
+    const bea = await ownBrowser();
+    await signIn(bea.page, { email: BEA.email, password: PASSWORD });
+
+    await openUser(root, BEA);
+    const card = accountCard(root);
+    await eventually(() => card.getByText('Can sign in.').isVisible()).toBe(true);
+    await button(card, 'Block').click();
+    const dialog = root.getByRole('dialog');
+    await eventually(() => dialog.textContent()).toContain(`Block ${BEA.name}?`);
+    expect(await dialog.textContent()).toContain(`${BEA.name} is signed out everywhere and cannot sign in until unblocked.`);
+    await expectNoAxeViolations(root);
+    await screenshot(root, 'account-block-confirm-light-1280');
+    await button(dialog, 'Block').click();
+    await eventually(() => root.getByText(`${BEA.name} is blocked and signed out everywhere`).isVisible()).toBe(true);
+    await eventually(() => card.getByText(/^Blocked since .*: cannot sign in until unblocked\.$/).isVisible()).toBe(true);
+    await judge(root, 'blocked', () => eventually(() => accountCard(root).getByText(/^Blocked since/).isVisible()).toBe(true));
+
+    // the users list says Blocked on her row
+    await root.goto(`${baseUrl()}/users`);
+    await root.getByPlaceholder('Search').first().fill(BEA.email);
+    const row = root.getByRole('row').filter({ hasText: BEA.email });
+    await eventually(() => row.count()).toBe(1);
+    await eventually(() => row.getByText('Blocked', { exact: true }).isVisible()).toBe(true);
+    await judge(root, 'users-list', async () => {
+      await root.getByPlaceholder('Search').first().fill(BEA.email);
+      await eventually(() => root.getByRole('row').filter({ hasText: BEA.email }).getByText('Blocked', { exact: true }).isVisible()).toBe(true);
+    });
+
+    // her console: the provider ended her sign-in
+    await bea.page.goto(`${baseUrl()}/users`);
+    await bea.page.waitForURL(/\/login/, { timeout: 30_000 });
+    await trySignIn(bea.page, BEA);
+    await eventually(() => bea.page.getByText('This account is blocked. Ask your administrator to unblock it.').isVisible()).toBe(true);
+    // a wrong password learns nothing of the block
+    await trySignIn(bea.page, BEA, 'not her password 1');
+    await eventually(() => bea.page.getByText('This account is blocked.', { exact: false }).count()).toBe(0);
+
+    await openUser(root, BEA);
+    await button(accountCard(root), 'Unblock').click();
+    await eventually(() => root.getByText(`${BEA.name} is unblocked and may sign in again`).isVisible()).toBe(true);
+    await eventually(() => accountCard(root).getByText('Can sign in.').isVisible()).toBe(true);
+    await signIn(bea.page, { email: BEA.email, password: PASSWORD });
+    await bea.context.close();
+  }, 240_000);
+
+  it('Set password with "Require a new password at next sign-in": her next sign-in asks for a new one', async () => {
+    const NEW_PASSWORD = `Pam-Fresh-${run}-2026`;
+    await openUser(root, PAM);
+    await button(accountCard(root), 'Set password').click();
+    const dialog = root.getByRole('dialog', { name: `Set a new password for ${PAM.name}` });
+    await dialog.getByLabel(/^Password/).fill(NEW_PASSWORD);
+    await dialog.getByLabel(/^Confirm Password/).fill(NEW_PASSWORD);
+    expect(await dialog.getByRole('checkbox', { name: 'Require a new password at next sign-in' }).isChecked()).toBe(true);
+    for (const theme of ['light', 'dark'] as const) {
+      await setTheme(root, theme);
+      for (const width of [1280, 390]) {
+        await root.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+        await expectNoAxeViolations(root);
+        await screenshot(root, `account-set-password-${theme}-${width}`);
+      }
+    }
+    await root.setViewportSize({ width: 1280, height: 800 });
+    await setTheme(root, 'light');
+    await button(dialog, 'Set password').click();
+    await eventually(() => root.getByText(`New password set for ${PAM.name}, who must choose a new one at next sign-in`).isVisible()).toBe(true);
+    await eventually(() => accountCard(root).textContent()).toContain('At next sign-in:Change password');
+
+    const pam = await ownBrowser();
+    await trySignIn(pam.page, PAM, NEW_PASSWORD);
+    await pam.page.waitForURL(/\/oauth\/steps/, { timeout: 30_000 });
+    await eventually(() => pam.page.getByRole('heading', { name: 'Choose a new password' }).isVisible()).toBe(true);
+    await pam.context.close();
+  }, 240_000);
+});
