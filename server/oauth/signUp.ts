@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, Queryable } from '../db/index.js';
 import { randomAlphanumeric } from '../ids.js';
+import { queueAccountLink } from '../mail/accountLinks.js';
+import { languageOf } from '../mail/language.js';
+import { mailerOf } from '../mail/mailer.js';
 import { hashPassword } from '../passwords.js';
 import { type DomainPolicy, passwordProblem, policyOf } from '../policies.js';
 import type { Tenant } from './accounts.js';
@@ -15,24 +18,6 @@ import { chooseTenant, type NamedTenant, type TenantSetting } from './signInTena
  * in with it before its address is proved. The answer is the same whether or not the address already
  * has an account (and none is created then), and sign-ups are throttled per client address.
  */
-
-/** A new account, as the verification e-mail needs it. */
-export interface SignedUpAccount extends Tenant {
-  userId: string;
-  email: string;
-  displayName: string;
-}
-
-/**
- * Sends a new account its verification e-mail. The mail module (server/mail/) installs the real one
- * with setSignUpMailer; until it does, the account is created without a message and its address can
- * be verified by a Resend from the user screen.
- */
-export type SignUpMailer = (db: Database, account: SignedUpAccount, request: FastifyRequest) => Promise<void>;
-let signUpMailer: SignUpMailer | undefined;
-export function setSignUpMailer(mailer: SignUpMailer | undefined): void {
-  signUpMailer = mailer;
-}
 
 /** Sign-ups one client address may post per hour (what a family or an office behind one address needs). */
 export const SIGN_UPS_PER_ADDRESS = 20;
@@ -155,10 +140,10 @@ function formProblem(form: SignUpForm, policy: DomainPolicy): string | undefined
 
 /**
  * Creates the account unless the domain already has one with this address (or this address as a
- * username): then nothing happens, and the caller answers the same.
+ * username): then nothing happens, and the caller answers the same. Returns the new account's id.
  */
-async function createAccount(db: Database, tenant: Tenant, email: string, displayName: string, passwordHash: string): Promise<SignedUpAccount | undefined> {
-  const { rows } = await db.query<{ id: string }>(
+async function createAccount(tx: Queryable, tenant: Tenant, email: string, displayName: string, passwordHash: string): Promise<string | undefined> {
+  const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO users (company_id, domain_id, id, username, display_name, email, password_hash, status, email_verified, required_actions)
      SELECT $1, $2, $3, $4, $5, $4, $6, 'active', false, '{verify-email}'
      WHERE NOT EXISTS (SELECT 1 FROM users WHERE company_id = $1 AND domain_id = $2 AND (lower(email) = lower($4) OR lower(username) = lower($4)))
@@ -166,12 +151,13 @@ async function createAccount(db: Database, tenant: Tenant, email: string, displa
      RETURNING id`,
     [tenant.companyId, tenant.domainId, randomAlphanumeric(20), email, displayName, passwordHash],
   );
-  return rows[0] ? { ...tenant, userId: rows[0].id, email, displayName } : undefined;
+  return rows[0]?.id;
 }
 
 export async function signUpRoutes(app: FastifyInstance, options: { throttle: LoginThrottle; consoleClientId: string; publicUrl: string }) {
   const { db } = app.ctx;
   const { throttle, consoleClientId } = options;
+  const publicUrl = options.publicUrl.replace(/\/$/, '');
   const publicOrigin = new URL(options.publicUrl).origin;
 
   app.get<{ Querystring: SignUpQuery }>(
@@ -239,12 +225,14 @@ export async function signUpRoutes(app: FastifyInstance, options: { throttle: Lo
       const email = form.email!.trim();
       // hashed whether or not the address is taken: the answer takes as long either way
       const passwordHash = await hashPassword(form.password!);
-      const account = await createAccount(db, offered.tenant, email, form.displayName!.trim(), passwordHash);
-      if (account && signUpMailer) {
-        // not awaited: sending takes time only when an account was made, which must not show
-        const mailer = signUpMailer;
-        void mailer(db, account, request).catch((error) => request.log.error({ err: error }, 'sign-up: the verification e-mail failed'));
-      }
+      // the account and its verification message (server/mail: the outbox, then SMTP_URL if set) together
+      const outcome = await db.transaction(async (tx) => {
+        const userId = await createAccount(tx, offered.tenant, email, form.displayName!.trim(), passwordHash);
+        if (!userId) return undefined;
+        return queueAccountLink(tx, mailerOf(app.ctx), publicUrl, { ...offered.tenant, userId, purpose: 'verify', language: languageOf(request.headers['accept-language']) });
+      });
+      // the mail server is never waited for
+      if (outcome?.kind === 'queued') outcome.send();
       return sendPage(reply, 200, checkInboxPage(email, form.interaction));
     },
   );

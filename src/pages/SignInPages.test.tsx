@@ -155,25 +155,29 @@ describe('login page: the organization signed in to (docs/CONSOLE.md "Sign-in li
 describe('sign-up and password reset pages', () => {
   it.each([
     [SignUp, 'Create an account', /Sign-up is not open/],
-  ])('%o says what is not offered and leads back to the sign-in form', (Page, title, text) => {
+  ])('%o says what is not offered and leads back to the sign-in form', async (Page, title, text) => {
+    mockFetch(() => ({ json: { offered: false, url: null } }));
     render(<Page />);
-    expect(screen.getByRole('heading', { name: title })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: title })).toBeInTheDocument();
     expect(screen.getByText(text)).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Back to sign-in' })).toHaveAttribute('href', '/login');
   });
 });
 
-describe('forgotten password (docs/CONSOLE.md "E-mail, reset links and invitations")', () => {
-  it("/reset-password goes on to the provider's page, for the organization of the link", () => {
-    window.history.replaceState(null, '', '/reset-password?company=acme&domain=people');
-    render(<ResetPassword />);
-    expect(replace).toHaveBeenCalledWith('/account/forgot?company=acme&domain=people');
+describe('sign-up page when the organization offers it (docs/CONSOLE.md "Self sign-up")', () => {
+  it("asks the provider for the organization of the link, then goes on to the provider's sign-up page", async () => {
+    window.history.replaceState(null, '', '/signup?company=acme&domain=people');
+    const { requests } = mockFetch(() => ({ json: { offered: true, url: '/oauth/signup?company=acme&domain=people' } }));
+    render(<SignUp />);
+    await waitFor(() => expect(replace).toHaveBeenCalledWith(`${window.location.origin}/oauth/signup?company=acme&domain=people`));
+    expect(requests.map((request) => request.url)).toEqual([`${window.location.origin}/oauth/signup/offered?company=acme&domain=people`]);
   });
 
-  it("the sign-in form's link carries the organization typed", async () => {
-    window.history.replaceState(null, '', '/login?company=acme');
-    render(<Login />);
-    expect(screen.getByRole('link', { name: 'Forgot your password?' })).toHaveAttribute('href', '/account/forgot?company=acme');
+  it('stays on the words when the answer is not a sign-up page of the provider', async () => {
+    mockFetch(() => ({ json: { offered: true, url: 'https://elsewhere.example/' } }));
+    render(<SignUp />);
+    expect(await screen.findByText(/Sign-up is not open/)).toBeInTheDocument();
+    expect(replace).not.toHaveBeenCalled();
   });
 });
 
@@ -346,5 +350,19 @@ describe('404 page', () => {
     expect(screen.getByRole('heading', { name: 'Oops! There is something problem!' })).toBeInTheDocument();
     expect(screen.getByText('Please try again later!')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Go To Home' })).toHaveAttribute('href', '/');
+  });
+});
+
+describe('forgotten password (docs/CONSOLE.md "E-mail, reset links and invitations")', () => {
+  it("/reset-password goes on to the provider's page, for the organization of the link", () => {
+    window.history.replaceState(null, '', '/reset-password?company=acme&domain=people');
+    render(<ResetPassword />);
+    expect(replace).toHaveBeenCalledWith('/account/forgot?company=acme&domain=people');
+  });
+
+  it("the sign-in form's link carries the organization typed", async () => {
+    window.history.replaceState(null, '', '/login?company=acme');
+    render(<Login />);
+    expect(screen.getByRole('link', { name: 'Forgot your password?' })).toHaveAttribute('href', '/account/forgot?company=acme');
   });
 });

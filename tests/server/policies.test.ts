@@ -154,11 +154,16 @@ describe('self sign-up', () => {
       { id: expect.any(String), username: 'New@acme.example', emailVerified: false, requiredActions: ['verify-email'], status: 'active', hasPassword: true },
     ]);
 
-    // the same address again (any case), or an existing account's: the same page, nothing created
+    // its verification message is in the outbox (no SMTP_URL here), with a link to confirm the address
+    const outbox = await server.db.query(`SELECT recipient, purpose, text_body AS "text" FROM mail_outbox WHERE company_id = 'acme' AND recipient = 'New@acme.example'`);
+    expect(outbox.rows).toEqual([{ recipient: 'New@acme.example', purpose: 'verify', text: expect.stringMatching(/\/account\/verify\?token=/) }]);
+
+    // the same address again (any case), or an existing account's: the same page, nothing created or sent
     const taken = await postSignUp(fields('New@acme.example', 'another long passphrase'));
     expect(taken.statusCode).toBe(200);
     expect(taken.body).toBe(created.body);
     expect(await usersWithEmail('new@acme.example')).toHaveLength(1);
+    expect((await server.db.query(`SELECT 1 FROM mail_outbox WHERE company_id = 'acme' AND lower(recipient) = 'new@acme.example'`)).rows).toHaveLength(1);
     expect((await postSignUp(fields('worker@acme.example'))).statusCode).toBe(200);
     expect(await usersWithEmail('worker@acme.example')).toHaveLength(1);
   });

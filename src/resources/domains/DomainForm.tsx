@@ -4,6 +4,7 @@ import { DeclaredFormScreen } from '../generic/DeclaredFormScreen';
 import { isFormMode, type FormMode } from '../generic/formMode';
 import { RecordTabs } from '../generic/RecordTabs';
 import type { DomainFormState } from './DomainList';
+import SecurityPolicyTab from './SecurityPolicyTab';
 
 export default function DomainForm() {
   const translate = useTranslate();
@@ -13,13 +14,15 @@ export default function DomainForm() {
   const mode: FormMode = requested !== 'new' && !state.domain ? 'new' : requested;
   const company = state.company ?? getSession().company;
 
-  // General, and History once the domain exists (docs/CONSOLE.md, "History and audit log")
+  const context = { companyId: company?.id ?? '', domainId: String(state.domain?.id ?? '') };
+
+  // General, then Security and History once the domain exists (docs/CONSOLE.md, "Domain security policy", "History and audit log")
   return (
     <RecordTabs
       idPrefix="domain"
       label={translate('iam.domains.viewTitle')}
       record={mode === 'new' ? undefined : state.domain}
-      context={{ companyId: company?.id ?? '', domainId: String(state.domain?.id ?? '') }}
+      context={context}
       tabs={[
         {
           id: 'general',
@@ -44,6 +47,10 @@ export default function DomainForm() {
             />
           ),
         },
+        // the domain's security policy: its own form, saved on its own (a domain chunk, not the first screen)
+        ...(mode === 'new' || !state.domain
+          ? []
+          : [{ id: 'security', labelKey: 'iam.securityPolicy.tab', content: <SecurityPolicyTab context={context} name={String(state.domain.name ?? state.domain.id)} /> }]),
       ]}
     />
   );

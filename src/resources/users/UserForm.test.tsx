@@ -41,7 +41,7 @@ describe('user form', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Create' }));
     expect(await screen.findAllByText('Required')).toHaveLength(5);
     expect(screen.getByLabelText(/Notes/)).not.toBeRequired();
-    expect(requests).toHaveLength(0);
+    expect(writes(requests)).toHaveLength(0);
   });
 
   it("shows 'Password mismatch!' and sends nothing when the passwords differ", async () => {
@@ -50,7 +50,26 @@ describe('user form', () => {
     await fillNewUser('correct horse', 'battery staple');
     await userEvent.click(screen.getByRole('button', { name: 'Create' }));
     expect(await screen.findByText('Password mismatch!')).toBeInTheDocument();
-    expect(requests).toHaveLength(0);
+    expect(writes(requests)).toHaveLength(0);
+  });
+
+  it("refuses a password the domain's policy refuses, in words under the field, sending nothing (docs/CONSOLE.md, \"Domain security policy\")", async () => {
+    const policy = { minPasswordLength: 14, refuseCommonPasswords: true, mfa: 'optional', failuresPerAccount: null, failureWindowSeconds: null, selfSignUp: false };
+    const { requests } = mockFetch((request) => ({ json: request.url.endsWith('/securityPolicy') ? policy : {} }));
+    open({ company, domain, mode: 'new' });
+    await fillNewUser('correct horse', 'correct horse');
+    const password = screen.getByLabelText(/^Password/);
+    await waitFor(() => expect(password).toHaveAccessibleDescription('At least 14 characters'));
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(password).toHaveAccessibleDescription('Use at least 14 characters.'));
+    // a common password, whatever its case (the list loads on first use)
+    for (const field of [password, screen.getByLabelText(/Confirm Password/)]) {
+      await userEvent.clear(field);
+      await userEvent.type(field, 'MailCreated5240');
+    }
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(password).toHaveAccessibleDescription('This password is among the most common ones: choose another.'));
+    expect(requests.map((request) => `${request.method} ${request.url}`)).toEqual(['GET /api/companys/acme/domainNames/main/securityPolicy']);
   });
 
   it('hashes the password with bcrypt cost 10 and sends it as authVerification, never password or confirmPassword', async () => {
@@ -61,19 +80,20 @@ describe('user form', () => {
     // bcrypt at cost 10 runs in the test's single thread: allow it time on a busy machine
     await waitFor(() => expect(locations.at(-1)).toBe('/previous'), { timeout: 15_000 });
 
-    expect(`${requests[0].method} ${requests[0].url}`).toBe(`POST ${USERS_URL}`);
-    const body = JSON.parse(requests[0].body!);
+    const [sent] = writes(requests);
+    expect(`${sent.method} ${sent.url}`).toBe(`POST ${USERS_URL}`);
+    const body = JSON.parse(sent.body!);
     expect(Object.keys(body).sort()).toEqual(['authVerification', 'displayName', 'email', 'notes', 'username']);
     expect(body).toMatchObject({ username: 'grace', displayName: 'Grace', notes: 'admiral', email: 'grace@example.com' });
     expect(body.authVerification).toMatch(/^\$2[aby]\$10\$/);
     expect(await bcrypt.compare('correct horse', body.authVerification)).toBe(true);
-    expect(requests[0].body).not.toContain('correct horse');
+    expect(sent.body).not.toContain('correct horse');
   });
 
   it("shows 'duplicated error: {username} already exist!' on 409 and stays", async () => {
     mockFetch(() => ({ status: 409, json: { statusCode: 409, error: 'Conflict', message: 'duplicated error: grace already exist!' } }));
     const { locations } = open({ company, domain, mode: 'new' });
-    await fillNewUser('pw-123456', 'pw-123456');
+    await fillNewUser('pw-123456-abc', 'pw-123456-abc');
     await userEvent.click(screen.getByRole('button', { name: 'Create' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('duplicated error: grace already exist!');
     expect(locations.at(-1)).toBe(users.routes.form);
@@ -82,7 +102,7 @@ describe('user form', () => {
   it('shows a provider 400 naming a field under that field as a sentence, never the JSON path', async () => {
     mockFetch(() => ({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: 'body/email must match format "idn-email"' } }));
     open({ company, domain, mode: 'new' });
-    await fillNewUser('pw-123456', 'pw-123456');
+    await fillNewUser('pw-123456-abc', 'pw-123456-abc');
     await userEvent.click(screen.getByRole('button', { name: 'Create' }));
     const email = screen.getByLabelText(/Email/);
     await waitFor(() => expect(email).toHaveAccessibleDescription('Enter a valid email address, such as name@example.com'), { timeout: 15_000 });
@@ -94,7 +114,7 @@ describe('user form', () => {
   it('shows an error that names no field above the form, after a sentence saying the provider refused', async () => {
     mockFetch(() => ({ status: 403, json: { statusCode: 403, error: 'Forbidden', message: 'This call needs the user:admin scope' } }));
     open({ company, domain, mode: 'new' });
-    await fillNewUser('pw-123456', 'pw-123456');
+    await fillNewUser('pw-123456-abc', 'pw-123456-abc');
     await userEvent.click(screen.getByRole('button', { name: 'Create' }));
     const alert = await screen.findByRole('alert', {}, { timeout: 15_000 });
     expect(alert).toHaveTextContent('The provider refused the change:This call needs the user:admin scope');
@@ -104,7 +124,7 @@ describe('user form', () => {
   it('refuses a malformed email in the browser with a sentence under the field, sending nothing', async () => {
     const { requests } = mockFetch();
     open({ company, domain, mode: 'new' });
-    await fillNewUser('pw-123456', 'pw-123456');
+    await fillNewUser('pw-123456-abc', 'pw-123456-abc');
     const email = screen.getByLabelText(/Email/);
     for (const bad of ['grace@', 'grace@example', 'gr ace@example.com', 'grace..hopper@example.com']) {
       await userEvent.clear(email);
@@ -112,13 +132,13 @@ describe('user form', () => {
       await userEvent.click(screen.getByRole('button', { name: 'Create' }));
       await waitFor(() => expect(email).toHaveAccessibleDescription('Enter a valid email address, such as name@example.com'));
     }
-    expect(requests).toHaveLength(0);
+    expect(writes(requests)).toHaveLength(0);
   });
 
   it('checks lengths and blank text in the browser like the provider', async () => {
     const { requests } = mockFetch();
     open({ company, domain, mode: 'new' });
-    await fillNewUser('pw-123456', 'pw-123456');
+    await fillNewUser('pw-123456-abc', 'pw-123456-abc');
     const displayName = screen.getByLabelText(/Display Name/);
     await userEvent.clear(displayName);
     await userEvent.type(displayName, '   ');
@@ -127,7 +147,7 @@ describe('user form', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Create' }));
     await waitFor(() => expect(displayName).toHaveAccessibleDescription('Required'));
     expect(notes).toHaveAccessibleDescription('Use at most 2000 characters');
-    expect(requests).toHaveLength(0);
+    expect(writes(requests)).toHaveLength(0);
   });
 
   it('view mode is read-only without password fields; Edit then Save sends the record without a password', async () => {

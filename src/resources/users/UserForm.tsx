@@ -20,6 +20,7 @@ import { isFormMode, type FormMode } from '../generic/formMode';
 import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
 import { SaveErrorAlert } from '../generic/SaveErrorAlert';
 import { hashPassword, matchesPassword } from './password';
+import { checkPassword, preloadCommonPasswords, useDomainPolicy } from './passwordPolicy';
 import { FormModeButtons } from '../generic/FormModeButtons';
 import { RecordTabs } from '../generic/RecordTabs';
 
@@ -75,12 +76,17 @@ function UserScreen() {
   const saving = hashing || creating || updating;
   const meta: IamMeta | undefined =
     state.company && state.domain ? { pathContext: { companyId: state.company.id, domainId: state.domain.id } } : undefined;
+  // the domain's password rules (docs/CONSOLE.md, "Domain security policy"), checked here: the provider only sees the hash
+  const policyContext = { companyId: (state.company ?? getSession().company)?.id ?? '', domainId: (state.domain ?? getSession().domain)?.id ?? '' };
+  const { data: policy } = useDomainPolicy(policyContext, mode === 'new');
 
   const submit = async (values: Record<string, unknown>) => {
     setError(undefined);
     const data = declaredValues(declaration.formFields, values);
     try {
       if (mode === 'new') {
+        const problem = await checkPassword(policy, String(values.password));
+        if (problem) return { password: problem };
         setHashing(true);
         const authVerification = await hashPassword(String(values.password));
         setHashing(false);
@@ -128,7 +134,15 @@ function UserScreen() {
           <DeclaredInputs readOnly={mode === 'view'} />
           {mode === 'new' && (
             <>
-              <TextInput source="password" type="password" validate={required()} fullWidth autoComplete="new-password" />
+              <TextInput
+                source="password"
+                type="password"
+                validate={required()}
+                fullWidth
+                autoComplete="new-password"
+                onFocus={preloadCommonPasswords}
+                helperText={translate('iam.securityPolicy.passwordRule', { smart_count: (policy ?? { minPasswordLength: 12 }).minPasswordLength })}
+              />
               <TextInput
                 source="confirmPassword"
                 type="password"
