@@ -270,6 +270,7 @@ export default function AccountPanel({ user, context }: UserPanelProps) {
       {settingPassword && (
         <SetPasswordDialog
           name={name}
+          context={context}
           onClose={() => setSettingPassword(false)}
           onSet={(authVerification, requireChange) => run({ kind: 'password', authVerification, requireChange })}
         />

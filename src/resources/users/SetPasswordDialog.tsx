@@ -1,10 +1,14 @@
 import { useState } from 'react';
 import { Alert, Button, Checkbox, CircularProgress, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, FormControlLabel } from '@mui/material';
 import { Form, required, TextInput, useNotify, useTranslate } from 'react-admin';
+import type { PathContext } from '../../session/session';
 import { hashPassword, matchesPassword } from './password';
+import { checkPassword, preloadCommonPasswords, useDomainPolicy } from './passwordPolicy';
 
 interface SetPasswordDialogProps {
   name: string;
+  /** The user's company and domain: the password is checked against its security policy (docs/CONSOLE.md, "Domain security policy"). */
+  context: PathContext;
   onClose: () => void;
   /** Sends the hash; rejects with the provider's refusal. */
   onSet: (authVerification: string, requireChange: boolean) => Promise<unknown>;
@@ -15,15 +19,19 @@ interface SetPasswordDialogProps {
  * checked as there, hashed here with bcrypt; only the hash leaves the browser. "Require a new
  * password at next sign-in" makes the provider add the change-password required action.
  */
-export function SetPasswordDialog({ name, onClose, onSet }: SetPasswordDialogProps) {
+export function SetPasswordDialog({ name, context, onClose, onSet }: SetPasswordDialogProps) {
   const translate = useTranslate();
   const notify = useNotify();
   const [requireChange, setRequireChange] = useState(true);
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<string>();
+  const { data: policy } = useDomainPolicy(context);
 
   const submit = async (values: Record<string, unknown>) => {
     setError(undefined);
+    // the provider only sees the hash: the domain's password rules are checked here
+    const problem = await checkPassword(policy, String(values.password));
+    if (problem) return { password: problem };
     setSaving(true);
     try {
       await onSet(await hashPassword(String(values.password)), requireChange);
@@ -48,6 +56,8 @@ export function SetPasswordDialog({ name, onClose, onSet }: SetPasswordDialogPro
             validate={required()}
             fullWidth
             autoComplete="new-password"
+            onFocus={preloadCommonPasswords}
+            helperText={translate('iam.securityPolicy.passwordRule', { smart_count: (policy ?? { minPasswordLength: 12 }).minPasswordLength })}
           />
           <TextInput
             source="confirmPassword"
