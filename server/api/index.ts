@@ -15,6 +15,7 @@ import { memberRoutes } from './members.js';
 import { sessionRoutes } from './sessions.js';
 import { signInEventRoutes } from './signInEvents.js';
 import { userRoutes } from './users.js';
+import { userBulkRoutes } from './userBulk.js';
 import { permissionScopeRoutes } from './permissionScopes.js';
 import { roleAssignmentRoutes } from './roleAssignments.js';
 import { securityPolicyRoutes } from './securityPolicy.js';
@@ -27,6 +28,7 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(permissionScopeRoutes);
   await app.register(domainRoutes);
   await app.register(userRoutes);
+  await app.register(userBulkRoutes);
   await app.register(groupRoutes);
   await app.register(memberRoutes);
   await app.register(applicationSecretRoutes);
@@ -37,7 +39,7 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(auditEventRoutes);
   await app.register(roleAssignmentRoutes);
   await app.register(accountStateRoutes);
-  await app.register(accountEmailRoutes);
   await app.register(factorRoutes);
+  await app.register(accountEmailRoutes);
   await app.register(securityPolicyRoutes);
 }
