@@ -358,3 +358,36 @@ describe("the account page's second factor", () => {
     expect(history.rows).toHaveLength(1);
   });
 });
+
+describe('hostile input', () => {
+  it('is answered with a readable 4xx page, never a 5xx', async () => {
+    const browser = accountBrowser();
+    const nul = await browser.post('/account/login', { email: 'a\u0000b', password: 'x', company: 'acme' });
+    expect(nul.status).toBeGreaterThanOrEqual(400);
+    expect(nul.status).toBeLessThan(500);
+    const scripted = await browser.get('/account?company=%3Cscript%3Ealert(1)%3C%2Fscript%3E');
+    expect(scripted.status).toBe(200);
+    expect(scripted.body).not.toContain('<script>alert');
+    expect((await browser.post('/account/login', { email: 'x'.repeat(300), password: 'x' })).status).toBe(400);
+
+    // a parked sign-in of someone with a factor: garbage where the passkey's answer goes
+    await setPassword(server, 'acme', acme.domainId, 'boss', PASSWORD);
+    await server.db.query(`INSERT INTO user_factors (id, company_id, domain_id, user_id, kind, label, credential_id, public_key, counter) VALUES ('k1', 'acme', $1, 'boss', 'webauthn', 'Key', 'AAAA', 'AAAA', 0)`, [acme.domainId]);
+    const { browser: steps } = await consoleSignIn('boss@acme.example');
+    const page = await steps.get('/oauth/steps');
+    expect(page.body).toContain('Use a passkey or security key');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.body).not.toMatch(/<script>/);
+    for (const webauthn of ['not json', '{}', JSON.stringify({ id: 'AAAA', response: { clientDataJSON: Buffer.from(JSON.stringify({ challenge: 'made-up' })).toString('base64url') } })]) {
+      const answer = await steps.post(formAction(page.body)!, { step: 'second-factor', webauthn });
+      expect(answer.status, webauthn).toBe(400);
+      expect(answer.body).toContain('out of date');
+    }
+    // the script files are served, same-origin
+    const script = await server.app.inject({ method: 'GET', url: '/account/webauthn.js' });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toMatch(/javascript/);
+    expect((await server.app.inject({ method: 'GET', url: '/account/simplewebauthn-browser.js' })).body).toContain('SimpleWebAuthnBrowser');
+    await server.db.query(`DELETE FROM user_factors WHERE id = 'k1'`);
+  });
+});
