@@ -6,6 +6,7 @@ import { badRequest } from '../errors.js';
 import { bcryptCost, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from '../passwords.js';
 import { keepingAnAdministrator } from './administrators.js';
 import { userAccountKey } from '../oauth/accounts.js';
+import { accountLimitsOf } from '../policies.js';
 import { recordAudit } from './audit.js';
 import { assertUser } from './sessions.js';
 import { errorResponses, params } from './schemas.js';
@@ -51,8 +52,10 @@ async function signInState(db: Queryable, at: UserParams, limits: { failures: nu
   );
   const failed = rows.find((row) => row.kind === 'failed-account');
   const signedIn = rows.find((row) => row.kind === 'signed-in-account');
+  // the domain's security policy may set its own failure limit (server/policies.ts), as the throttle reads it
+  const { failuresPerAccount } = await accountLimitsOf(db, at, { failuresPerAccount: limits.failures, failureWindowSeconds: 0 });
   const lock =
-    failed && failed.n > limits.failures ? { until: failed.expiresAt, because: 'too many failed sign-ins' } : signedIn && signedIn.n > limits.signIns ? { until: signedIn.expiresAt, because: 'too many sign-ins in a short time' } : undefined;
+    failed && failed.n > failuresPerAccount ? { until: failed.expiresAt, because: 'too many failed sign-ins' } : signedIn && signedIn.n > limits.signIns ? { until: signedIn.expiresAt, because: 'too many sign-ins in a short time' } : undefined;
   const user = await db.query<{ blockedAt: Date | null; requiredActions: string[]; emailVerified: boolean }>(
     `SELECT blocked_at AS "blockedAt", required_actions AS "requiredActions", email_verified AS "emailVerified" FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
     [at.companyId, at.domainId, at.userId],

@@ -209,6 +209,9 @@ describe("the sign-in throttle takes the domain's limits", () => {
     for (let i = 0; i < 3; i++) expect(await signIn('a wrong password')).toBe(303);
     expect(await signIn('a wrong password')).toBe(429);
     expect(await signIn('the right password 1')).toBe(429);
+    // the user screen's state says so too
+    const state = await call(server, other.adminToken, 'GET', `/api/companys/other/domainNames/${other.domainId}/users/worker/signInState`);
+    expect(state.body).toMatchObject({ failedSignIns: 5, lockedBecause: 'too many failed sign-ins' });
     // another domain keeps the server's limits (100)
     await setPassword(server, 'acme', acme.domainId, 'boss', 'the right password 2');
     for (let i = 0; i < 5; i++) {
