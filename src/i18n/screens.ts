@@ -412,6 +412,7 @@ export const screens = {
         addRole: 'Role given',
         removeRole: 'Role taken back',
         unlock: 'Unlocked',
+        resetFactors: 'Second factors reset',
       },
     },
     rotateSecret: {

@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'addRole',
   'removeRole',
   'unlock',
+  'resetFactors',
 ] as const;
 
 /** One record of a company's log, as GET /api/companys/{c}/auditEvents answers it. */
