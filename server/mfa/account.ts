@@ -32,6 +32,7 @@ import {
   totpUri,
   type UserRef,
 } from './factors.js';
+import { factorRequired } from './steps.js';
 import { accountPagePolicy, overviewPage, passkeyPage, recoveryCodesPage, removePage, SCRIPT_PATHS, secondFactorForm, totpEnrolForm } from './pages.js';
 
 /**
@@ -60,7 +61,8 @@ interface Session {
   user: KnownUser;
 }
 
-const USER_COLUMNS = `u.id, u.company_id AS "companyId", u.domain_id AS "domainId", u.subject, u.username, u.display_name AS "displayName", u.email, u.password_hash AS "passwordHash"`;
+const USER_COLUMNS = `u.id, u.company_id AS "companyId", u.domain_id AS "domainId", u.subject, u.username, u.display_name AS "displayName", u.email, u.password_hash AS "passwordHash",
+  u.email_verified AS "emailVerified", u.blocked_at IS NOT NULL AS blocked, u.required_actions AS "requiredActions"`;
 
 const cookieValue = (header: string | undefined) => {
   for (const part of (header ?? '').split(';')) {
@@ -148,8 +150,12 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
 
   const organizationOf = (user: KnownUser) => `${user.companyId} › ${user.domainId}`;
 
-  const overview = async (reply: FastifyReply, session: Session, notice?: string) =>
-    send(reply, 200, overviewPage({ name: `${session.user.displayName} <${session.user.email}>`, organization: organizationOf(session.user), factors: await listFactors(db, ref(session.user)), notice }));
+  const overview = async (reply: FastifyReply, session: Session, notice?: string) => {
+    const factors = await listFactors(db, ref(session.user));
+    // her organization asks for one and she has none: she is asked at her next sign-in anyway
+    const required = !factors.some((f) => f.type !== 'recovery') && (await factorRequired(db, { ...ref(session.user), requiredActions: session.user.requiredActions }));
+    return send(reply, 200, overviewPage({ name: `${session.user.displayName} <${session.user.email}>`, organization: organizationOf(session.user), factors, notice, required }));
+  };
 
   // a signed-in, verified session, or the sign-in page
   const verified = async (request: FastifyRequest, reply: FastifyReply) => {

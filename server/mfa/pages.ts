@@ -69,7 +69,7 @@ const KIND: Record<string, string> = { totp: 'Authenticator app', webauthn: 'Pas
 const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') + ' UTC' : 'never');
 
 /** The account page of a signed-in person. */
-export function overviewPage(input: { name: string; organization: string; factors: FactorView[]; notice?: string }): string {
+export function overviewPage(input: { name: string; organization: string; factors: FactorView[]; notice?: string; required?: boolean }): string {
   const rows = input.factors
     .map(
       (f) => `<li><strong>${escapeHtml(KIND[f.type] ?? f.type)}</strong>: ${escapeHtml(f.label)}${f.remaining !== undefined ? ` (${f.remaining} unused)` : ''}<br>
@@ -84,6 +84,7 @@ export function overviewPage(input: { name: string; organization: string; factor
 <p>Signed in as <strong>${escapeHtml(input.name)}</strong> (${escapeHtml(input.organization)}).</p>
 ${input.notice ? `<p role="status"><strong>${escapeHtml(input.notice)}</strong></p>\n` : ''}<h2>Second factors</h2>
 ${rows ? `<ul>\n${rows}\n</ul>` : '<p>No second factor yet: your password alone signs you in.</p>'}
+${input.required ? '<p class="error" role="status">Your organization requires a second factor: add an authenticator app or a passkey.</p>' : ''}
 <h2>Add</h2>
 <form method="get" action="/account/totp"><button type="submit">Add an authenticator app</button></form>
 <form method="get" action="/account/passkey"><button type="submit">Add a passkey or security key</button></form>

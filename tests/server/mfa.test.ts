@@ -272,6 +272,9 @@ describe('enrolling at sign-in', () => {
     const jar = new CookieJar();
     jar.keep(response.headers['set-cookie'] as string[] | string | undefined);
     expect((await injectBrowser(server, jar).get('/oauth/steps')).body).toContain('Add a second factor');
+    // the account page says so too
+    const account = await accountBrowser().post('/account/login', { email: 'worker@other.example', password: PASSWORD, company: 'other' });
+    expect(account.body).toContain('Your organization requires a second factor');
     await server.db.query(`DELETE FROM domain_policies WHERE company_id = 'other'`);
   });
 });
