@@ -18,3 +18,5 @@ export { default as UserSessions } from './sessions/UserSessions';
 export { RoleCell, OverCell } from './roleAssignments/RoleCells';
 export { RoleList, RoleAssignScreen, HolderRoles } from './roleAssignments/RoleList';
 export { default as UserPanels } from './users/UserPanels';
+export { default as OutboxList } from './outbox/OutboxList';
+export { default as OutboxMessage } from './outbox/OutboxMessage';

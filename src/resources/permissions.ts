@@ -50,6 +50,7 @@ export interface PermissionNeeded {
 /** The permission an action on a react-admin resource needs; an undeclared resource is its own permission resource. */
 export function permissionNeeded(resource: string, action: string): PermissionNeeded {
   const declaration = declarationNamed(resource);
+  if (declaration?.readPermission && VERBS[action] === 'read') return { permission: declaration.readPermission, inDomain: livesInDomain(declaration) };
   return {
     permission: `${declaration ? permissionResourceOf(declaration) : resource}:${VERBS[action] ?? action}`,
     inDomain: livesInDomain(declaration),

@@ -9,6 +9,7 @@ import { signInEvents } from './signInEvents';
 import { sessions } from './sessions';
 import { auditEvents } from './auditEvents';
 import { roleAssignments } from './roleAssignments';
+import { outbox } from './outbox';
 import type { ResourceDeclaration } from './types';
 
 export const registry: readonly ResourceDeclaration[] = [
@@ -27,4 +28,5 @@ export const registry: readonly ResourceDeclaration[] = [
   sessions,
   auditEvents,
   roleAssignments,
+  outbox,
 ];

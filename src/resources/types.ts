@@ -133,6 +133,8 @@ export interface ResourceDeclaration {
    * embedded type.
    */
   permission?: string;
+  /** The one permission that reading it needs, when not `<permission>:read` (the outbox holds live links: users:write). */
+  readPermission?: string;
   /**
    * Provider paths below the API base, computed from the session's current company and domain.
    * collection: lists and getMany; records: create, getOne, update, delete (defaults to collection).

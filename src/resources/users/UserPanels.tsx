@@ -3,6 +3,7 @@ import { Stack } from '@mui/material';
 import type { RaRecord } from 'react-admin';
 import type { PathContext } from '../../session/session';
 import AccountPanel from './AccountPanel';
+import EmailActions from './EmailActions';
 import Factors from './Factors';
 
 /** What a panel of the user screen is given: the user shown and the company and domain she belongs to. */
@@ -18,7 +19,7 @@ export interface UserPanelProps {
  * the first screen. A panel that needs the account's state reads it with accountState's
  * useSignInState (one cached call for all).
  */
-const PANELS: readonly ComponentType<UserPanelProps>[] = [AccountPanel, Factors];
+const PANELS: readonly ComponentType<UserPanelProps>[] = [AccountPanel, EmailActions, Factors];
 
 export default function UserPanels(props: UserPanelProps) {
   return (
