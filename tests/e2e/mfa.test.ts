@@ -116,6 +116,12 @@ describe('a passkey', () => {
     const amr = await amrOf(page);
     expect(amr).toEqual(expect.arrayContaining(['pwd', 'mfa']));
     expect(amr).toEqual(expect.arrayContaining([expect.stringMatching(/^(hwk|swk)$/)]));
+
+    // the user menu leads to the account page of the organization signed in to
+    await page.getByRole('button', { name: 'Profile' }).click();
+    await page.getByRole('menuitem', { name: 'Account and security' }).click();
+    await page.waitForURL(/\/account\?company=root&domain=default$/);
+    await eventually(() => page.getByRole('heading', { name: 'Account and security' }).isVisible()).toBe(true);
     await context.close();
   });
 });
