@@ -214,7 +214,6 @@ export const screens = {
     accountState: {
       title: 'Account',
       state: 'State',
-      column: 'State',
       states: { active: 'Active', blocked: 'Blocked', locked: 'Locked', deleted: 'Deleted' },
       activeText: 'Can sign in.',
       blockedText: 'Blocked since %{since}: cannot sign in until unblocked.',

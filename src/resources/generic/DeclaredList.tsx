@@ -1,4 +1,4 @@
-import { Suspense, type MouseEvent, type ReactElement } from 'react';
+import { Suspense, type MouseEvent, type ReactElement, type ReactNode } from 'react';
 import { LinearProgress, Link, Typography } from '@mui/material';
 import { Datagrid, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
@@ -24,6 +24,8 @@ interface DeclaredListProps {
   empty?: ReactElement;
   /** Shown in the first column when its value is empty (a user with no display name: the username). */
   firstColumnFallback?: string;
+  /** Shown after the first column's value, in its cell (a user's Blocked): readable however narrow the screen. */
+  firstColumnAfter?: (record: RaRecord) => ReactNode;
   /**
    * Inside another screen (a tab of a record): page, sort and filters stay in the list, not in
    * the address or the store.
@@ -75,6 +77,7 @@ export function DeclaredList({
   storeKey,
   empty,
   firstColumnFallback,
+  firstColumnAfter,
   embedded = false,
   filter,
   hiddenFilters = [],
@@ -141,18 +144,21 @@ export function DeclaredList({
               label={columnLabel(column)}
               sortable={fieldOf(column).sortable !== false}
               render={(record: RaRecord) => (
-                <Link
-                  component="button"
-                  type="button"
-                  underline="hover"
-                  sx={{ textAlign: 'left' }}
-                  onClick={(event: MouseEvent) => {
-                    event.stopPropagation();
-                    onRowClick(record);
-                  }}
-                >
-                  <FieldValue field={{ fallback: firstColumnFallback, ...fieldOf(column) }} record={record} plain />
-                </Link>
+                <>
+                  <Link
+                    component="button"
+                    type="button"
+                    underline="hover"
+                    sx={{ textAlign: 'left' }}
+                    onClick={(event: MouseEvent) => {
+                      event.stopPropagation();
+                      onRowClick(record);
+                    }}
+                  >
+                    <FieldValue field={{ fallback: firstColumnFallback, ...fieldOf(column) }} record={record} plain />
+                  </Link>
+                  {firstColumnAfter?.(record)}
+                </>
               )}
             />
           ) : (

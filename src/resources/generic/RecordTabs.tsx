@@ -106,7 +106,14 @@ export function RecordTabs({ idPrefix, tabs, record, context, title, label, maxW
       {heading}
       {/* On a paper surface: the selected tab's primary colour keeps 4.5:1 there, not on the grey page. */}
       <Paper>
-        <Tabs value={active} onChange={(_event, value: string) => select(value)} variant="scrollable" aria-label={title ?? label}>
+        {/* width 0, then the paper's width: the tabs scroll inside it rather than widening a phone's page */}
+        <Tabs
+          value={active}
+          onChange={(_event, value: string) => select(value)}
+          variant="scrollable"
+          aria-label={title ?? label}
+          sx={{ width: 0, minWidth: '100%' }}
+        >
           {shown.map((tab) => (
             <Tab
               key={tab.id}

@@ -44,8 +44,8 @@ interface StatusListProps {
    * provider would refuse it); the buttons are then disabled and say why.
    */
   useDeleteReasons?: () => DeleteReasons;
-  /** Columns after the declared ones (the users' State). */
-  extraColumns?: ReactElement[];
+  /** Shown after a row's name in the first column (a user's Blocked). */
+  firstColumnAfter?: (record: RaRecord) => ReactNode;
 }
 
 const noReasons = (): DeleteReasons => ({});
@@ -175,7 +175,7 @@ function StatusListView({ status, setStatus, ...props }: StatusListProps & { sta
       storeKey={`${declaration.name}.${status}.list`}
       empty={<EmptyState status={status} texts={texts} />}
       firstColumnFallback={props.nameField}
-      extraColumns={props.extraColumns}
+      firstColumnAfter={props.firstColumnAfter}
       onRowClick={(record) => navigate(declaration.routes.view ?? declaration.routes.form, { state: formState('view', record) })}
       actions={
         <Actions status={status} setStatus={setStatus} onNew={() => navigate(declaration.routes.form, { state: formState('new') })} props={props} />

@@ -43,7 +43,7 @@ function provider(request: RecordedRequest) {
 
 const writes = (requests: RecordedRequest[]) => requests.filter((request) => request.method !== 'GET');
 const button = (name: string) => screen.getByRole('button', { name });
-const show = (user: Record<string, unknown> = ada) => renderPanel(<AccountPanel user={user} context={context} />, '/users-new', authProvider);
+const show = (user: { id: string } & Record<string, unknown> = ada) => renderPanel(<AccountPanel user={user} context={context} />, '/users-new', authProvider);
 
 /** The tooltip a disabled button's wrapper shows on hover (focusable once there is a reason). */
 async function reasonOf(element: HTMLElement): Promise<string> {
@@ -180,15 +180,21 @@ describe('the Account panel acts', () => {
     await waitFor(() => expect(screen.getByRole('region', { name: 'Account' })).toHaveTextContent('At next sign-in:Change password'));
   }, 30_000);
 
-  it('Set password without a required change; a refusal shows in the dialog', async () => {
+  it("Set password: the domain's rules in the browser, without a required change; a refusal shows in the dialog", async () => {
     const { requests } = mockFetch((request) =>
       request.url.endsWith('/password') ? { status: 400, json: { statusCode: 400, error: 'Bad Request', message: 'the password is too common' } } : provider(request),
     );
     show();
     await userEvent.click(await screen.findByRole('button', { name: 'Set password' }));
     const dialog = await screen.findByRole('dialog');
-    await userEvent.type(within(dialog).getByLabelText(/^Password/), 'password1234');
-    await userEvent.type(within(dialog).getByLabelText(/^Confirm Password/), 'password1234');
+    // the domain's rules first, in the browser (no policy read: the defaults, 12 characters)
+    await userEvent.type(within(dialog).getByLabelText(/^Password/), 'short one');
+    await userEvent.type(within(dialog).getByLabelText(/^Confirm Password/), 'short one');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Set password' }));
+    expect(await within(dialog).findByText('Use at least 12 characters.', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(writes(requests)).toEqual([]);
+    await userEvent.type(within(dialog).getByLabelText(/^Password/), ' of the kind');
+    await userEvent.type(within(dialog).getByLabelText(/^Confirm Password/), ' of the kind');
     await userEvent.click(within(dialog).getByRole('checkbox', { name: 'Require a new password at next sign-in' }));
     await userEvent.click(within(dialog).getByRole('button', { name: 'Set password' }));
     expect(await within(dialog).findByText('The provider refused: the password is too common', {}, { timeout: 15_000 })).toBeInTheDocument();

@@ -1,4 +1,5 @@
-import { FunctionField, useListContext, useTranslate, type RaRecord } from 'react-admin';
+import { Box } from '@mui/material';
+import { useListContext, useTranslate, type RaRecord } from 'react-admin';
 import { ColorChip } from '../generic/FieldValue';
 import { useSession } from '../../session/useSession';
 import { StatusList, type DeleteReasons } from '../generic/StatusList';
@@ -21,17 +22,18 @@ function useUserDeleteReasons(): DeleteReasons {
   return { softDelete: lastAdministratorReason(selectedIds, administrators, translate) };
 }
 
-/** The State column (docs/CONSOLE.md, "Account states"): Blocked in red words; a lock shows on the user screen. */
-const stateColumn = (translate: ReturnType<typeof useTranslate>) => (
-  <FunctionField
-    key="state"
-    label={translate('iam.accountState.column')}
-    sortable={false}
-    render={(record: RaRecord) =>
-      record.blockedAt ? <ColorChip color="error">{translate('iam.accountState.states.blocked')}</ColorChip> : translate('iam.accountState.states.active')
-    }
-  />
-);
+/**
+ * A blocked user's row says so after her name (docs/CONSOLE.md, "Account states"), where a phone's
+ * width still shows it; a lock shows on the user screen only (the list's records do not hold it).
+ */
+function blockedMark(record: RaRecord, translate: ReturnType<typeof useTranslate>) {
+  if (!record.blockedAt) return null;
+  return (
+    <Box component="span" sx={{ ml: 1, display: 'inline-block' }}>
+      <ColorChip color="error">{translate('iam.accountState.states.blocked')}</ColorChip>
+    </Box>
+  );
+}
 
 export default function UserList() {
   const translate = useTranslate();
@@ -42,7 +44,7 @@ export default function UserList() {
       typedPurge
       formState={(mode, record) => userFormState(mode, translate, record)}
       useDeleteReasons={useUserDeleteReasons}
-      extraColumns={active ? [stateColumn(translate)] : undefined}
+      firstColumnAfter={active ? (record) => blockedMark(record, translate) : undefined}
       texts={{
         activeTitle: 'iam.users.listTitle',
         deletedTitle: 'iam.users.deletedTitle',
