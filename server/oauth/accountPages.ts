@@ -11,6 +11,8 @@ import { tenantOf } from './clients.js';
 import { renderPage, sendPage } from './loginPage.js';
 import { addressKey } from './loginThrottle.js';
 import { chooseTenant } from './signInTenant.js';
+// the 'verify-email' sign-in step registers itself (signInSteps.ts)
+import '../mail/verifyEmailStep.js';
 
 /**
  * The hosted pages of e-mailed links (docs/CONSOLE.md, "E-mail, reset links and invitations"):

@@ -4,7 +4,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailerOf } from '../../server/mail/mailer.js';
 import { call, createTenant, startServer, type Tenant, tokenFor, type TestServer } from './helpers.js';
-import { CONSOLE_REDIRECT, consoleLoginFields, injectBrowser, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
+import { CONSOLE_REDIRECT, consoleLoginFields, CookieJar, formAction, injectBrowser, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
 import { freePort } from './program.js';
 
 /**
@@ -267,6 +267,34 @@ describe('invitations and verification, from the management API', () => {
     expect((await call(server, acme.adminToken, 'PUT', `${users(acme)}/boss`, { username: record.username, displayName: record.displayName, email: 'boss2@acme.example' })).status).toBe(200);
     expect((await server.db.query(`SELECT email_verified FROM users WHERE company_id = 'acme' AND id = 'boss'`)).rows[0].email_verified).toBe(false);
     expect((await post(server, '/account/verify', { token: pending })).statusCode).toBe(400);
+  });
+
+  it("the 'verify-email' sign-in step sends a link and waits until she has followed it", async () => {
+    await server.db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email, required_actions) VALUES ('acme', $1, 'checker', 'checker', 'Checker', 'checker@acme.example', '{verify-email}')`, [acme.domainId]);
+    await setPassword(server, 'acme', acme.domainId, 'checker', 'the checker password 1');
+    const { verifier, challenge } = pkce();
+    const first = await postLogin(server, consoleLoginFields(challenge, { email: 'checker@acme.example', password: 'the checker password 1', company: 'acme', scope: 'openid email user:admin' }));
+    expect(first.headers.location).toBe('/oauth/steps');
+    const jar = new CookieJar();
+    jar.keep(first.headers['set-cookie'] as string | string[] | undefined);
+    const browser = injectBrowser(server, jar);
+    const page = await browser.get('/oauth/steps');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('We have sent a link to checker@acme.example');
+    expect(page.body).toContain('Resend the link');
+    const action = formAction(page.body)!;
+    const link = await newestLink(server, 'checker@acme.example');
+    // shown again: no second message
+    await browser.get('/oauth/steps');
+    expect(await messagesTo(server, 'checker@acme.example')).toHaveLength(1);
+    expect((await browser.post(action, { step: 'verify-email' })).body).toContain('not verified yet');
+    expect((await browser.post(action, { step: 'verify-email', resend: '1' })).body).toContain('less than a minute ago');
+    expect((await post(server, '/account/verify', { token: link.split('token=')[1] })).statusCode).toBe(200);
+    const done = await browser.post(action, { step: 'verify-email' });
+    const code = done.location?.searchParams.get('code');
+    expect(code, `${done.status} ${done.body.slice(0, 300)}`).toBeTruthy();
+    const tokens = await postToken(server, { grant_type: 'authorization_code', code: code!, redirect_uri: CONSOLE_REDIRECT, client_id: 'iam-console', code_verifier: verifier });
+    expect((await call(server, tokens.body.access_token, 'GET', '/oauth/userinfo')).body).toMatchObject({ email: 'checker@acme.example', email_verified: true });
   });
 
   it('another tenant gets 404 and a lesser role 403 on every new endpoint; the outbox is not readable with users:read', async () => {
