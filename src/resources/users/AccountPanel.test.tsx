@@ -28,6 +28,7 @@ let state: SignInState;
 function provider(request: RecordedRequest) {
   const { pathname } = new URL(request.url, 'http://console');
   if (pathname === '/api/roles') return rolesAnswer();
+  if (pathname === '/api/companys/acme/domainNames/main/administrators') return { json: [{ id: 'boss', username: 'boss', displayName: 'Boss', email: 'boss@example.com' }] };
   if (request.method === 'GET' && pathname === `${USER}/signInState`) return { json: state };
   if (request.method === 'POST' && pathname === `${USER}/unlock`) state = { ...state, failedSignIns: 0, lockedUntil: null, lockedBecause: null };
   else if (request.method === 'POST' && pathname === `${USER}/block`) state = { ...state, blockedAt: BLOCKED_AT };
@@ -250,6 +251,15 @@ describe('what the roles allow', () => {
     await waitFor(() => expect(button('Unlock')).toBeEnabled());
     expect(button('Block')).toBeEnabled();
     expect(await reasonOf(button('Set password'))).toBe('Needs the Owner, Administrator or User manager role');
+  });
+
+  it("the domain's last administrator is not offered Block", async () => {
+    mockFetch((request) =>
+      request.url.endsWith('/domainNames/main/administrators') ? { json: [{ id: 'u1', username: 'ada', displayName: 'Ada', email: 'ada@example.com' }] } : provider(request),
+    );
+    show();
+    await screen.findByText('Can sign in.');
+    expect(await reasonOf(button('Block'))).toBe('Ada is the last administrator of this domain');
   });
 
   it('nobody blocks herself', async () => {

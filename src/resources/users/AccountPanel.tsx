@@ -25,6 +25,7 @@ import { ColorChip } from '../generic/FieldValue';
 import { useAllowed } from '../generic/useAllowed';
 import type { ChoiceColor } from '../types';
 import { REQUIRED_ACTIONS, useAccountAction, useSignInState, type AccountAction, type SignInState } from './accountState';
+import { lastAdministratorReason, useAdministrators } from './administrators';
 import { SetPasswordDialog } from './SetPasswordDialog';
 import type { UserPanelProps } from './UserPanels';
 
@@ -167,7 +168,10 @@ export default function AccountPanel({ user, context }: UserPanelProps) {
   };
   const quietly = (promise: Promise<unknown>) => promise.catch(() => undefined);
 
-  const blockReason = yourself ? translate('iam.accountState.cannotBlockYourself') : block.reason;
+  // the provider refuses to block the domain's last active administrator (409): not offered either
+  const { data: administrators } = useAdministrators(context, block.allowed && !yourself && !deleted && !state?.blockedAt);
+  const lastAdministrator = lastAdministratorReason([userId], administrators, translate);
+  const blockReason = yourself ? translate('iam.accountState.cannotBlockYourself') : (block.reason ?? lastAdministrator);
   const busy = action.isPending;
 
   return (
@@ -228,7 +232,7 @@ export default function AccountPanel({ user, context }: UserPanelProps) {
                         variant="outlined"
                         color="error"
                         startIcon={<BlockIcon />}
-                        disabled={!block.allowed || yourself || busy}
+                        disabled={!block.allowed || yourself || Boolean(lastAdministrator) || busy}
                         onClick={() => setConfirming(true)}
                       >
                         {translate('iam.accountState.block')}

@@ -63,11 +63,12 @@ export function useAccountAction(context: PathContext, userId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (action: AccountAction) => (await request(context, userId, action)).json as SignInState,
-    onSuccess: async (state) => {
+    onSuccess: (state) => {
       if (state && typeof state === 'object') queryClient.setQueryData(signInStateKey(context, userId), state);
-      // a block ends her sessions; every action is a line of her history; lists show Blocked
-      await Promise.all(
-        ['users', 'sessions', 'auditEvents'].map((resource) =>
+      // a block ends her sessions (and she administers nothing while blocked); every action is a line
+      // of her history; lists show Blocked. Not awaited: what was done is said at once.
+      void Promise.all(
+        ['users', 'sessions', 'auditEvents', 'administrators'].map((resource) =>
           queryClient.invalidateQueries({ queryKey: [resource], refetchType: 'active' }),
         ),
       );
