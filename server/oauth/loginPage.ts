@@ -7,7 +7,7 @@ body { margin: 0; min-height: 100vh; display: grid; place-items: center; backgro
 main { width: min(24rem, calc(100vw - 2rem)); padding: 2rem; border: 1px solid GrayText; border-radius: 8px; }
 h1 { font-size: 1.4rem; margin: 0 0 1.5rem; }
 label { display: block; margin: 1rem 0 0.25rem; font-weight: 600; }
-input[type=text], input[type=password] { box-sizing: border-box; width: 100%; padding: 0.6rem; font-size: 1rem; }
+input[type=text], input[type=email], input[type=password] { box-sizing: border-box; width: 100%; padding: 0.6rem; font-size: 1rem; }
 button { margin-top: 1.5rem; width: 100%; padding: 0.7rem; font-size: 1rem; font-weight: 600; cursor: pointer; }
 .error { padding: 0.75rem; border-left: 4px solid #c62828; background: rgba(198, 40, 40, 0.1); }
 `;

@@ -152,7 +152,7 @@ export default function SecurityPolicyTab({ context, name }: { context: PathCont
         </Box>
 
         <FormControl component="fieldset" disabled={readOnly}>
-          <FormLabel component="legend" id="security-mfa-label">
+          <FormLabel component="legend" id="security-mfa-label" sx={{ fontWeight: 600, mb: 1, color: 'text.primary', '&.Mui-focused': { color: 'text.primary' } }}>
             {translate('iam.securityPolicy.mfa')}
           </FormLabel>
           <RadioGroup aria-labelledby="security-mfa-label" aria-describedby="security-mfa-help" value={draft.mfa} onChange={(event) => set('mfa', event.target.value as DomainPolicy['mfa'])}>
