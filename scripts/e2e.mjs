@@ -25,6 +25,8 @@ try {
 const ADMIN_EMAIL = 'admin@example.com';
 const ADMIN_PASSWORD = 'Admin-Pass-123!';
 const port = await freePort();
+// the provider's mail server: tests that read mail start an SMTP receiver there (E2E_SMTP_PORT); meanwhile a send is recorded as failed
+const smtpPort = await freePort();
 const baseUrl = `http://localhost:${port}`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iam-e2e-'));
 const logFile = path.join(dataDir, 'server.log');
@@ -40,6 +42,7 @@ Object.assign(serverEnv, {
   PUBLIC_URL: baseUrl,
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
+  SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 });
 const [node, args] = serverCommand();
@@ -88,7 +91,7 @@ try {
     showServerLog();
   } else if (!interrupted) {
     code = await run('vitest', ['run', '--project', 'e2e', ...process.argv.slice(2)], {
-      env: envWithBin({ E2E_BASE_URL: baseUrl, E2E_ADMIN_EMAIL: ADMIN_EMAIL, E2E_ADMIN_PASSWORD: ADMIN_PASSWORD, E2E_CHROMIUM: chromium }),
+      env: envWithBin({ E2E_BASE_URL: baseUrl, E2E_ADMIN_EMAIL: ADMIN_EMAIL, E2E_ADMIN_PASSWORD: ADMIN_PASSWORD, E2E_CHROMIUM: chromium, E2E_SMTP_PORT: String(smtpPort) }),
     });
     if (code !== 0) showServerLog();
   }
