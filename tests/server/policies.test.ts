@@ -158,6 +158,12 @@ describe('self sign-up', () => {
     const outbox = await server.db.query(`SELECT recipient, purpose, text_body AS "text" FROM mail_outbox WHERE company_id = 'acme' AND recipient = 'New@acme.example'`);
     expect(outbox.rows).toEqual([{ recipient: 'New@acme.example', purpose: 'verify', text: expect.stringMatching(/\/account\/verify\?token=/) }]);
 
+    // her password is right, but no application gets a code before the address is confirmed
+    const { challenge } = pkce();
+    const signIn = await postLogin(server, consoleLoginFields(challenge, { email: 'new@acme.example', password: 'a long and unusual passphrase', company: 'acme' }));
+    expect(signIn.statusCode).toBe(303);
+    expect(signIn.headers.location).toBe('/oauth/steps');
+
     // the same address again (any case), or an existing account's: the same page, nothing created or sent
     const taken = await postSignUp(fields('New@acme.example', 'another long passphrase'));
     expect(taken.statusCode).toBe(200);
@@ -166,6 +172,22 @@ describe('self sign-up', () => {
     expect((await server.db.query(`SELECT 1 FROM mail_outbox WHERE company_id = 'acme' AND lower(recipient) = 'new@acme.example'`)).rows).toHaveLength(1);
     expect((await postSignUp(fields('worker@acme.example'))).statusCode).toBe(200);
     expect(await usersWithEmail('worker@acme.example')).toHaveLength(1);
+  });
+
+  it('answers hostile input with a page, never a 5xx, and reflects no markup', async () => {
+    const reflected = await server.app.inject({ method: 'GET', url: `/oauth/signup?company=acme&interaction=${encodeURIComponent('"><script>alert(1)</script>')}` });
+    expect(reflected.statusCode).toBe(200);
+    expect(reflected.body).not.toContain('<script');
+    expect(reflected.body).not.toContain('Back to sign-in');
+    const long = await server.app.inject({ method: 'GET', url: `/oauth/signup?company=${'a'.repeat(101)}` });
+    expect(long.statusCode).toBe(400);
+    expect(long.headers['content-type']).toMatch(/text\/html/);
+    const odd = await postSignUp({ company: 'acme', email: 'x@acme.example', displayName: 'X', password: 'p'.repeat(2000), confirm: 'p' });
+    expect(odd.statusCode).toBe(400);
+    const named = await postSignUp({ ...fields('named@acme.example'), displayName: '<b>Bold</b>', email: '"><img src=x>@acme.example' });
+    expect(named.statusCode).toBe(400);
+    expect(named.body).not.toContain('<img');
+    expect(named.body).not.toContain('<b>Bold');
   });
 
   it('refuses a post from another site', async () => {
