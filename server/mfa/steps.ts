@@ -6,6 +6,8 @@ import { registerStep, type SignInStep, type StepInput } from '../oauth/signInSt
 import { policyOf } from '../policies.js';
 import {
   addTotp,
+  addWebauthn,
+  registrationOptions,
   authenticationOptions,
   challengeOf,
   decryptSecret,
@@ -22,7 +24,7 @@ import {
   totpUri,
   type UserRef,
 } from './factors.js';
-import { escapeHtml, secondFactorForm, totpEnrolForm } from './pages.js';
+import { escapeHtml, scriptTags, secondFactorForm, totpEnrolForm } from './pages.js';
 
 /**
  * The sign-in steps of MFA (docs/CONSOLE.md, "Multi-factor authentication and the account page"),
@@ -100,15 +102,34 @@ export const enrolStep: SignInStep = {
   async render(input) {
     const secret = await pendingSecret(input.db, ref(input));
     const account = input.user.email || input.user.username;
+    // a passkey or security key instead: its challenge single use, as at sign-in
+    const options = await registrationOptions(input.db, rpOf(input), input.user);
+    await saveChallenge(input.db, ref(input), 'webauthn-sign-in', `register:${options.challenge}`, '1');
     return renderPage(
       'Add a second factor',
       `<h1>Add a second factor</h1>
-<p>Your organization asks for a second factor when <strong>${escapeHtml(account)}</strong> signs in. Add an authenticator app now; afterwards you can add a passkey and make recovery codes on your account page (/account).</p>
-${await totpEnrolForm({ action: input.action, uri: totpUri(secret, `IAM ${input.user.companyId}`, account), secret, error: input.error, hidden: { step: 'enrol-mfa' } })}`,
+<p>Your organization asks for a second factor when <strong>${escapeHtml(account)}</strong> signs in. Add an authenticator app or a passkey now; afterwards you can add more and make recovery codes on your account page (/account).</p>
+${await totpEnrolForm({ action: input.action, uri: totpUri(secret, `IAM ${input.user.companyId}`, account), secret, error: input.error, hidden: { step: 'enrol-mfa' } })}
+<form method="post" action="${escapeHtml(input.action)}">
+<input type="hidden" name="step" value="enrol-mfa">
+<input type="hidden" name="webauthn" value="">
+<button type="button" hidden data-webauthn="register" data-options="${escapeHtml(JSON.stringify(options))}">Create a passkey instead</button>
+<p id="webauthn-status" role="status"></p>
+</form>
+${scriptTags()}`,
     );
   },
   async submit(input) {
     const user = ref(input);
+    if (input.body.webauthn) {
+      const signed = challengeOf(input.body.webauthn);
+      if (!signed || (await takeChallenge(input.db, user, 'webauthn-sign-in', `register:${signed}`)) === undefined) return { error: 'The passkey answer is out of date. Please try again.' };
+      const added = await addWebauthn(input.db, rpOf(input), user, { response: input.body.webauthn, challenge: signed, label: 'Passkey' });
+      if ('error' in added) return added;
+      await enrolled(input.db, user);
+      // a new key proves nothing yet (no attestation is asked): the second-factor step asks her to use it
+      return { done: true };
+    }
     const { rows } = await input.db.query<{ value: string }>(`SELECT value FROM mfa_challenges WHERE id = $1 AND purpose = 'totp-enrol' AND expires_at > now()`, [sha256(enrolmentKey(user))]);
     if (!rows[0]) return { error: 'This code was shown too long ago. Scan the new code and try again.' };
     const secret = await decryptSecret(input.db, rows[0].value);
@@ -116,15 +137,15 @@ ${await totpEnrolForm({ action: input.action, uri: totpUri(secret, `IAM ${input.
     if (step === undefined) return { error: 'That code is not right. Check the time of your device and type the code the app shows now.' };
     if ((await takeChallenge(input.db, user, 'totp-enrol', enrolmentKey(user))) === undefined) return { error: 'This enrolment was finished elsewhere. Please sign in again.' };
     await addTotp(input.db, user, secret, step, 'Authenticator app');
-    await input.db.query(`UPDATE users SET required_actions = array_remove(required_actions, 'enrol-mfa') WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [
-      user.companyId,
-      user.domainId,
-      user.id,
-    ]);
+    await enrolled(input.db, user);
     // she typed a code of the app now bound to her account: this sign-in used it
     return { done: true, amr: ['otp', 'mfa'] };
   },
 };
+
+/** Her required action 'enrol-mfa' is done. */
+const enrolled = (db: Queryable, user: UserRef) =>
+  db.query(`UPDATE users SET required_actions = array_remove(required_actions, 'enrol-mfa') WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [user.companyId, user.domainId, user.id]);
 
 /** Registers both steps (signInSteps.ts asks them by their order: a second factor first, enrolling one after a new password). */
 export function registerMfaSteps(): void {

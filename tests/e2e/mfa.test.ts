@@ -18,6 +18,7 @@ const PASSWORD = 'Mfa-Browser-Pass-1';
 const DOMAIN_PATH = 'companys/root/domainNames/default';
 const KEY_USER = { id: `passkey-${run}`, name: `Pat Passkey ${run}`, email: `passkey-${run}@example.com` };
 const APP_USER = { id: `totp-${run}`, name: `Tia Totp ${run}`, email: `totp-${run}@example.com` };
+const NEW_USER = { id: `enrol-${run}`, name: `Eve Enrol ${run}`, email: `enrol-${run}@example.com` };
 
 const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 250 });
 
@@ -91,6 +92,7 @@ beforeAll(async () => {
   await signIn(root);
   await makeAdministrator(KEY_USER);
   await makeAdministrator(APP_USER);
+  await makeAdministrator(NEW_USER);
 }, 120_000);
 afterAll(() => browser?.close());
 
@@ -122,6 +124,26 @@ describe('a passkey', () => {
     await page.getByRole('menuitem', { name: 'Account and security' }).click();
     await page.waitForURL(/\/account\?company=root&domain=default$/);
     await eventually(() => page.getByRole('heading', { name: 'Account and security' }).isVisible()).toBe(true);
+    await context.close();
+  });
+});
+
+describe('enrolling at sign-in', () => {
+  it("a person who must enrol a second factor creates a passkey on the step page, then signs in with it", async () => {
+    const required = await consoleApi(root, 'PUT', `${DOMAIN_PATH}/users/${NEW_USER.id}/requiredActions`, { requiredActions: ['enrol-mfa'] });
+    expect(required.status, JSON.stringify(required.json)).toBe(200);
+    const { context, page } = await browserWithAuthenticator();
+    await consoleSignInToStep(page, NEW_USER.email);
+    await eventually(() => page.getByRole('heading', { name: 'Add a second factor' }).isVisible()).toBe(true);
+    await bothThemes(page, 'enrol-step');
+    await page.getByRole('button', { name: 'Create a passkey instead' }).click();
+    // the new key is used at once: the second factor's page
+    await eventually(() => page.getByRole('heading', { name: 'Second factor' }).isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Use a passkey or security key' }).click();
+    await page.waitForURL(/\/dashboard(\?|#|$)/, { timeout: 30_000 });
+    expect(await amrOf(page)).toEqual(expect.arrayContaining(['pwd', 'mfa']));
+    const state = await consoleApi(root, 'GET', `${DOMAIN_PATH}/users/${NEW_USER.id}/signInState`);
+    expect(state.json.requiredActions).toEqual([]);
     await context.close();
   });
 });

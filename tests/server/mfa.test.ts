@@ -247,6 +247,10 @@ describe('enrolling at sign-in', () => {
     const { browser, verifier } = await consoleSignIn('boss@acme.example');
     const page = await browser.get('/oauth/steps');
     expect(page.body).toContain('Add a second factor');
+    expect(page.body).toContain('Create a passkey instead');
+    // a passkey answer to a challenge never given is refused
+    const made = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: 'made-up' })).toString('base64url');
+    expect((await browser.post(formAction(page.body)!, { step: 'enrol-mfa', webauthn: JSON.stringify({ id: 'x', response: { clientDataJSON: made } }) })).body).toContain('out of date');
     const key = /id="totp-secret">([A-Z2-7 ]+)</.exec(page.body)![1].replace(/ /g, '');
     bossKey = key;
     const code = (steps: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(key) }).generate({ timestamp: Date.now() + steps * 30_000 });
