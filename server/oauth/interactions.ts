@@ -124,7 +124,8 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       // an unknown organization's failures are the console's own tenant's events
       const who = { id: client.clientId, ...(known ? tenant : tenantOf(client)) };
       const outcome = await passwordStep(options, request, reply, { tenant, client: who, login: request.body?.email ?? '', password: request.body?.password ?? '' });
-      const again = (status: number, error: string) => sendPage(reply, status, loginPage(details, client, { email: outcome.login, error }), redirectUriOf(details));
+      const again = async (status: number, error: string) =>
+        sendPage(reply, status, loginPage(details, client, { email: outcome.login, error, signUpUrl: await signUpLinkOf(db, options, client, details) }), redirectUriOf(details));
       if (outcome.kind === 'throttled') return again(429, outcome.message);
       if (outcome.kind === 'blocked') return again(403, outcome.message);
       if (outcome.kind === 'wrong') return again(401, 'Wrong email or password.');

@@ -211,8 +211,13 @@ describe('self sign-up', () => {
     const { challenge } = pkce();
     const authorize = (company: string) =>
       `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'iam-console', redirect_uri: CONSOLE_REDIRECT, scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256', company })}`;
-    const onPage = await injectBrowser(server).get(authorize('acme'));
+    const browser = injectBrowser(server);
+    const onPage = await browser.get(authorize('acme'));
     expect(onPage.body).toMatch(/<a href="\/oauth\/signup\?company=acme&amp;domain=acme-domain&amp;interaction=[A-Za-z0-9_-]+">Create an account<\/a>/);
+    // and again after a wrong password: whoever has no account yet needs it most
+    const wrong = await browser.post(formAction(onPage.body)!, { email: 'nobody@acme.example', password: 'whatever it is' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toContain('Create an account</a>');
     const offPage = await injectBrowser(server).get(authorize('other'));
     expect(formAction(offPage.body)).toBeTruthy();
     expect(offPage.body).not.toContain('Create an account');
