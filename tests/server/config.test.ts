@@ -47,3 +47,17 @@ describe('DATABASE_PREPARED_STATEMENTS', () => {
     expect(() => configFromEnv({ DATABASE_URL: PG, DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toThrow(/^DATABASE_PREPARED_STATEMENTS must be on or off/);
   });
 });
+
+describe('SMTP_URL and MAIL_FROM', () => {
+  it('takes an smtp: or smtps: URL, and nothing when unset; anything else stops start-up', () => {
+    expect(configFromEnv({}).smtpUrl).toBeUndefined();
+    expect(configFromEnv({ SMTP_URL: '  ' }).smtpUrl).toBeUndefined();
+    expect(configFromEnv({ SMTP_URL: 'smtp://user:secret@mail.example:587' }).smtpUrl).toBe('smtp://user:secret@mail.example:587');
+    expect(configFromEnv({ SMTP_URL: 'smtps://mail.example' }).smtpUrl).toBe('smtps://mail.example');
+    for (const bad of ['mail.example:25', 'http://mail.example', 'smtp://']) {
+      expect(() => configFromEnv({ SMTP_URL: bad }), bad).toThrow(/SMTP_URL must be smtp:\/\//);
+    }
+    expect(configFromEnv({ MAIL_FROM: 'accounts@example.com' }).mailFrom).toBe('accounts@example.com');
+    expect(configFromEnv({}).mailFrom).toBeUndefined();
+  });
+});
