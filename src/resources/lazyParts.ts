@@ -1,8 +1,7 @@
 /**
  * The parts of record screens and list rows that load on first use, all in one lazily loaded chunk:
  * the History tab, the Audit log's actor cell and row detail, a user's Sign-ins and Sessions tabs, the
- * Roles screens (the list, its Assign dialog, a user's or group's Roles tab) and cells, the user
- * screen's panels under its form (Account, ...).
+ * Roles screens (the list, its Assign dialog, a user's or group's Roles tab) and cells.
  * One chunk on purpose: every separately loaded module that uses the first screen's shared modules
  * (MUI, react-admin) makes the bundler split them into more, smaller chunks, which costs the first
  * screen after sign-in about a kilobyte each (docs/PERFORMANCE.md). Declarations reach these parts
@@ -17,6 +16,5 @@ export { default as UserSignIns } from './signInEvents/UserSignIns';
 export { default as UserSessions } from './sessions/UserSessions';
 export { RoleCell, OverCell } from './roleAssignments/RoleCells';
 export { RoleList, RoleAssignScreen, HolderRoles } from './roleAssignments/RoleList';
-export { default as UserPanels } from './users/UserPanels';
 export { default as OutboxList } from './outbox/OutboxList';
 export { default as OutboxMessage } from './outbox/OutboxMessage';

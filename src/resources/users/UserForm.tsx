@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react';
+import { useState } from 'react';
 import { Card, CardContent, Typography } from '@mui/material';
 import {
   Form,
@@ -23,6 +23,7 @@ import { hashPassword, matchesPassword } from './password';
 import { checkPassword, preloadCommonPasswords, useDomainPolicy } from './passwordPolicy';
 import { FormModeButtons } from '../generic/FormModeButtons';
 import { RecordTabs } from '../generic/RecordTabs';
+import UserPanels from './UserPanels';
 
 interface UserFormState {
   company?: Company;
@@ -37,9 +38,6 @@ const TITLES: Record<FormMode, string> = {
   view: 'iam.users.viewTitle',
   edit: 'iam.users.editTitle',
 };
-
-/** The panels under the form (Account, ...): loaded with the record screens' other parts (../lazyParts). */
-const UserPanels = lazy(() => import('../lazyParts').then((parts) => ({ default: parts.UserPanels })));
 
 /** The fields the provider stores; password and confirmPassword never leave as they are. */
 function declaredValues(fields: readonly string[], values: Record<string, unknown>) {
@@ -173,12 +171,10 @@ function UserScreen() {
           content: (
             <>
               {form}
-              {/* an existing user's account state and actions (docs/CONSOLE.md, "Account states") */}
-              {user && (
-                <Suspense fallback={null}>
-                  <UserPanels user={user} context={context} />
-                </Suspense>
-              )}
+              {/* an existing user's account state and actions (docs/CONSOLE.md, "Account states"); they
+                  load with this screen, itself loaded on first use: in the record screens' shared
+                  chunk (../lazyParts) they cost the first screen half a kilobyte */}
+              {user && <UserPanels user={user} context={context} />}
             </>
           ),
         },

@@ -15,8 +15,8 @@ export interface UserPanelProps {
 /**
  * The panels under the user form on its General tab (view and edit), in this order, one card each:
  * the Account panel (docs/CONSOLE.md, "Account states"), then those other parts add (e-mail,
- * factors): import the panel here and add it to the list. They load with ../lazyParts, never with
- * the first screen. A panel that needs the account's state reads it with accountState's
+ * factors): import the panel here and add it to the list. They load with the user screen, never
+ * with the first screen. A panel that needs the account's state reads it with accountState's
  * useSignInState (one cached call for all).
  */
 const PANELS: readonly ComponentType<UserPanelProps>[] = [AccountPanel, EmailActions, Factors];
