@@ -94,6 +94,8 @@ export async function queueAccountLink(tx: Queryable, mailer: Mailer, publicUrl:
   if (!user) return { kind: 'no-account' };
   const token = crypto.randomBytes(32).toString('base64url');
   const at = [request.companyId, request.domainId, request.userId];
+  // her spent and expired links are of no use to anyone: forgotten here, so the table stays small
+  await tx.query(`DELETE FROM account_tokens WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND (used_at IS NOT NULL OR expires_at < now())`, at);
   await tx.query(`UPDATE account_tokens SET used_at = now() WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND purpose = $4 AND used_at IS NULL`, [...at, request.purpose]);
   await tx.query(
     `INSERT INTO account_tokens (id, company_id, domain_id, user_id, purpose, email, client_id, expires_at)
