@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Database, Queryable } from '../db/index.js';
+import { type Database, type Queryable, transactionSettings } from '../db/index.js';
 import { randomAlphanumeric } from '../ids.js';
 import { queueAccountLink } from '../mail/accountLinks.js';
 import { languageOf } from '../mail/language.js';
@@ -142,14 +142,14 @@ function formProblem(form: SignUpForm, policy: DomainPolicy): string | undefined
  * Creates the account unless the domain already has one with this address (or this address as a
  * username): then nothing happens, and the caller answers the same. Returns the new account's id.
  */
-async function createAccount(tx: Queryable, tenant: Tenant, email: string, displayName: string, passwordHash: string): Promise<string | undefined> {
+async function createAccount(tx: Queryable, tenant: Tenant, userId: string, email: string, displayName: string, passwordHash: string): Promise<string | undefined> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO users (company_id, domain_id, id, username, display_name, email, password_hash, status, email_verified, required_actions)
      SELECT $1, $2, $3, $4, $5, $4, $6, 'active', false, '{verify-email}'
      WHERE NOT EXISTS (SELECT 1 FROM users WHERE company_id = $1 AND domain_id = $2 AND (lower(email) = lower($4) OR lower(username) = lower($4)))
      ON CONFLICT DO NOTHING
      RETURNING id`,
-    [tenant.companyId, tenant.domainId, randomAlphanumeric(20), email, displayName, passwordHash],
+    [tenant.companyId, tenant.domainId, userId, email, displayName, passwordHash],
   );
   return rows[0]?.id;
 }
@@ -225,12 +225,16 @@ export async function signUpRoutes(app: FastifyInstance, options: { throttle: Lo
       const email = form.email!.trim();
       // hashed whether or not the address is taken: the answer takes as long either way
       const passwordHash = await hashPassword(form.password!);
-      // the account and its verification message (server/mail: the outbox, then SMTP_URL if set) together
-      const outcome = await db.transaction(async (tx) => {
-        const userId = await createAccount(tx, offered.tenant, email, form.displayName!.trim(), passwordHash);
-        if (!userId) return undefined;
-        return queueAccountLink(tx, mailerOf(app.ctx), publicUrl, { ...offered.tenant, userId, purpose: 'verify', language: languageOf(request.headers['accept-language']) });
-      });
+      // the account and its verification message (server/mail: the outbox, then SMTP_URL if set) together;
+      // the user's history records her as the one who created it (client "self-sign-up")
+      const userId = randomAlphanumeric(20);
+      const actor = { userId, ...offered.tenant, clientId: 'self-sign-up', ip: request.ip };
+      const outcome = await transactionSettings.run(new Map([['iam.actor', JSON.stringify(actor)]]), () =>
+        db.transaction(async (tx) => {
+          if (!(await createAccount(tx, offered.tenant, userId, email, form.displayName!.trim(), passwordHash))) return undefined;
+          return queueAccountLink(tx, mailerOf(app.ctx), publicUrl, { ...offered.tenant, userId, purpose: 'verify', language: languageOf(request.headers['accept-language']) });
+        }),
+      );
       // the mail server is never waited for
       if (outcome?.kind === 'queued') outcome.send();
       return sendPage(reply, 200, checkInboxPage(email, form.interaction));

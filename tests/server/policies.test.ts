@@ -158,6 +158,12 @@ describe('self sign-up', () => {
     const outbox = await server.db.query(`SELECT recipient, purpose, text_body AS "text" FROM mail_outbox WHERE company_id = 'acme' AND recipient = 'New@acme.example'`);
     expect(outbox.rows).toEqual([{ recipient: 'New@acme.example', purpose: 'verify', text: expect.stringMatching(/\/account\/verify\?token=/) }]);
 
+    // her history says she created it herself, from her address
+    const [made] = await usersWithEmail('new@acme.example');
+    const history = await call(server, acme.adminToken, 'GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ resourceId: made.id, action: 'create' }))}`);
+    expect(history.body).toEqual([expect.objectContaining({ resourceType: 'users', actorUserId: made.id, actorClientId: 'self-sign-up', actorIp: '198.51.100.7' })]);
+    expect(JSON.stringify(history.body)).not.toContain('$2');
+
     // her password is right, but no application gets a code before the address is confirmed
     const { challenge } = pkce();
     const signIn = await postLogin(server, consoleLoginFields(challenge, { email: 'new@acme.example', password: 'a long and unusual passphrase', company: 'acme' }));
