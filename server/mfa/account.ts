@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import type { Database } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import { tenantOf } from '../oauth/clients.js';
 import { type KnownUser, passwordMatches } from '../oauth/accounts.js';
@@ -338,4 +337,3 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   });
 }
 
-export type { Database };

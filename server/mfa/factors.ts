@@ -333,11 +333,6 @@ export async function hasSecondFactor(db: Queryable, user: UserRef): Promise<boo
   return rows.length > 0;
 }
 
-export async function hasFactorKind(db: Queryable, user: UserRef, kind: FactorKind): Promise<boolean> {
-  const { rows } = await db.query(`SELECT 1 FROM user_factors WHERE ${OWN} AND kind = $4 LIMIT 1`, [...ownArgs(user), kind]);
-  return rows.length > 0;
-}
-
 /** Removes one factor of the person (or all with no id); the factors removed. */
 export async function removeFactors(db: Queryable, user: UserRef, factorId?: string): Promise<FactorView[]> {
   const before = await listFactors(db, user);

@@ -139,4 +139,3 @@ ${errorBlock(input.error)}<form method="post" action="/account/factors/${encodeU
   );
 }
 
-export { accountPagePolicy as pagePolicy };
