@@ -579,6 +579,11 @@ export const screens = {
       queued: 'Written to the outbox for %{email}: mail is not configured',
       failed: 'Not sent: %{message}',
       hasPassword: 'She has a password: send a reset link',
+      inviteInstead: 'Invite by e-mail instead of setting a password',
+      inviteHelp: 'The person receives a link to choose her password (valid 7 days); it also verifies her address.',
+      invited: 'Invitation sent to %{email}',
+      invitedToOutbox: 'Invitation written to the outbox for %{email}: mail is not configured',
+      inviteFailed: 'The user is created, but the invitation was not sent: %{message}. Use Resend invitation on her screen.',
       inactive: 'Not for a deleted or blocked account',
     },
     secret: {

@@ -90,6 +90,26 @@ describe('user form', () => {
     expect(sent.body).not.toContain('correct horse');
   });
 
+  it('invites instead of setting a password: creates the user without one, then sends her invitation (docs/CONSOLE.md, "E-mail, reset links and invitations")', async () => {
+    const { requests } = mockFetch((request) =>
+      request.url.endsWith('/sendInvitation')
+        ? { json: { messageId: 'm1', recipient: 'grace@example.com', mailConfigured: false } }
+        : { status: 201, json: { ...JSON.parse(request.body!), id: 'u2' } },
+    );
+    const { locations } = open({ company, domain, mode: 'new' });
+    await userEvent.type(await screen.findByLabelText(/User Name/), 'grace');
+    await userEvent.type(screen.getByLabelText(/Display Name/), 'Grace');
+    await userEvent.type(screen.getByLabelText(/Email/), 'grace@example.com');
+    await userEvent.click(screen.getByLabelText('Invite by e-mail instead of setting a password'));
+    expect(screen.queryByLabelText(/^Password/)).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(locations.at(-1)).toBe('/previous'));
+    const [made, invited] = writes(requests);
+    expect(`${made.method} ${made.url}`).toBe(`POST ${USERS_URL}`);
+    expect(Object.keys(JSON.parse(made.body!)).sort()).toEqual(['displayName', 'email', 'username']);
+    expect(`${invited.method} ${invited.url}`).toBe(`POST ${USERS_URL}/u2/sendInvitation`);
+  });
+
   it("shows 'duplicated error: {username} already exist!' on 409 and stays", async () => {
     mockFetch(() => ({ status: 409, json: { statusCode: 409, error: 'Conflict', message: 'duplicated error: grace already exist!' } }));
     const { locations } = open({ company, domain, mode: 'new' });

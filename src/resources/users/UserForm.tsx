@@ -1,13 +1,16 @@
 import { useState } from 'react';
 import { Card, CardContent, Typography } from '@mui/material';
 import {
+  BooleanInput,
   Form,
+  FormDataConsumer,
   required,
   TextInput,
   Title,
   useCreate,
   useLocation,
   useNavigate,
+  useNotify,
   useTranslate,
   useUpdate,
   type RaRecord,
@@ -24,6 +27,7 @@ import { checkPassword, preloadCommonPasswords, useDomainPolicy } from './passwo
 import { FormModeButtons } from '../generic/FormModeButtons';
 import { RecordTabs } from '../generic/RecordTabs';
 import UserPanels from './UserPanels';
+import { inviteUser } from './invite';
 
 interface UserFormState {
   company?: Company;
@@ -70,6 +74,7 @@ function UserScreen() {
   const [error, setError] = useState<SaveFailure['alert']>();
   const [hashing, setHashing] = useState(false);
   const [create, { isPending: creating }] = useCreate();
+  const notify = useNotify();
   const [update, { isPending: updating }] = useUpdate();
   const saving = hashing || creating || updating;
   const meta: IamMeta | undefined =
@@ -82,7 +87,11 @@ function UserScreen() {
     setError(undefined);
     const data = declaredValues(declaration.formFields, values);
     try {
-      if (mode === 'new') {
+      if (mode === 'new' && values.invite) {
+        // no password: the invitation lets her choose it (docs/CONSOLE.md, "E-mail, reset links and invitations")
+        const created = await create(declaration.name, { data, meta }, { returnPromise: true });
+        await inviteUser(policyContext, created, notify);
+      } else if (mode === 'new') {
         const problem = await checkPassword(policy, String(values.password));
         if (problem) return { password: problem };
         setHashing(true);
@@ -130,25 +139,32 @@ function UserScreen() {
         <SaveErrorAlert alert={error} />
         <Form record={user} onSubmit={submit} noValidate key={mode}>
           <DeclaredInputs readOnly={mode === 'view'} />
+          {mode === 'new' && <BooleanInput source="invite" label="iam.emailActions.inviteInstead" helperText="iam.emailActions.inviteHelp" />}
           {mode === 'new' && (
-            <>
-              <TextInput
-                source="password"
-                type="password"
-                validate={required()}
-                fullWidth
-                autoComplete="new-password"
-                onFocus={preloadCommonPasswords}
-                helperText={translate('iam.securityPolicy.passwordRule', { smart_count: (policy ?? { minPasswordLength: 12 }).minPasswordLength })}
-              />
-              <TextInput
-                source="confirmPassword"
-                type="password"
-                validate={[required(), matchesPassword]}
-                fullWidth
-                autoComplete="new-password"
-              />
-            </>
+            <FormDataConsumer>
+              {({ formData }) =>
+                !formData.invite && (
+                  <>
+                    <TextInput
+                      source="password"
+                      type="password"
+                      validate={required()}
+                      fullWidth
+                      autoComplete="new-password"
+                      onFocus={preloadCommonPasswords}
+                      helperText={translate('iam.securityPolicy.passwordRule', { smart_count: (policy ?? { minPasswordLength: 12 }).minPasswordLength })}
+                    />
+                    <TextInput
+                      source="confirmPassword"
+                      type="password"
+                      validate={[required(), matchesPassword]}
+                      fullWidth
+                      autoComplete="new-password"
+                    />
+                  </>
+                )
+              }
+            </FormDataConsumer>
           )}
           <FormModeButtons mode={mode} saving={saving} onEdit={() => setMode('edit')} onBack={back} />
         </Form>
