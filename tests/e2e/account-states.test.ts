@@ -109,6 +109,27 @@ async function judge(page: Page, name: string, show: () => Promise<unknown>) {
   await setTheme(page, 'light');
 }
 
+/**
+ * A dialog in each theme at 1280 and 390 pixels: the theme applies on reload, so the page is
+ * reloaded and `open` opens the dialog again; axe, then account-<name>-<theme>-<width>.png.
+ */
+async function dialogShots(page: Page, name: string, open: () => Promise<unknown>) {
+  for (const theme of ['light', 'dark'] as const) {
+    await setTheme(page, theme);
+    await page.reload();
+    await open();
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await expectNoAxeViolations(page);
+      await screenshot(page, `account-${name}-${theme}-${width}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+  await setTheme(page, 'light');
+  await page.reload();
+  await open();
+}
+
 beforeAll(async () => {
   browser = await launchBrowser();
   root = await newPage(browser);
@@ -150,12 +171,16 @@ describe('account states in the console', () => {
     await openUser(root, BEA);
     const card = accountCard(root);
     await eventually(() => card.getByText('Can sign in.').isVisible()).toBe(true);
-    await button(card, 'Block').click();
     const dialog = root.getByRole('dialog');
+    const openBlock = async () => {
+      await eventually(() => accountCard(root).getByText('Can sign in.').isVisible()).toBe(true);
+      await button(accountCard(root), 'Block').click();
+      await eventually(() => dialog.isVisible()).toBe(true);
+    };
+    await openBlock();
     await eventually(() => dialog.textContent()).toContain(`Block ${BEA.name}?`);
     expect(await dialog.textContent()).toContain(`${BEA.name} is signed out everywhere and cannot sign in until unblocked.`);
-    await expectNoAxeViolations(root);
-    await screenshot(root, 'account-block-confirm-light-1280');
+    await dialogShots(root, 'block-confirm', openBlock);
     await button(dialog, 'Block').click();
     await eventually(() => root.getByText(`${BEA.name} is blocked and signed out everywhere`).isVisible()).toBe(true);
     await eventually(() => card.getByText(/^Blocked since .*: cannot sign in until unblocked\.$/).isVisible()).toBe(true);
@@ -174,7 +199,8 @@ describe('account states in the console', () => {
 
     // her console: the provider ended her sign-in
     await bea.page.goto(`${baseUrl()}/users`);
-    await bea.page.waitForURL(/\/login/, { timeout: 30_000 });
+    await bea.page.waitForURL(/\/login\?reason=ended/, { timeout: 30_000 });
+    await eventually(() => bea.page.getByText('Your session was ended by the provider', { exact: false }).isVisible()).toBe(true);
     await trySignIn(bea.page, BEA);
     await eventually(() => bea.page.getByText('This account is blocked. Ask your administrator to unblock it.').isVisible()).toBe(true);
     // a wrong password learns nothing of the block
@@ -192,21 +218,16 @@ describe('account states in the console', () => {
   it('Set password with "Require a new password at next sign-in": her next sign-in asks for a new one', async () => {
     const NEW_PASSWORD = `Pam-Fresh-${run}-2026`;
     await openUser(root, PAM);
-    await button(accountCard(root), 'Set password').click();
     const dialog = root.getByRole('dialog', { name: `Set a new password for ${PAM.name}` });
-    await dialog.getByLabel(/^Password/).fill(NEW_PASSWORD);
-    await dialog.getByLabel(/^Confirm Password/).fill(NEW_PASSWORD);
+    const openSetPassword = async () => {
+      await eventually(() => button(accountCard(root), 'Set password').isEnabled()).toBe(true);
+      await button(accountCard(root), 'Set password').click();
+      await dialog.getByLabel(/^Password/).fill(NEW_PASSWORD);
+      await dialog.getByLabel(/^Confirm Password/).fill(NEW_PASSWORD);
+    };
+    await openSetPassword();
     expect(await dialog.getByRole('checkbox', { name: 'Require a new password at next sign-in' }).isChecked()).toBe(true);
-    for (const theme of ['light', 'dark'] as const) {
-      await setTheme(root, theme);
-      for (const width of [1280, 390]) {
-        await root.setViewportSize({ width, height: width === 390 ? 844 : 800 });
-        await expectNoAxeViolations(root);
-        await screenshot(root, `account-set-password-${theme}-${width}`);
-      }
-    }
-    await root.setViewportSize({ width: 1280, height: 800 });
-    await setTheme(root, 'light');
+    await dialogShots(root, 'set-password', openSetPassword);
     await button(dialog, 'Set password').click();
     await eventually(() => root.getByText(`New password set for ${PAM.name}, who must choose a new one at next sign-in`).isVisible()).toBe(true);
     await eventually(() => accountCard(root).textContent()).toContain('At next sign-in:Change password');
