@@ -164,6 +164,17 @@ describe('an authenticator app', () => {
     await page.getByLabel('Code shown by the app').fill(code());
     await page.getByRole('button', { name: 'Confirm' }).click();
     await eventually(() => page.getByText('Authenticator app added.').isVisible()).toBe(true);
+
+    // recovery codes, shown once; the removal page asks the password (left with Cancel)
+    await page.getByRole('button', { name: 'Make recovery codes' }).click();
+    await eventually(() => page.locator('#recovery-codes li').count()).toBe(10);
+    await bothThemes(page, 'recovery-codes');
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: /^Remove Authenticator app/ }).click();
+    await eventually(() => page.getByRole('heading', { name: 'Remove a factor' }).isVisible()).toBe(true);
+    await bothThemes(page, 'remove-factor');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await eventually(() => page.getByRole('heading', { name: 'Account and security' }).isVisible()).toBe(true);
     await page.context().close();
   });
 
@@ -197,5 +208,34 @@ describe('an authenticator app', () => {
     await page.waitForURL(/\/callback\?.*code=/, { timeout: 30_000 });
     expect(new URL(page.url()).searchParams.get('state')).toBe('hosted');
     await page.context().close();
+  });
+});
+
+describe("an administrator and a person's factors", () => {
+  it('the user screen lists them in the Second factors card; Reset asks first, then removes', async () => {
+    await root.goto(`${baseUrl()}/users`);
+    await root.getByPlaceholder('Search').first().fill(KEY_USER.email);
+    const row = root.getByRole('row').filter({ hasText: KEY_USER.email });
+    await eventually(() => row.count()).toBe(1);
+    await row.getByRole('button').first().click();
+    const card = root.getByRole('region', { name: 'Second factors' });
+    await eventually(() => card.getByText('Passkey or security key: Laptop').isVisible()).toBe(true);
+    for (const scheme of ['light', 'dark'] as const) {
+      await root.emulateMedia({ colorScheme: scheme });
+      await root.evaluate((value) => localStorage.setItem('theme', value), scheme);
+      await root.reload();
+      await eventually(() => card.getByText('Passkey or security key: Laptop').isVisible()).toBe(true);
+      await expectNoAxeViolations(root);
+      await screenshot(root, `mfa-factors-card-${scheme}`);
+    }
+    await root.emulateMedia({ colorScheme: 'light' });
+    await root.evaluate(() => localStorage.setItem('theme', 'light'));
+    await card.getByRole('button', { name: 'Reset Passkey or security key: Laptop' }).click();
+    const dialog = root.getByRole('dialog');
+    await eventually(() => dialog.textContent()).toContain(`Passkey or security key: Laptop of ${KEY_USER.name} will be removed`);
+    await dialog.getByRole('button', { name: 'Reset' }).click();
+    await eventually(() => card.textContent()).toContain('No second factor');
+    const factors = await consoleApi(root, 'GET', `${DOMAIN_PATH}/users/${KEY_USER.id}/factors`);
+    expect(factors.json).toEqual([]);
   });
 });
