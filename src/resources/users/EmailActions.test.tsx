@@ -26,7 +26,7 @@ function provider(request: RecordedRequest) {
   return { status: 404, json: { message: 'not found' } };
 }
 
-const show = (user: Record<string, unknown> = ada) => renderPanel(<EmailActions user={user} context={context} />, '/users-new', authProvider);
+const show = (user: Record<string, unknown> & { id: string } = ada) => renderPanel(<EmailActions user={user} context={context} />, '/users-new', authProvider);
 
 beforeEach(() => {
   configured = false;
