@@ -5,6 +5,7 @@ import type { Principal } from '../context.js';
 import { badRequest } from '../errors.js';
 import { bcryptCost, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from '../passwords.js';
 import { keepingAnAdministrator } from './administrators.js';
+import { factorsLockedUntil } from '../mfa/factors.js';
 import { userAccountKey } from '../oauth/accounts.js';
 import { accountLimitsOf } from '../policies.js';
 import { recordAudit } from './audit.js';
@@ -54,8 +55,15 @@ async function signInState(db: Queryable, at: UserParams, limits: { failures: nu
   const signedIn = rows.find((row) => row.kind === 'signed-in-account');
   // the domain's security policy may set its own failure limit (server/policies.ts), as the throttle reads it
   const { failuresPerAccount } = await accountLimitsOf(db, at, { failuresPerAccount: limits.failures, failureWindowSeconds: 0 });
+  const factorLock = await factorsLockedUntil(db, { companyId: at.companyId, domainId: at.domainId, id: at.userId });
   const lock =
-    failed && failed.n > failuresPerAccount ? { until: failed.expiresAt, because: 'too many failed sign-ins' } : signedIn && signedIn.n > limits.signIns ? { until: signedIn.expiresAt, because: 'too many sign-ins in a short time' } : undefined;
+    failed && failed.n > failuresPerAccount
+      ? { until: failed.expiresAt, because: 'too many failed sign-ins' }
+      : signedIn && signedIn.n > limits.signIns
+        ? { until: signedIn.expiresAt, because: 'too many sign-ins in a short time' }
+        : factorLock
+          ? { until: factorLock, because: 'too many wrong second-factor codes' }
+          : undefined;
   const user = await db.query<{ blockedAt: Date | null; requiredActions: string[]; emailVerified: boolean }>(
     `SELECT blocked_at AS "blockedAt", required_actions AS "requiredActions", email_verified AS "emailVerified" FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
     [at.companyId, at.domainId, at.userId],

@@ -368,19 +368,30 @@ export async function proveFactor(
 export const LOCKING_FAILED_SIGN_INS = 3;
 
 /**
- * Has the person's second factor been guessed at too much? Each sign-in allows five wrong answers,
- * and whoever knows the password could start sign-in after sign-in: after three such failed sign-ins
- * in an hour (sign-in events 'second_factor_failed', the account page's included) no code or key is
- * checked until the hour has passed: fifteen guesses an hour at a 6-digit code.
+ * Until when the person's second factors are locked, if they are: each sign-in allows five wrong
+ * answers, and whoever knows the password could start sign-in after sign-in, so after three such
+ * failed sign-ins in an hour (sign-in events 'second_factor_failed', the account page's included)
+ * no code or key is checked until the hour since the third-last has passed: fifteen guesses an hour
+ * at a 6-digit code. Failures before the last Unlock or reset of her factors (her history) do not
+ * count: support staff lift this lock as they lift the password throttle's.
  */
-export async function factorsLocked(db: Queryable, user: UserRef): Promise<boolean> {
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM signin_events WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND outcome = 'second_factor_failed' AND occurred_at > now() - interval '1 hour'`,
+export async function factorsLockedUntil(db: Queryable, user: UserRef): Promise<Date | undefined> {
+  const { rows } = await db.query<{ occurredAt: Date }>(
+    `SELECT e.occurred_at AS "occurredAt" FROM signin_events e
+     WHERE e.company_id = $1 AND e.domain_id = $2 AND e.user_id = $3 AND e.outcome = 'second_factor_failed' AND e.occurred_at > now() - interval '1 hour'
+       AND e.occurred_at > coalesce((SELECT max(a.occurred_at) FROM audit_events a
+                                     WHERE a.company_id = $1 AND a.resource_id = $3 AND a.resource_type = 'users' AND a.domain_id = $2
+                                       AND a.action IN ('unlock', 'resetFactors')), '-infinity')
+     ORDER BY e.occurred_at DESC OFFSET ${LOCKING_FAILED_SIGN_INS - 1} LIMIT 1`,
     ownArgs(user),
   );
-  return (rows[0]?.n ?? 0) >= LOCKING_FAILED_SIGN_INS;
+  return rows[0] ? new Date(new Date(rows[0].occurredAt).getTime() + 3600_000) : undefined;
 }
-export const LOCKED_MESSAGE = 'Too many wrong codes for this account lately. Try again in an hour, or ask your administrator to reset your second factors.';
+
+export async function factorsLocked(db: Queryable, user: UserRef): Promise<boolean> {
+  return (await factorsLockedUntil(db, user)) !== undefined;
+}
+export const LOCKED_MESSAGE = 'Too many wrong codes for this account lately. Try again in an hour, or ask your administrator to unlock your account.';
 
 /** A single-use challenge (mfa_challenges) for the person: stored as a hash, 5 minutes. */
 export async function saveChallenge(db: Queryable, user: UserRef, purpose: 'webauthn-sign-in' | 'totp-enrol', token: string, value = ''): Promise<void> {

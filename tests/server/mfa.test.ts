@@ -236,6 +236,16 @@ describe('guessing at codes over many sign-ins', () => {
     const refused = await browser.post(formAction(page.body)!, { step: 'second-factor', code: codeAt(0) });
     expect(refused.location).toBeUndefined();
     expect(refused.body).toContain('Too many wrong codes for this account lately');
+    // support staff see why, and Unlock lifts this lock as it lifts the password throttle's
+    const state = await call(server, acme.adminToken, 'GET', `${at('worker')}/signInState`);
+    expect(state.body.lockedBecause).toBe('too many wrong second-factor codes');
+    expect(Date.parse(state.body.lockedUntil)).toBeGreaterThan(Date.now() + 50 * 60_000);
+    expect((await call(server, acme.adminToken, 'POST', `${at('worker')}/unlock`, {})).body.lockedUntil).toBeNull();
+    await awayFromStepEdge();
+    const again = await consoleSignIn();
+    const next = await again.browser.get('/oauth/steps');
+    const done = await again.browser.post(formAction(next.body)!, { step: 'second-factor', code: codeAt(0) });
+    expect(done.location?.searchParams.get('code'), done.body.slice(0, 300)).toBeTruthy();
     await server.db.query(`DELETE FROM signin_events WHERE company_id = 'acme' AND user_id = 'worker' AND detail = 'test'`);
   });
 });
