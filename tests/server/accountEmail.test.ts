@@ -4,7 +4,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailerOf } from '../../server/mail/mailer.js';
 import { call, createTenant, startServer, type Tenant, tokenFor, type TestServer } from './helpers.js';
-import { CONSOLE_REDIRECT, consoleLoginFields, CookieJar, formAction, injectBrowser, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
+import { addApplication, CONSOLE_REDIRECT, consoleLoginFields, CookieJar, formAction, injectBrowser, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
 import { freePort } from './program.js';
 
 /**
@@ -186,6 +186,65 @@ describe('a forgotten password, without a mail server', () => {
     expect(forgot.body).toContain('<strong>acme</strong>');
     expect(forgot.body).toContain('name="interaction"');
     expect(forgot.body).toContain('Back to sign-in');
+  });
+});
+
+describe("another application's people", () => {
+  it("get a link for the application's own tenant; another organization is refused; the success page sends no one to the console", async () => {
+    await addApplication(server, { id: 'acme-shop', companyId: 'acme', domainId: acme.domainId, redirectUris: ['https://shop.acme.example/cb'] });
+    const refused = await post(server, '/account/forgot', { client_id: 'acme-shop', company: 'other', email: 'worker@other.example' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('its own organization only');
+    const count = (await messagesTo(server, 'worker@acme.example')).length;
+    const asked = await post(server, '/account/forgot', { client_id: 'acme-shop', email: 'worker@acme.example' });
+    expect(asked.statusCode).toBe(200);
+    const token = (await newestLink(server, 'worker@acme.example', count + 1)).split('token=')[1];
+    const done = await post(server, '/account/reset', { token, password: NEW_PASSWORD, confirm: NEW_PASSWORD });
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain('Your password is changed. Sign in with it.');
+    expect(done.body).not.toContain('/login');
+  });
+});
+
+describe('hostile input on the hosted pages', () => {
+  it('is a 4xx page with a sentence, never a 5xx, and never a token accepted that is not one', async () => {
+    const gets = [
+      '/account/reset',
+      '/account/reset?token=',
+      `/account/reset?token=${'A'.repeat(43)}`,
+      `/account/reset?token=${'A'.repeat(200)}`,
+      '/account/reset?token=a&token=b',
+      '/account/invite?token=%00%01',
+      "/account/verify?token=<script>alert(1)</script>",
+      '/account/forgot?interaction=../../etc',
+      `/account/forgot?company=${'x'.repeat(500)}`,
+      '/account/forgot?company=%0d%0aSet-Cookie:%20x=1',
+      '/account/forgot?client_id=no-such-client',
+    ];
+    for (const url of gets) {
+      const answer = await server.app.inject({ method: 'GET', url });
+      expect(answer.statusCode, url).toBeGreaterThanOrEqual(200);
+      expect(answer.statusCode, url).toBeLessThan(500);
+      expect(answer.headers['content-security-policy'], url).toContain("default-src 'none'");
+      expect(answer.body, url).not.toContain('<script>');
+    }
+    const posts: [string, Record<string, string>][] = [
+      ['/account/forgot', { email: 'x'.repeat(300) }],
+      ['/account/forgot', { email: 'nobody@acme.example', client_id: 'no-such-client' }],
+      ['/account/forgot', { email: 'nobody@acme.example', company: 'acme', interaction: 'not-an-interaction' }],
+      ['/account/reset', { token: 'A'.repeat(43), password: NEW_PASSWORD, confirm: NEW_PASSWORD }],
+      ['/account/reset', { token: 'x', password: 'p'.repeat(2000), confirm: '' }],
+      ['/account/verify', {}],
+      ['/account/invite', { token: '\u0000' }],
+    ];
+    for (const [url, form] of posts) {
+      const answer = await post(server, url, form);
+      expect(answer.statusCode, `${url} ${JSON.stringify(form).slice(0, 80)}`).toBeGreaterThanOrEqual(200);
+      expect(answer.statusCode, url).toBeLessThan(500);
+    }
+    // an application other than the console cannot name another organization
+    const other = await post(server, '/account/forgot', { email: 'worker@acme.example', client_id: 'iam-console-does-not-exist' });
+    expect(other.statusCode).toBe(400);
   });
 });
 
