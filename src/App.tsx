@@ -40,6 +40,7 @@ function routesOf({ routes }: ResourceDeclaration): [string, ScreenKind][] {
     [routes.form, 'form'],
     [routes.deleted, 'list'],
     [routes.view, 'view'],
+    [routes.record, 'record'],
   ];
   return all.filter((route): route is [string, ScreenKind] => Boolean(route[0]));
 }

@@ -33,6 +33,18 @@ export const screens = {
     tabs: {
       general: 'General',
     },
+    // docs/CONSOLE.md, "Routes": a record's shareable address
+    recordLink: {
+      loading: 'Opening the record',
+      notFoundTitle: 'Not found, or not yours',
+      notFound:
+        'There is no %{type} "%{id}" that you can see here. It may have been purged, or the link belongs to a company or domain your roles do not reach.',
+      failed: 'The record could not be read: %{message}',
+      backToList: 'Back to %{list}',
+      dashboard: 'Dashboard',
+      copy: 'Copy link',
+      copied: 'Link copied',
+    },
     // docs/CONSOLE.md, "Domain security policy": the domain screen's Security tab, and the password rule of forms
     securityPolicy: {
       tab: 'Security',

@@ -28,7 +28,8 @@ export function DeclaredRoute({ declaration, kind = 'list', screen }: { declarat
   return (
     <DeclarationContext.Provider value={declaration}>
       <ResourceContextProvider value={declaration.name}>
-        {declaration.needsDomain && !domain ? (
+        {/* a record's address names its domain: it is read there even while the current company has none */}
+        {declaration.needsDomain && !domain && kind !== 'record' ? (
           <NoDomainScreen titleKey={declaration.labelKey} />
         ) : (
           <Suspense fallback={<Loading />}>

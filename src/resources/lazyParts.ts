@@ -18,3 +18,4 @@ export { RoleCell, OverCell } from './roleAssignments/RoleCells';
 export { RoleList, RoleAssignScreen, HolderRoles } from './roleAssignments/RoleList';
 export { default as OutboxList } from './outbox/OutboxList';
 export { default as OutboxMessage } from './outbox/OutboxMessage';
+export { default as RecordLink } from './generic/RecordLink';

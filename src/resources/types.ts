@@ -182,6 +182,11 @@ export interface ResourceDeclaration {
     deleted?: string;
     /** A detail screen of its own (/applications-view, /apis-view); App renders screens.view there. */
     view?: string;
+    /**
+     * The record's shareable address (`/users/:id`): the screen a list row opens, its navigation
+     * state built from the path and `?company=&domain=` (generic/RecordLink, docs/CONSOLE.md "Routes").
+     */
+    record?: string;
   };
   /**
    * Lazily loaded screens that replace the generic ones (generic/GenericList, generic/GenericForm);

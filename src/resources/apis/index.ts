@@ -42,7 +42,7 @@ export const apis: ResourceDeclaration = {
   defaultSort: { field: 'name', order: 'ASC' },
   pageSize: 15,
   pageWindow: 10,
-  routes: { list: '/apis', form: '/apis-new', view: '/apis-view' },
+  routes: { list: '/apis', form: '/apis-new', view: '/apis-view', record: '/apis/:id' },
   history: {},
   screens: {
     list: lazy(() => import('./ApiList')),

@@ -89,7 +89,7 @@ export const applications: ResourceDeclaration = {
   defaultSort: { field: 'client_name', order: 'ASC' },
   pageSize: 15,
   pageWindow: 10,
-  routes: { list: '/applications', form: '/applications-new', view: '/applications-view' },
+  routes: { list: '/applications', form: '/applications-new', view: '/applications-view', record: '/applications/:id' },
   history: {},
   screens: {
     list: lazy(() => import('./ApplicationList')),

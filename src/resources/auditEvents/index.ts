@@ -62,5 +62,5 @@ export const auditEvents: ResourceDeclaration = {
   defaultSort: { field: 'occurredAt', order: 'DESC' },
   pageSize: 15,
   pageWindow: 10,
-  routes: { list: '/audit-log', form: '/audit-log-view' },
+  routes: { list: '/audit-log', form: '/audit-log-view', record: '/audit-log/:id' },
 };

@@ -33,7 +33,7 @@ export const companies: ResourceDeclaration = {
   defaultSort: { field: 'name', order: 'ASC' },
   pageSize: 3,
   pageWindow: 3,
-  routes: { list: '/onboarding-companies', form: '/onboarding-company-new' },
+  routes: { list: '/onboarding-companies', form: '/onboarding-company-new', record: '/companies/:id' },
   // a company's changes are in its parent's log; the top company's in its own
   history: { logCompany: (company) => String(company.parent ?? company.id) },
   screens: {

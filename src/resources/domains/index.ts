@@ -20,7 +20,7 @@ export const domains: ResourceDeclaration = {
   defaultSort: { field: 'name', order: 'ASC' },
   pageSize: 3,
   pageWindow: 4,
-  routes: { list: '/onboarding-domains', form: '/onboarding-domain-new' },
+  routes: { list: '/onboarding-domains', form: '/onboarding-domain-new', record: '/domains/:id' },
   history: {},
   screens: {
     list: lazy(() => import('./DomainList')),

@@ -29,7 +29,7 @@ export const groups: ResourceDeclaration = {
   defaultSort: { field: 'displayName', order: 'ASC' },
   pageSize: 3,
   pageWindow: 4,
-  routes: { list: '/groups', form: '/groups-new', deleted: '/groups-deleted' },
+  routes: { list: '/groups', form: '/groups-new', deleted: '/groups-deleted', record: '/groups/:id' },
   history: {},
   recordTabs: [holderRolesTab('group')],
   screens: {

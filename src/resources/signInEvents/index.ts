@@ -86,5 +86,5 @@ export const signInEvents: ResourceDeclaration = {
   defaultSort: { field: 'occurredAt', order: 'DESC' },
   pageSize: 15,
   pageWindow: 10,
-  routes: { list: '/sign-in-logs', form: '/sign-in-logs-view' },
+  routes: { list: '/sign-in-logs', form: '/sign-in-logs-view', record: '/sign-in-logs/:id' },
 };

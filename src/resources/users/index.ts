@@ -37,7 +37,7 @@ export const users: ResourceDeclaration = {
   defaultSort: { field: 'displayName', order: 'ASC' },
   pageSize: 3,
   pageWindow: 4,
-  routes: { list: '/users', form: '/users-new', deleted: '/users-deleted' },
+  routes: { list: '/users', form: '/users-new', deleted: '/users-deleted', record: '/users/:id' },
   history: {},
   recordTabs: [
     { id: 'signIns', labelKey: 'iam.users.tabs.signIns', lists: 'signInEvents', component: userPanel((parts) => parts.UserSignIns) },
