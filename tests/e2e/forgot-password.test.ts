@@ -168,5 +168,27 @@ describe('an invitation', () => {
     await eventually(() => root.getByText(`To: ${NEWBIE.email}`).isVisible()).toBe(true);
     await expectNoAxeViolations(root);
     await screenshot(root, 'outbox');
+
+    // dark, and a phone's width: the Outbox and the user screen's E-mail card
+    await root.emulateMedia({ colorScheme: 'dark' });
+    await root.evaluate(() => localStorage.setItem('theme', 'dark'));
+    await root.setViewportSize({ width: 390, height: 844 });
+    await root.reload();
+    await eventually(() => root.getByRole('row').filter({ hasText: NEWBIE.email }).count()).toBe(2);
+    await expectNoAxeViolations(root);
+    await screenshot(root, 'outbox-dark-390');
+    await root.goto(`${baseUrl()}/users`);
+    await root.getByPlaceholder('Search').first().fill(NEWBIE.email);
+    await eventually(() => root.getByRole('row').filter({ hasText: NEWBIE.email }).count()).toBe(1);
+    await root.getByRole('row').filter({ hasText: NEWBIE.email }).getByRole('button').first().click();
+    await eventually(() => panel.isVisible()).toBe(true);
+    await expectNoAxeViolations(root);
+    await screenshot(root, 'email-card-dark-390');
+    // the hosted page in the dark
+    const dark = await newPage(browser);
+    await dark.emulateMedia({ colorScheme: 'dark' });
+    await dark.goto(`${baseUrl()}/account/forgot?company=root`);
+    await expectNoAxeViolations(dark);
+    await dark.context().close();
   });
 });
