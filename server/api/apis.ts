@@ -18,12 +18,13 @@ import {
   selectList,
 } from './resource.js';
 import { errorResponses, id, params, requiredText, status } from './schemas.js';
+import { deletedFields } from './listFields.js';
 
 export const SIGNING_ALGORITHMS = ['RS256', 'HS256'] as const;
 
 export type Api = RecordOf<typeof apiDefinition>;
 /** The settings an administrator edits. */
-export type ApiSettings = Omit<Api, 'id' | 'domain' | 'companyId'>;
+export type ApiSettings = Omit<Api, 'id' | 'domain' | 'companyId' | 'deletedAt' | 'deletedBy'>;
 
 /** Returned once: when an API is created as HS256 or switched to HS256. */
 export type ApiWithSecret = Api & { signingSecret?: string };
@@ -74,6 +75,7 @@ export const apiDefinition = {
     allowSkippingUserConsent: { column: 't.allow_skipping_user_consent', type: 'boolean', input: flag },
     allowOfflineAccess: { column: 't.allow_offline_access', type: 'boolean', input: flag },
     status: { column: 't.status', input: status },
+    ...deletedFields('apis'),
   },
   search: `(t.name || ' ' || t.identifier)`,
   key: ['t.id'],
@@ -81,7 +83,10 @@ export const apiDefinition = {
 } satisfies ResourceDefinition;
 
 const SELECT = selectList(apiDefinition);
-const SETTINGS = Object.keys(apiDefinition.fields).filter((field) => !['id', 'domain', 'companyId'].includes(field)) as (keyof ApiSettings)[];
+// fields with an input are settings (deletedAt and deletedBy are read from the audit trail)
+const SETTINGS = Object.entries(apiDefinition.fields)
+  .filter(([field, spec]) => 'input' in spec && !['id', 'domain', 'companyId'].includes(field))
+  .map(([field]) => field) as (keyof ApiSettings)[];
 /** A setting's column, without the alias. */
 const column = (field: keyof ApiSettings) => apiDefinition.fields[field].column.slice(2);
 

@@ -6,6 +6,7 @@ import { randomAlphanumeric, sha256 } from '../ids.js';
 import { idNotAvailable, uniqueByConstraint } from './unique.js';
 import { checkAccess, inScope, locateRecords } from './guard.js';
 import { addListRoute, bodyProperties, type CrudRules, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, recordSchema, selectList } from './resource.js';
+import { applicationFilters, deletedFields } from './listFields.js';
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';
 
 export const APP_TYPES = ['SPA', 'web', 'native', 'machine'] as const;
@@ -13,7 +14,7 @@ export const GRANT_TYPES = ['implicit', 'authorization_code', 'refresh_token', '
 export type AppType = (typeof APP_TYPES)[number];
 
 /** The settings an administrator edits; API field names are the column names. */
-export type ApplicationSettings = Omit<Application, 'id' | 'client_id' | 'domain' | 'companyId'>;
+export type ApplicationSettings = Omit<Application, 'id' | 'client_id' | 'domain' | 'companyId' | 'deletedAt' | 'deletedBy'>;
 export type Application = RecordOf<typeof applicationDefinition>;
 
 /** A request body: any settings, plus identity fields that are only honoured on create. */
@@ -103,7 +104,10 @@ export const applicationDefinition = {
     grant_types: { column: 't.grant_types', type: 'texts', input: { type: 'array', maxItems: GRANT_TYPES.length, items: { type: 'string', enum: GRANT_TYPES } }, listed: false },
     audience: { column: 't.audience', input: optionalText(200) },
     status: { column: 't.status', input: status },
+    ...deletedFields('applications'),
   },
+  // grantType (listFields.ts)
+  filters: applicationFilters,
   writeOnly: {
     client_secret: {
       type: 'string',

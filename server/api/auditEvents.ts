@@ -6,7 +6,7 @@ import { domainDefinition } from './domains.js';
 import { groupDefinition } from './groups.js';
 import { statementAccess } from './guard.js';
 import { type ListQuery, listQuerySchema, type ParsedList, parseListQuery, runList, sendList } from './list.js';
-import { listResource, type RecordOf, recordSchema, type ResourceDefinition } from './resource.js';
+import { addExportRoute, listResource, type RecordOf, recordSchema, type ResourceDefinition } from './resource.js';
 import { errorResponses, params } from './schemas.js';
 import { userDefinition } from './users.js';
 
@@ -136,4 +136,16 @@ export async function auditEventRoutes(app: FastifyInstance) {
       return sendList(reply, auditEventDefinition.name, { ...result, rows: result.rows.map(withApiFieldNames) });
     },
   );
+  addExportRoute(app, auditEventDefinition, {
+    path: '/companys/:companyId/auditEvents',
+    tags: ['auditEvents'],
+    params: { params: params('companyId') },
+    permission: 'audit:read',
+    mapRow: withApiFieldNames,
+    list: (request, query) => ({
+      resource,
+      parsed: visibleActorsOnly(parseListQuery(resource, query, [(request.params as { companyId: string }).companyId, request.principal.companyId])),
+      scope,
+    }),
+  });
 }

@@ -4,6 +4,7 @@ import { ADMIN_GROUP } from '../oauth/tokens.js';
 import { keepingAnAdministrator } from './administrators.js';
 import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
 import { email, id, optionalText, requiredText, status } from './schemas.js';
+import { groupListFields } from './listFields.js';
 
 /**
  * Groups of a domain. Plain CRUD: the routes are produced from this definition (resource.ts);
@@ -21,6 +22,8 @@ export const groupDefinition = {
     notes: { column: 't.notes', input: { anyOf: [optionalText(), { type: 'null' }], description: 'null (an emptied field) is stored as empty text' } },
     email: { column: 't.email', input: email },
     status: { column: 't.status', input: status },
+    // member count, times, deleted by whom (listFields.ts; shown only)
+    ...groupListFields,
   },
   search: `(t.display_name || ' ' || t.name || ' ' || t.email)`,
   key: ['t.company_id', 't.domain_id', 't.id'],

@@ -10,7 +10,17 @@ import type { AccessCheck } from './guard.js';
  * triples (condition=status,!=,deleted; repeat the parameter to combine them with AND).
  */
 
-export type FieldType = 'text' | 'boolean' | 'integer';
+export type FieldType = 'text' | 'boolean' | 'integer' | 'time';
+
+/**
+ * A filter that is no field's plain equality (`neverSignedIn: true`, `memberOf: "<group>"`): its
+ * value's type and the SQL predicate it makes (on alias t; `bind` adds a parameter). Every one is
+ * served by an index (docs/PERFORMANCE.md, "Filters and sorts of the users list").
+ */
+export interface NamedFilter {
+  type: 'boolean' | 'text';
+  sql(value: never, bind: (value: unknown) => string): string;
+}
 
 export interface ListResource {
   /** Name in Content-Range. */
@@ -21,10 +31,14 @@ export interface ListResource {
   select: string;
   /** API field -> SQL column (on alias t) that filters, conditions and sorting may name. */
   fields: Record<string, { column: string; type?: FieldType }>;
+  /** Filters named in filter={...} besides the fields (their names never clash with a field's). */
+  filters?: Record<string, NamedFilter>;
   /** SQL text expression searched by filter.q (case-insensitive substring; trigram-indexed where it matters). */
   search?: string;
   /** Key columns in order; the last one breaks ties in sorting. */
   key: string[];
+  /** Fields of the records that lists may not filter or sort by (named in the 400). */
+  unlisted?: string[];
   defaultSort: string;
   /** The default sort's order when a request names none (ASC unless said; newest first for events). */
   defaultOrder?: 'ASC' | 'DESC';
@@ -136,7 +150,9 @@ function parseJson(name: string, text: string): unknown {
  * from JSON.parse are unknown fields like any other, never Object.prototype's members.
  */
 function fieldOf(resource: ListResource, field: string, where: string) {
-  if (!Object.hasOwn(resource.fields, field)) throw badRequest(`${where}: unknown field "${field}"`);
+  if (!Object.hasOwn(resource.fields, field)) {
+    throw badRequest(`${where}: unknown field "${field}"${resource.unlisted?.includes(field) ? ' (no index serves it: lists do not filter or sort by it)' : ''}`);
+  }
   return resource.fields[field];
 }
 
@@ -146,6 +162,12 @@ function coerce(resource: ListResource, field: string, value: unknown, where: st
     if (value === true || value === 'true') return true;
     if (value === false || value === 'false') return false;
     throw badRequest(`${where}: ${field} must be true or false`);
+  }
+  if (spec.type === 'time') {
+    const time = typeof value === 'string' && value.trim() !== '' ? new Date(value) : undefined;
+    if (!time || Number.isNaN(time.getTime())) throw badRequest(`${where}: ${field} must be a time (ISO 8601, e.g. 2026-11-20T00:00:00Z)`);
+    // ISO text, which PostgreSQL reads the same way whatever the server's DateStyle
+    return time.toISOString();
   }
   if (spec.type === 'integer') {
     const number = typeof value === 'number' ? value : Number(value);
@@ -218,10 +240,17 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     const filter = parseJson('filter', query.filter);
     if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badRequest('filter must be a JSON object');
     for (const [field, value] of Object.entries(filter as Record<string, unknown>)) {
+      const named = resource.filters && Object.hasOwn(resource.filters, field) ? resource.filters[field] : undefined;
       // every name must exist, even with an empty value (which means "no filter")
-      if (field !== 'q') fieldOf(resource, field, 'filter');
+      if (field !== 'q' && !named) fieldOf(resource, field, 'filter');
       if (value === undefined || value === null || value === '') continue;
       if (field !== 'status' || Array.isArray(value)) statusOnly = false;
+      if (named) {
+        if (named.type === 'boolean' && value !== true && value !== false) throw badRequest(`filter: ${field} must be true or false`);
+        if (named.type === 'text' && typeof value !== 'string') throw badRequest(`filter: ${field} must be a string`);
+        where.push(named.sql((named.type === 'text' ? noNul(value as string, `filter: ${field}`) : value) as never, bind));
+        continue;
+      }
       if (field === 'q') {
         if (!resource.search) throw badRequest('filter: q is not supported on this list');
         if (typeof value !== 'string') throw badRequest('filter: q must be a string');
@@ -439,3 +468,68 @@ export function sendList<T>(reply: FastifyReply, name: string, result: ListResul
   reply.header('Content-Range', `${name} ${range}/${total}`);
   return rows;
 }
+
+/** Rows per statement of an export. */
+export const EXPORT_PAGE = 1000;
+
+/**
+ * Every row of a list, in the list's order, a page of EXPORT_PAGE rows per statement: keyset pages
+ * (the next page starts after the last row's sort value and id), so each page seeks on the index
+ * that serves the sort and none skips the rows before it, and nothing but one page is ever held.
+ * Rows whose sort value is NULL come in a phase of their own, where PostgreSQL puts them (last
+ * ascending, first descending), ordered by the id. Separate statements, not a cursor in one
+ * transaction: the embedded database has one connection, which a transaction would hold for the
+ * whole download.
+ */
+export async function* listRows(db: Queryable, resource: ListResource, parsed: ParsedList, scope: string[]): AsyncGenerator<Record<string, unknown>[]> {
+  const tiebreak = resource.key[resource.key.length - 1];
+  const { column, direction } = parsed.sort;
+  const byKeyOnly = column === tiebreak;
+  const compare = direction === 'ASC' ? '>' : '<';
+  const phases: ('null' | 'value')[] = byKeyOnly ? ['value'] : direction === 'ASC' ? ['value', 'null'] : ['null', 'value'];
+  for (const phase of phases) {
+    let after: { k: unknown; t: unknown; kt: string; tt: string } | undefined;
+    for (;;) {
+      const params = [...parsed.params];
+      const bind = (value: unknown) => {
+        params.push(value);
+        return `$${params.length}`;
+      };
+      const where = [...scope, ...parsed.where];
+      if (!byKeyOnly) where.push(phase === 'null' ? `(${column}) IS NULL` : `(${column}) IS NOT NULL`);
+      if (after) {
+        const t = `${bind(after.t)}::${after.tt}`;
+        where.push(byKeyOnly || phase === 'null' ? `${tiebreak} ${compare} ${t}` : `((${column}), ${tiebreak}) ${compare} (${bind(after.k)}::${after.kt}, ${t})`);
+      }
+      const orderBy = byKeyOnly || phase === 'null' ? `${tiebreak} ${direction}` : parsed.orderBy;
+      const { rows } = await db.query<Record<string, unknown>>(
+        `SELECT ${resource.select}, (${column})::text AS "__k", ${tiebreak}::text AS "__t",
+                pg_typeof(${column})::text AS "__kt", pg_typeof(${tiebreak})::text AS "__tt"
+         FROM ${resource.table} WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${EXPORT_PAGE}`,
+        params,
+      );
+      if (rows.length === 0) break;
+      const last = rows[rows.length - 1];
+      after = { k: last.__k, t: last.__t, kt: sqlType(last.__kt), tt: sqlType(last.__tt) };
+      yield rows.map(({ __k, __t, __kt, __tt, ...row }) => row);
+      if (rows.length < EXPORT_PAGE) break;
+    }
+  }
+}
+
+/** A type name from pg_typeof, checked before it is written into SQL as a cast. */
+function sqlType(name: unknown): string {
+  if (typeof name !== 'string' || !/^[a-z][a-z0-9 ]*(\[\])?$/.test(name)) throw new Error(`unexpected sort type ${String(name)}`);
+  return name === 'unknown' ? 'text' : name;
+}
+
+/** One CSV cell (RFC 4180), with formula injection defused (OWASP "CSV Injection"). */
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text = value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  // a spreadsheet runs a cell that starts with one of these as a formula
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export const csvLine = (cells: unknown[]) => `${cells.map(csvCell).join(',')}\r\n`;

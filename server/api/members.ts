@@ -31,6 +31,8 @@ const memberDefinition = {
     id: { column: 't.member_id' },
     displayName: { column: MEMBER_DISPLAY_NAME },
     type: { column: 't.member_type' },
+    // the user's or group's address (shown only: no index holds it in a group's member order)
+    email: { column: 'COALESCE(mu.email, mg.email)', listed: false },
   },
   search: `(${MEMBER_DISPLAY_NAME} || ' ' || COALESCE(mu.username, mg.name) || ' ' || COALESCE(mu.email, mg.email))`,
   key: ['t.company_id', 't.domain_id', 't.group_id', 't.member_type', 't.member_id'],
@@ -113,17 +115,17 @@ export const members = {
     const groupIds = wanted.filter((ref) => ref.type === 'group').map((ref) => ref.id);
     if (groupIds.includes(groupId)) throw badRequest(`${groupId}: a group cannot contain itself`);
 
-    const { rows } = await db.query<{ id: string; type: MemberType; displayName: string; status: string }>(
-      `SELECT id, 'user' AS type, display_name AS "displayName", status FROM users WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($3)
+    const { rows } = await db.query<{ id: string; type: MemberType; displayName: string; email: string; status: string }>(
+      `SELECT id, 'user' AS type, display_name AS "displayName", email, status FROM users WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($3)
        UNION ALL
-       SELECT id, 'group', display_name, status FROM groups WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($4)`,
+       SELECT id, 'group', display_name, email, status FROM groups WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($4)`,
       [companyId, domainId, userIds, groupIds],
     );
     const added: Member[] = wanted.map((ref) => {
       const row = rows.find((r) => r.id === ref.id && r.type === ref.type);
       if (!row) throw notFound(`${ref.type} ${ref.id}`);
       if (row.status === 'deleted') throw badRequest(`${ref.type} ${ref.id} is deleted: recover it before adding it`);
-      return { id: row.id, displayName: row.displayName, type: row.type };
+      return { id: row.id, displayName: row.displayName, type: row.type, email: row.email };
     });
 
     if (groupIds.length > 0) {

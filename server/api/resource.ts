@@ -1,10 +1,11 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Database, Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
 import { type AccessCheck, type Locate, statementAccess } from './guard.js';
 import { declarePermissionResource } from './roles.js';
-import { type ListQuery, type ListResource, type ListResult, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
+import { csvLine, type ListQuery, type ListResource, type ListResult, listQuerySchema, listRows, type ParsedList, parseListQuery, runList, sendList } from './list.js';
 import { errorResponses, id, idList } from './schemas.js';
 
 /**
@@ -26,6 +27,10 @@ export interface Field {
   input?: JsonSchema;
   /** false: lists may not filter or sort by it (400 naming it). */
   listed?: false;
+  /** What lists filter and sort by, when not the column itself (the expression an index holds). */
+  listColumn?: string;
+  /** A point in time: conditions take ISO 8601 times (anything else is a 400, never a database error). */
+  time?: true;
 }
 
 export interface ResourceDefinition {
@@ -46,6 +51,8 @@ export interface ResourceDefinition {
   writeOnly?: Record<string, JsonSchema>;
   /** What filter.q searches (see ListResource.search). */
   search?: string;
+  /** Filters other than a field's equality (see ListResource.filters). */
+  filters?: ListResource['filters'];
   /** Key columns in order; the last one is the record's id. */
   key: string[];
   defaultSort: string;
@@ -94,12 +101,17 @@ export function selectList(definition: ResourceDefinition): string {
 /** What lists need (server/api/list.ts): the fields they may name, the search, the key. */
 export function listResource(definition: ResourceDefinition): ListResource {
   const fields: ListResource['fields'] = {};
-  for (const [name, field] of Object.entries(definition.fields)) {
-    if (field.listed === false) continue;
-    fields[name] = field.type === 'integer' || field.type === 'boolean' ? { column: field.column, type: field.type } : { column: field.column };
+  const unlisted: string[] = [];
+  for (const [name, field] of Object.entries(definition.fields) as [string, Field][]) {
+    if (field.listed === false) {
+      unlisted.push(name);
+      continue;
+    }
+    const column = field.listColumn ?? field.column;
+    fields[name] = field.type === 'integer' || field.type === 'boolean' ? { column, type: field.type } : field.time ? { column, type: 'time' } : { column };
   }
-  const { name, table, search, key, defaultSort, defaultOrder, counts, slices } = definition;
-  return { name, table, select: selectList(definition), fields, search, key, defaultSort, defaultOrder, counts, slices };
+  const { name, table, search, filters, key, defaultSort, defaultOrder, counts, slices } = definition;
+  return { name, table, select: selectList(definition), fields, filters, search, key, unlisted, defaultSort, defaultOrder, counts, slices };
 }
 
 /** The response schema of one record (serialization writes its properties in this order). */
@@ -255,6 +267,113 @@ export function addListRoute(
       if (whenEmpty && result.rows.length === 0) await whenEmpty(request);
       const { mapRow } = options;
       return sendList(reply, definition.name, mapRow ? { ...result, rows: result.rows.map((row) => mapRow(row as Record<string, unknown>)) } : result);
+    },
+  );
+  addExportRoute(app, definition, {
+    path: options.path,
+    tags: options.tags,
+    params: paramsSchema(scope.params, options.paramSchemas),
+    permission: options.permission ?? `${definition.permission}:read`,
+    locate: options.locate,
+    mapRow: options.mapRow,
+    list: (request, query) => ({ resource, parsed: parseListQuery(resource, query, scopeValues(scope, request)), scope: scope.where }),
+  });
+}
+
+export interface ExportQuery {
+  sort?: string;
+  filter?: string;
+  condition?: string | string[];
+  columns?: string;
+  labels?: string;
+}
+
+/** The export's parameters: the list's, without range (copies: a list's own filter schema would give it a QUERY twin, list.ts). */
+const exportQuerySchema = {
+  type: 'object',
+  properties: {
+    sort: { ...listQuerySchema.properties.sort },
+    filter: { ...listQuerySchema.properties.filter },
+    condition: { ...listQuerySchema.properties.condition },
+    columns: { type: 'string', maxLength: 4000, description: 'comma-separated fields of the records, in order (default: all of them)' },
+    labels: { type: 'string', maxLength: 20000, description: 'JSON array of the header row, one label per column (default: the field names)' },
+  },
+} as const;
+
+function exportHeader(definition: ResourceDefinition, query: ExportQuery): { columns: string[]; labels: string[] } {
+  const fields = Object.keys(definition.fields);
+  const columns = query.columns?.trim() ? query.columns.split(',').map((name) => name.trim()) : fields;
+  for (const name of columns) if (!fields.includes(name)) throw badRequest(`columns: unknown field "${name}"`);
+  if (query.labels === undefined || query.labels === '') return { columns, labels: columns };
+  let labels: unknown;
+  try {
+    labels = JSON.parse(query.labels);
+  } catch {
+    throw badRequest('labels must be a JSON array of texts');
+  }
+  if (!Array.isArray(labels) || !labels.every((label) => typeof label === 'string' && label.length <= 200)) {
+    throw badRequest('labels must be a JSON array of texts (at most 200 characters each)');
+  }
+  if (labels.length !== columns.length) throw badRequest(`labels: ${labels.length} labels for ${columns.length} columns`);
+  return { columns, labels };
+}
+
+/**
+ * `GET <list path>/export.csv`: the whole filtered list as CSV (docs/CONSOLE.md, "Fields, filters
+ * and CSV export of the lists"), with the list's permission and tenancy (the guard checks before
+ * the handler), streamed a keyset page at a time (list.ts listRows). The first page is read before
+ * the answer starts, so a refusal of the query is still a proper error.
+ */
+export function addExportRoute(
+  app: FastifyInstance,
+  definition: ResourceDefinition,
+  options: {
+    path: string;
+    tags: string[];
+    params: object;
+    permission: string;
+    locate?: Locate;
+    mapRow?: (row: Record<string, unknown>) => unknown;
+    list: (request: FastifyRequest, query: ListQuery) => { resource: ListResource; parsed: ParsedList; scope: string[] };
+  },
+) {
+  app.get<{ Querystring: ExportQuery }>(
+    `${options.path}/export.csv`,
+    {
+      config: { permission: options.permission, ...(options.locate ? { locate: options.locate } : {}) },
+      schema: {
+        tags: options.tags,
+        summary: 'The whole filtered list as CSV (streamed; same filter, sort and condition as the list)',
+        ...options.params,
+        querystring: exportQuerySchema,
+        produces: ['text/csv'],
+        response: errorResponses,
+      },
+    },
+    async (request, reply) => {
+      const { columns, labels } = exportHeader(definition, request.query);
+      const { sort, filter, condition } = request.query;
+      const { resource, parsed, scope } = options.list(request, { sort, filter, condition });
+      const pages = listRows(app.ctx.db, resource, parsed, scope);
+      const first = await pages.next();
+      const { mapRow } = options;
+      const lines = (rows: Record<string, unknown>[]) =>
+        rows.map((row) => {
+          const shaped = (mapRow ? mapRow(row) : row) as Record<string, unknown>;
+          return csvLine(columns.map((name) => shaped[name]));
+        }).join('');
+      async function* csv() {
+        // the byte order mark tells spreadsheets the text is UTF-8
+        yield `\uFEFF${csvLine(labels)}`;
+        if (first.done) return;
+        yield lines(first.value);
+        for await (const rows of pages) yield lines(rows);
+      }
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${definition.name}.csv"`)
+        .header('cache-control', 'no-store')
+        .send(Readable.from(csv()));
     },
   );
 }

@@ -8,6 +8,7 @@ import { purgeMembers } from './groups.js';
 import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
 import { email, id, optionalText, requiredText, status } from './schemas.js';
 import { scheduleSliceRebuild, slicesNeedRebuild } from './userSlices.js';
+import { userFilters, userListFields } from './listFields.js';
 
 /** Users of a domain. Plain CRUD: the routes are produced from this definition (resource.ts). */
 export const userDefinition = {
@@ -25,7 +26,10 @@ export const userDefinition = {
     // the account's state (accountState.ts): read-only here, changed by its own actions
     blockedAt: { column: 't.blocked_at', type: 'nullableText', listed: false },
     emailVerified: { column: 't.email_verified', type: 'boolean', listed: false },
+    // created, updated, last sign-in, groups, deleted by whom (listFields.ts: filtered and sorted only where indexed)
+    ...userListFields,
   },
+  filters: userFilters,
   writeOnly: {
     authVerification: { type: 'string', maxLength: 100, description: 'bcrypt hash of the password (cost 10 to 14), never returned' },
   },

@@ -1357,6 +1357,69 @@ CREATE TABLE IF NOT EXISTS mfa_challenges (
 CREATE INDEX IF NOT EXISTS mfa_challenges_age ON mfa_challenges (expires_at);
 `,
   },
+  {
+    id: 25,
+    name: 'list fields: last sign-in, indexes of the users filters and sorts, counts untouched by updates that move no row',
+    sql: `
+-- Set on a successful sign-in, at most once a minute (server/oauth/signInEvents.ts).
+ALTER TABLE users ADD COLUMN IF NOT EXISTS last_sign_in_at timestamptz;
+
+-- The filters and sorts of the users list (server/api/listFields.ts; docs/PERFORMANCE.md, "Filters and
+-- sorts of the users list"), on the live list (status <> 'deleted', what the console sends).
+CREATE INDEX IF NOT EXISTS users_live_by_created ON users (company_id, domain_id, created_at, id) WHERE status <> 'deleted';
+-- never signed in sorts as the oldest sign-in: one expression, no NULLs, the same in both orders
+CREATE INDEX IF NOT EXISTS users_live_by_last_sign_in ON users (company_id, domain_id, (coalesce(last_sign_in_at, '-infinity'::timestamptz)), id)
+  WHERE status <> 'deleted';
+CREATE INDEX IF NOT EXISTS users_live_never_signed_in ON users (company_id, domain_id, display_name, id) WHERE status <> 'deleted' AND last_sign_in_at IS NULL;
+CREATE INDEX IF NOT EXISTS users_live_by_email_domain ON users (company_id, domain_id, (lower(split_part(email, '@', -1))), display_name, id)
+  WHERE status <> 'deleted';
+CREATE INDEX IF NOT EXISTS users_live_by_verified ON users (company_id, domain_id, email_verified, display_name, id) WHERE status <> 'deleted';
+CREATE INDEX IF NOT EXISTS users_blocked ON users (company_id, domain_id, display_name, id) WHERE blocked_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS applications_by_type ON applications (company_id, domain_id, app_type, client_name, id);
+CREATE INDEX IF NOT EXISTS applications_grant_types ON applications USING gin (grant_types jsonb_path_ops);
+CREATE INDEX IF NOT EXISTS apis_by_signing_algorithm ON apis (company_id, domain_id, signing_algorithm, name, id);
+CREATE INDEX IF NOT EXISTS companies_by_type ON companies (parent, type, name, id);
+
+-- An update that moves no row between lists (a sign-in's time, notes, an address) leaves the
+-- maintained counts and slices as they are: no write of the domain's count row on every sign-in.
+CREATE OR REPLACE FUNCTION user_counts_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- (nested: the transition tables exist only in an UPDATE's trigger, and an expression is planned whole)
+  IF TG_OP = 'UPDATE' THEN
+    IF NOT EXISTS (SELECT company_id, domain_id, status FROM old_rows EXCEPT ALL SELECT company_id, domain_id, status FROM new_rows) THEN
+      RETURN NULL;
+    END IF;
+  END IF;
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    UPDATE user_counts c SET n = c.n - o.n
+    FROM (SELECT company_id, domain_id, status, count(*) AS n FROM old_rows GROUP BY 1, 2, 3) o
+    WHERE c.company_id = o.company_id AND c.domain_id = o.domain_id AND c.status = o.status;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    INSERT INTO user_counts AS c (company_id, domain_id, status, n)
+      SELECT company_id, domain_id, status, count(*) FROM new_rows GROUP BY 1, 2, 3
+    ON CONFLICT (company_id, domain_id, status) DO UPDATE SET n = c.n + EXCLUDED.n;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION user_slices_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' THEN
+    IF NOT EXISTS (SELECT company_id, domain_id, status, display_name, id FROM old_rows
+                   EXCEPT ALL SELECT company_id, domain_id, status, display_name, id FROM new_rows) THEN
+      RETURN NULL;
+    END IF;
+  END IF;
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+${sliceCounts('old_rows', '-')}
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+${sliceCounts('new_rows', '+')}
+  END IF;
+  RETURN NULL;
+END $$;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

@@ -75,4 +75,26 @@ export async function recordSignIn(db: Queryable, attempt: Attempt, event: SignI
   } catch (error) {
     attempt.log.error({ err: error, outcome: event.outcome }, 'sign-in event not recorded');
   }
+  if (event.outcome === 'success' && event.client && event.userId) await noteSignIn(db, attempt, event.client, event.userId);
+}
+
+/**
+ * The user's lastSignInAt (docs/CONSOLE.md, "Fields, filters and CSV export of the lists"): one
+ * small UPDATE, only when the stored time is a minute old or more (a burst of sign-ins writes once),
+ * and skipped without a word rather than waiting on a row another write holds (the sign-in never
+ * waits for it, nor fails with it).
+ */
+async function noteSignIn(db: Queryable, attempt: Attempt, client: { companyId: string; domainId: string }, userId: string) {
+  try {
+    await db.query(
+      `UPDATE users u SET last_sign_in_at = now()
+       WHERE (u.company_id, u.domain_id, u.id) IN (
+         SELECT company_id, domain_id, id FROM users
+         WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND (last_sign_in_at IS NULL OR last_sign_in_at < now() - interval '1 minute')
+         FOR UPDATE SKIP LOCKED)`,
+      [client.companyId, client.domainId, userId],
+    );
+  } catch (error) {
+    attempt.log.error({ err: error }, 'last sign-in time not recorded');
+  }
 }

@@ -1,0 +1,81 @@
+import type { NamedFilter } from './list.js';
+
+/**
+ * Fields and filters of the lists that people ask about (docs/CONSOLE.md, "Fields, filters and CSV
+ * export of the lists"). Each filter and sort offered here is served by an index of migration 25
+ * (docs/PERFORMANCE.md, "Filters and sorts of the users list"); the others are shown only
+ * (`listed: false`), and a list asked to filter or sort by them answers 400 naming them.
+ */
+
+/**
+ * When and by whom a soft-deleted record was deleted: the audit trail's last `delete` record of it
+ * (one probe of audit_events_resource per row of the page, and only for deleted rows). Read rather
+ * than stored: no column to keep on four tables, no write of the delete made any heavier, and
+ * records deleted before this release are answered too. An operator of another company is named by
+ * that company, as the audit log names it (server/api/auditEvents.ts).
+ */
+export function deletedFields(resourceType: 'users' | 'groups' | 'applications' | 'apis') {
+  const last = (what: string) => `CASE WHEN t.status = 'deleted' THEN (
+    SELECT ${what} FROM audit_events a
+    LEFT JOIN users au ON au.company_id = a.actor_company_id AND au.domain_id = a.actor_domain_id AND au.id = a.actor_user_id
+    LEFT JOIN companies ac ON ac.id = a.actor_company_id
+    WHERE a.company_id = t.company_id AND a.resource_id = t.id AND a.resource_type = '${resourceType}'
+      AND a.domain_id = t.domain_id AND a.action = 'delete'
+    ORDER BY a.occurred_at DESC, a.id DESC LIMIT 1) END`;
+  return {
+    deletedAt: { column: last('a.occurred_at'), type: 'nullableText', listed: false },
+    deletedBy: {
+      column: last(`CASE WHEN a.actor_company_id = t.company_id THEN coalesce(au.display_name, a.actor_user_id, a.actor_client_id)
+        ELSE coalesce(ac.display_name, a.actor_company_id) END`),
+      type: 'nullableText',
+      listed: false,
+    },
+  } as const;
+}
+
+/** Never signed in sorts as the oldest sign-in: the expression of the users_live_by_last_sign_in index. */
+const LAST_SIGN_IN = `coalesce(t.last_sign_in_at, '-infinity'::timestamptz)`;
+const DIRECT_MEMBERSHIP = `SELECT 1 FROM group_members gm WHERE gm.company_id = t.company_id AND gm.domain_id = t.domain_id AND gm.member_type = 'user' AND gm.member_id = t.id`;
+
+export const userListFields = {
+  createdAt: { column: 't.created_at', time: true },
+  updatedAt: { column: 't.updated_at', listed: false },
+  lastSignInAt: { column: 't.last_sign_in_at', type: 'nullableText', listColumn: LAST_SIGN_IN, time: true },
+  // the groups she is a direct member of (group_members_by_member)
+  groupCount: { column: `(SELECT count(*)::int FROM group_members gm WHERE gm.company_id = t.company_id AND gm.domain_id = t.domain_id AND gm.member_type = 'user' AND gm.member_id = t.id)`, type: 'integer', listed: false },
+  ...deletedFields('users'),
+} as const;
+
+const flag = (yes: string, no: string): NamedFilter => ({ type: 'boolean', sql: (value: boolean) => (value ? yes : no) });
+
+export const userFilters: Record<string, NamedFilter> = {
+  // users_live_never_signed_in; the signed-in ones: a range of users_live_by_last_sign_in
+  neverSignedIn: flag('t.last_sign_in_at IS NULL', `${LAST_SIGN_IN} > '-infinity'::timestamptz`),
+  // group_members_by_member, one probe per user
+  inNoGroup: flag(`NOT EXISTS (${DIRECT_MEMBERSHIP})`, `EXISTS (${DIRECT_MEMBERSHIP})`),
+  // direct members only: the group's primary key
+  memberOf: {
+    type: 'text',
+    sql: (groupId: string, bind) =>
+      `EXISTS (SELECT 1 FROM group_members gm WHERE gm.company_id = t.company_id AND gm.domain_id = t.domain_id AND gm.group_id = ${bind(groupId)} AND gm.member_type = 'user' AND gm.member_id = t.id)`,
+  },
+  // the expression of users_live_by_email_domain: the part after the last @, lower-cased
+  emailDomain: { type: 'text', sql: (domain: string, bind) => `lower(split_part(t.email, '@', -1)) = lower(${bind(domain.trim().replace(/^@/, ''))})` },
+  // users_blocked (partial: few are); the others walk the list's own index
+  blocked: flag('t.blocked_at IS NOT NULL', 't.blocked_at IS NULL'),
+  // users_live_verified and users_live_unverified (partial, complementary: one index's size in all)
+  emailVerified: flag('t.email_verified', 'NOT t.email_verified'),
+};
+
+export const groupListFields = {
+  // direct members (users and groups), on the group's primary key
+  memberCount: { column: `(SELECT count(*)::int FROM group_members gm WHERE gm.company_id = t.company_id AND gm.domain_id = t.domain_id AND gm.group_id = t.id)`, type: 'integer', listed: false },
+  createdAt: { column: 't.created_at', listed: false },
+  updatedAt: { column: 't.updated_at', listed: false },
+  ...deletedFields('groups'),
+} as const;
+
+export const applicationFilters: Record<string, NamedFilter> = {
+  // applications_grant_types (GIN): applications whose grant types include this one
+  grantType: { type: 'text', sql: (grantType: string, bind) => `t.grant_types @> jsonb_build_array(${bind(grantType)}::text)` },
+};
