@@ -24,7 +24,7 @@ const TESS = person('tess', 'Tess Throttled');
 const BEA = person('bea', 'Bea Blocked');
 const PAM = person('pam', 'Pam Password');
 
-const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 250 });
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 250 });
 const button = (within: Page | Locator, name: string) => within.getByRole('button', { name, exact: true });
 const accountCard = (page: Page) => page.getByRole('region', { name: 'Account', exact: true });
 
@@ -236,6 +236,17 @@ describe('account states in the console', () => {
     await trySignIn(pam.page, PAM, NEW_PASSWORD);
     await pam.page.waitForURL(/\/oauth\/steps/, { timeout: 30_000 });
     await eventually(() => pam.page.getByRole('heading', { name: 'Choose a new password' }).isVisible()).toBe(true);
+    await expectNoAxeViolations(pam.page);
+    // her own new password, and the sign-in goes on to the console
+    const OWN_PASSWORD = `Pam-Own-${run}-2026`;
+    await pam.page.getByLabel('New password', { exact: true }).fill(OWN_PASSWORD);
+    await pam.page.getByLabel('Confirm new password').fill(OWN_PASSWORD);
+    await pam.page.getByRole('button', { name: 'Change password and continue' }).click();
+    await pam.page.waitForURL(/\/dashboard(\?|#|$)/, { timeout: 30_000 });
     await pam.context.close();
+
+    // nothing is required of her any more
+    await root.reload();
+    await eventually(() => accountCard(root).textContent()).toContain('At next sign-in:Nothing required');
   }, 240_000);
 });
