@@ -86,7 +86,8 @@ async function openUser(page: Page, who: Person) {
   await page.getByPlaceholder('Search').first().fill(who.email);
   const row = page.getByRole('row').filter({ hasText: who.email });
   await eventually(() => row.count()).toBe(1);
-  await row.getByRole('button').first().click();
+  // her name opens her screen (a link or a button)
+  await row.getByText(who.name, { exact: true }).click();
   await eventually(() => accountCard(page).isVisible()).toBe(true);
 }
 
