@@ -168,7 +168,8 @@ export function createDataProvider({
 
   /**
    * A declared date range's `<source>_gte` / `<source>_lte` filter values (YYYY-MM-DD) become
-   * conditions: from the first day's start to the last day's end.
+   * conditions: from the first day's start to the last day's end; a preset `<source>_days` the
+   * last so many days, counted now (a saved "last 7 days" stays the last 7 days).
    */
   const dateRanges = (declaration: ResourceDeclaration, filter: Record<string, unknown> = {}) => {
     const conditions: string[] = [];
@@ -178,8 +179,17 @@ export function createDataProvider({
       if (kind !== 'dateRange') continue;
       const from = rest[`${source}_gte`];
       const until = rest[`${source}_lte`];
+      const days = Number(rest[`${source}_days`]);
       delete rest[`${source}_gte`];
       delete rest[`${source}_lte`];
+      delete rest[`${source}_days`];
+      if (days > 0) {
+        // a preset: since the start of today, here, or of the day (days - 1) before it
+        const start = new Date();
+        start.setHours(0, 0, 0, 0);
+        start.setDate(start.getDate() - days + 1);
+        conditions.push(`${source},>=,${start.toISOString()}`);
+      }
       if (from) conditions.push(`${source},>=,${String(from)}`);
       if (until) conditions.push(`${source},<,${dayAfter(String(until))}`);
     }

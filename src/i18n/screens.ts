@@ -89,6 +89,41 @@ export const screens = {
       any: 'Any',
       from: '%{field} from',
       until: '%{field} until',
+      // a date range's presets (docs/CONSOLE.md, "Lists")
+      within: '%{field}',
+      lastDays: { 1: 'Today', 7: 'Last 7 days', 30: 'Last 30 days' },
+    },
+    // the users list's actions on the selected users (docs/CONSOLE.md, "Bulk actions")
+    bulk: {
+      addToGroup: 'Add to group',
+      removeFromGroup: 'Remove from group',
+      group: 'Group',
+      addTitle: 'Add %{smart_count} user to a group |||| Add %{smart_count} users to a group',
+      removeTitle: 'Remove %{smart_count} user from a group |||| Remove %{smart_count} users from a group',
+      added: '%{smart_count} user added to %{group} |||| %{smart_count} users added to %{group}',
+      removed: '%{smart_count} user removed from %{group} |||| %{smart_count} users removed from %{group}',
+      signOutEverywhere: 'Sign out everywhere',
+      block: 'Block',
+      unblock: 'Unblock',
+      sendResetLink: 'Send reset link',
+      confirm: {
+        signOutEverywhere: 'Sign out %{smart_count} user everywhere? |||| Sign out %{smart_count} users everywhere?',
+        block: 'Block %{smart_count} user? |||| Block %{smart_count} users?',
+        unblock: 'Unblock %{smart_count} user? |||| Unblock %{smart_count} users?',
+        sendResetLink: 'E-mail %{smart_count} user a reset link? |||| E-mail %{smart_count} users a reset link?',
+      },
+      content: {
+        signOutEverywhere: 'Every session of the selected users ends: they sign in again on their next visit.',
+        block: 'The selected users are signed out everywhere and cannot sign in until unblocked. All of them or none are blocked.',
+        unblock: 'The selected users may sign in again.',
+        sendResetLink: 'Each selected user is e-mailed a link to choose a new password (single use, 30 minutes). None is sent if one of them is blocked, deleted or has no address.',
+      },
+      done: {
+        signOutEverywhere: '%{smart_count} user signed out everywhere |||| %{smart_count} users signed out everywhere',
+        block: '%{smart_count} user blocked |||| %{smart_count} users blocked',
+        unblock: '%{smart_count} user unblocked |||| %{smart_count} users unblocked',
+        sendResetLink: 'Reset link sent to %{smart_count} user |||| Reset link sent to %{smart_count} users',
+      },
     },
     actions: {
       new: 'New',
@@ -619,6 +654,20 @@ export const screens = {
       discoveryFailed: "The provider's discovery document could not be read: %{error}",
     },
   },
+  // the saved queries of react-admin's lists are "saved views" here (docs/CONSOLE.md, "Lists")
+  ra: {
+    saved_queries: {
+      label: 'Saved views',
+      query_name: 'View name',
+      new_label: 'Save current view...',
+      new_dialog_title: 'Save current view as',
+      remove_label: 'Remove saved view',
+      remove_label_with_name: 'Remove view "%{name}"',
+      remove_dialog_title: 'Remove saved view?',
+      remove_message: 'Remove this view from your saved views (kept in this browser)?',
+      help: 'Filter the list, then save it as a view for later (kept in this browser)',
+    },
+  },
   resources: {
     companies: {
       name: 'Company |||| Companies',
@@ -641,9 +690,21 @@ export const screens = {
     },
     users: {
       name: 'User |||| Users',
-      // the list's column keeps the field's name (docs/CONSOLE.md, "Users")
-      columns: { displayName: 'displayName' },
+      columns: { displayName: 'Name' },
       fields: {
+        id: 'ID',
+        createdAt: 'Created',
+        lastSignInAt: 'Last sign-in',
+        groupCount: 'Groups',
+        updatedAt: 'Updated',
+        deletedAt: 'Deleted',
+        deletedBy: 'Deleted by',
+        neverSignedIn: 'Never signed in',
+        inNoGroup: 'In no group',
+        memberOf: 'Member of group',
+        emailDomain: 'E-mail domain',
+        blocked: 'Blocked',
+        emailVerified: 'E-mail verified',
         username: 'User Name',
         displayName: 'Display Name',
         notes: 'Notes',
@@ -655,9 +716,14 @@ export const screens = {
     },
     groups: {
       name: 'Group |||| Groups',
-      // the list's column keeps the field's name (docs/CONSOLE.md, "Users")
-      columns: { displayName: 'displayName' },
+      columns: { displayName: 'Name' },
       fields: {
+        id: 'ID',
+        memberCount: 'Members',
+        createdAt: 'Created',
+        updatedAt: 'Updated',
+        deletedAt: 'Deleted',
+        deletedBy: 'Deleted by',
         name: 'Group Name',
         displayName: 'Display Name',
         notes: 'Notes',
@@ -688,6 +754,9 @@ export const screens = {
         allowed_web_orgins: 'Allowed Web Origins',
         backchannel_logout_uri: 'Back-Channel Logout URI',
         status: 'Status',
+        grantType: 'Grant type',
+        deletedAt: 'Deleted',
+        deletedBy: 'Deleted by',
       },
     },
     apis: {
@@ -704,6 +773,8 @@ export const screens = {
         allowSkippingUserConsent: 'Allow Skipping User Consent',
         allowOfflineAccess: 'Allow Offline Access',
         status: 'Status',
+        deletedAt: 'Deleted',
+        deletedBy: 'Deleted by',
       },
     },
     signInEvents: {

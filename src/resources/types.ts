@@ -93,15 +93,23 @@ export interface SoftDelete {
 
 /**
  * A list filter beside the search box. Select and boolean filters send `filter.<source>`; a date
- * range sends `<source>_gte` / `<source>_lte`, which the data provider turns into conditions; a
+ * range sends `<source>_gte` / `<source>_lte` (days) or a preset `<source>_days` (1: today, 7, 30:
+ * the last days, counted when the list is read, so a saved view stays relative), which the data
+ * provider turns into conditions; a
  * reference offers the records of another declared resource and sends the chosen id (`inDomain`:
  * those records live in a domain, so while the company has none the id is typed instead).
  */
-export type FilterDeclaration =
+export type FilterDeclaration = (
   | { source: string; kind: 'select'; choices: readonly string[]; choiceLabelPrefix?: string }
   | { source: string; kind: 'boolean' }
   | { source: string; kind: 'dateRange' }
-  | { source: string; kind: 'reference'; reference: string; optionText: string; inDomain?: boolean };
+  | { source: string; kind: 'reference'; reference: string; optionText: string; inDomain?: boolean }
+  /** A typed value sent as is (an e-mail domain). */
+  | { source: string; kind: 'text' }
+) & {
+  /** Offered under "Add filter" rather than shown at once (a list with many filters). */
+  more?: boolean;
+};
 
 /**
  * Where the resource sits in the side bar's menu (docs/CONSOLE.md, "Layout"). `group` names a menu
@@ -150,6 +158,8 @@ export interface ResourceDeclaration {
   needsDomain?: boolean;
   fields: readonly FieldDeclaration[];
   listColumns: readonly string[];
+  /** Columns the list's column chooser offers besides listColumns, hidden until chosen. */
+  moreColumns?: readonly string[];
   /** Sources searched by the list's search box (sent as filter.q). */
   searchable?: boolean;
   filters?: readonly FilterDeclaration[];

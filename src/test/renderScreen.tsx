@@ -23,13 +23,18 @@ export function renderScreen(
   screen: ComponentType,
   entry: InitialEntry,
   { notifications = false, authProvider }: { notifications?: boolean; authProvider?: AuthProvider } = {},
-): { locations: string[] } {
+): { locations: string[]; addresses: string[] } {
   const locations: string[] = [];
+  // the whole address, query included (a list's filters live there)
+  const addresses: string[] = [];
   render(
     <TestMemoryRouter
       initialEntries={['/previous', entry]}
       initialIndex={1}
-      locationCallback={(location) => locations.push(location.pathname)}
+      locationCallback={(location) => {
+        locations.push(location.pathname);
+        addresses.push(`${location.pathname}${location.search}`);
+      }}
     >
       <AdminContext
         dataProvider={createDataProvider({ resources: registry })}
@@ -42,5 +47,5 @@ export function renderScreen(
       </AdminContext>
     </TestMemoryRouter>,
   );
-  return { locations };
+  return { locations, addresses };
 }

@@ -20,7 +20,7 @@ import { checkValue } from '../generic/fieldChecks';
 import { useAllowed } from '../generic/useAllowed';
 import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
 import { SaveErrorAlert } from '../generic/SaveErrorAlert';
-import { WindowPagination } from '../generic/WindowPagination';
+import { rowsPerPageOptions, WindowPagination } from '../generic/WindowPagination';
 import { permissionScopes } from './index';
 
 /** The scopes' provider path is the API's: /api/{apiId}/PermissionScopes. */
@@ -202,7 +202,7 @@ export function PermissionTab({ apiId, onClose }: { apiId: string; onClose: () =
         <TextField source="description" sortable={false} />
         <DeleteScopeButton meta={meta} editing={editing} onDone={() => setError(undefined)} />
       </Datagrid>
-      <WindowPagination window={permissionScopes.pageWindow} rowsPerPageOptions={[permissionScopes.pageSize]} />
+      <WindowPagination window={permissionScopes.pageWindow} rowsPerPageOptions={rowsPerPageOptions(permissionScopes.pageSize)} />
       <Button onClick={onClose} sx={{ mt: 1 }}>
         {translate('iam.actions.close')}
       </Button>

@@ -28,6 +28,8 @@ export const companies: ResourceDeclaration = {
   ],
   // Type tells resellers (which may have child companies) from customers at a glance.
   listColumns: ['id', 'description', 'type'],
+  moreColumns: ['displayName'],
+  filters: [{ source: 'type', kind: 'select', choices: COMPANY_TYPES, choiceLabelPrefix: 'iam.companies.types', more: true }],
   formFields: ['name', 'displayName', 'description', 'type'],
   idFromField: 'name',
   defaultSort: { field: 'name', order: 'ASC' },

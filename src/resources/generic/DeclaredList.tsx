@@ -1,14 +1,16 @@
 import { Suspense, type MouseEvent, type ReactElement, type ReactNode } from 'react';
 import { LinearProgress, Link, Typography } from '@mui/material';
-import { Datagrid, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
+import { Box } from '@mui/material';
+import { Datagrid, DatagridConfigurable, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import type { FieldDeclaration } from '../types';
 import { useSession } from '../../session/useSession';
 import { useDeclaration } from './DeclarationContext';
-import { declaredFilters } from './declaredFilters';
+import { declaredFilters, hasMoreFilters } from './declaredFilters';
+import { columnsKey, ListTools } from './ListTools';
 import { FieldValue } from './FieldValue';
 import { SelectionReset } from './SelectionReset';
-import { WindowPagination } from './WindowPagination';
+import { rowsPerPageOptions, WindowPagination } from './WindowPagination';
 
 interface DeclaredListProps {
   /** The toolbar (New, Delete, ...); it reads the selection from the list context. */
@@ -35,19 +37,24 @@ interface DeclaredListProps {
   filter?: Record<string, unknown>;
   /** Declared filters left out of this list (the one `filter` fixes). */
   hiddenFilters?: readonly string[];
+  /** Actions on the selected rows, shown with their count (the users list's Add to group, Block...). */
+  bulkActions?: ReactNode;
 }
 
 /**
  * How many rows are selected, in the page flow. react-admin's own bulk-actions toolbar would slide
  * over the list's toolbar, hiding New, Delete, Switch... while rows are selected.
  */
-function SelectionSummary() {
+function SelectionSummary({ actions }: { actions?: ReactNode }) {
   const { selectedIds } = useListContext();
   const translate = useTranslate();
   return (
-    <Typography variant="body2" color="text.secondary" aria-live="polite" sx={{ px: 2, minHeight: 0 }}>
-      {selectedIds.length > 0 ? translate('ra.action.bulk_actions', { smart_count: selectedIds.length }) : ''}
-    </Typography>
+    <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', columnGap: 1, px: 2 }}>
+      <Typography variant="body2" color="text.secondary" aria-live="polite" sx={{ minHeight: 0 }}>
+        {selectedIds.length > 0 ? translate('ra.action.bulk_actions', { smart_count: selectedIds.length }) : ''}
+      </Typography>
+      {selectedIds.length > 0 && actions}
+    </Box>
   );
 }
 
@@ -81,6 +88,7 @@ export function DeclaredList({
   embedded = false,
   filter,
   hiddenFilters = [],
+  bulkActions,
 }: DeclaredListProps) {
   const declaration = useDeclaration();
   const translate = useTranslate();
@@ -88,6 +96,10 @@ export function DeclaredList({
   const { domain } = useSession();
   const filters = declaredFilters(declaration, translate, hiddenFilters, Boolean(domain));
   const Expand = declaration.expand;
+  // inside another screen the columns are the declared ones; a list of its own lets people choose
+  const preferenceKey = embedded ? undefined : columnsKey(declaration.name);
+  const Grid = preferenceKey ? DatagridConfigurable : Datagrid;
+  const moreColumns = declaration.moreColumns ?? [];
   const fieldOf = (column: string): FieldDeclaration =>
     declaration.fields.find((field) => field.source === column) ?? { source: column, kind: 'text' };
   // a column may be headed otherwise than its form field (users' "displayName"), else as the field
@@ -103,16 +115,17 @@ export function DeclaredList({
       queryOptions={{ meta: meta as Record<string, unknown> | undefined }}
       filters={filters.length ? filters : undefined}
       filter={filter}
-      actions={actions}
+      actions={embedded ? actions : <ListTools actions={actions} preferenceKey={preferenceKey} moreFilters={hasMoreFilters(declaration, hiddenFilters)} />}
       empty={false}
       storeKey={embedded ? false : (storeKey ?? `${declaration.name}.list`)}
       disableSyncWithLocation={embedded}
-      pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />}
+      pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={rowsPerPageOptions(pageSize)} />}
     >
       <SelectionReset />
-      <Datagrid
+      <Grid
+        {...(preferenceKey ? { preferenceKey, omit: [...moreColumns] } : {})}
         bulkActionButtons={declaration.readOnly ? false : <></>}
-        bulkActionsToolbar={<SelectionSummary />}
+        bulkActionsToolbar={<SelectionSummary actions={bulkActions} />}
         // a wide table scrolls inside the list rather than widening the page
         sx={{ '& .RaDatagrid-tableWrapper': { overflowX: 'auto' } }}
         // a declared detail shows under its row; the first column's link still opens the record
@@ -135,7 +148,7 @@ export function DeclaredList({
         }
         empty={empty ?? <EmptyList />}
       >
-        {declaration.listColumns.map((column, index) =>
+        {[...declaration.listColumns, ...moreColumns].map((column, index) =>
           index === 0 && onRowClick ? (
             // The first column opens the record from the keyboard too (a row click is mouse-only).
             <FunctionField
@@ -172,7 +185,7 @@ export function DeclaredList({
           ),
         )}
         {extraColumns}
-      </Datagrid>
+      </Grid>
     </List>
   );
 }

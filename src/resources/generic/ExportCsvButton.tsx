@@ -1,17 +1,15 @@
 import { useState } from 'react';
 import { Button } from '@mui/material';
 import DownloadIcon from '@mui/icons-material/Download';
-import { downloadCSV, useDataProvider, useListContext, useNotify, useTranslate, type RaRecord } from 'react-admin';
-import type { IamMeta } from '../../dataProvider';
-import { toCsv } from './csv';
-
-/** Rows per request: the provider's largest page. */
-export const EXPORT_PAGE = 1000;
-/** An export stops here; a narrower search exports the rest. */
-export const EXPORT_LIMIT = 10_000;
+import { downloadCSV, useListContext, useNotify, useTranslate, type SortPayload } from 'react-admin';
+import { createDataProvider, type IamMeta } from '../../dataProvider';
+import { httpClient } from '../../http/httpClient';
+import { registry } from '../registry';
+import { columnsKey, useChosenColumns } from './ListTools';
 
 interface ExportCsvButtonProps {
   meta?: IamMeta;
+  /** The columns written when the list has no column chooser (else the id and the columns chosen). */
   columns: readonly string[];
   filename: string;
   /** Filter values the list always sends besides the visible ones (its permanent `filter`). */
@@ -19,35 +17,57 @@ interface ExportCsvButtonProps {
 }
 
 /**
- * Downloads the rows of the list's current search, sort and status as CSV. The rows are read
- * page by page from the provider, never as one unbounded request.
+ * The provider's streamed export of a list (docs/CONSOLE.md, "Fields, filters and CSV export of the
+ * lists"): the list's own request, so the same path, filters, conditions and sort, with
+ * `/export.csv` after the path, no range, and the columns and their headers. The request is the one
+ * the data provider would send for the list's first page, caught before it leaves.
+ */
+export async function exportUrl(
+  resource: string,
+  params: { filter: Record<string, unknown>; sort: SortPayload; meta?: IamMeta },
+  columns: readonly string[],
+  labels: readonly string[],
+): Promise<string> {
+  let listUrl = '';
+  const probe = createDataProvider({
+    resources: registry,
+    httpClient: async (url) => {
+      listUrl = url;
+      return { status: 200, headers: new Headers({ 'Content-Range': 'items 0-0/0' }), body: '[]', json: [] };
+    },
+  });
+  await probe.getList(resource, { pagination: { page: 1, perPage: 1 }, ...params });
+  const cut = listUrl.indexOf('?');
+  const query = new URLSearchParams(listUrl.slice(cut + 1));
+  query.delete('range');
+  query.set('columns', columns.join(','));
+  query.set('labels', JSON.stringify(labels));
+  return `${listUrl.slice(0, cut)}/export.csv?${query.toString()}`;
+}
+
+/**
+ * Downloads the whole of the list's current search, filters, sort and status as CSV, the columns
+ * chosen (with the id first) under their headers, streamed by the provider however long the list
+ * is; read through the signed-in http client (the export needs the list's permission).
  */
 export function ExportCsvButton({ meta, columns, filename, filter }: ExportCsvButtonProps) {
   const { resource, filterValues, sort, total } = useListContext();
-  const dataProvider = useDataProvider();
   const translate = useTranslate();
   const notify = useNotify();
+  const chosen = useChosenColumns(columnsKey(resource));
   const [exporting, setExporting] = useState(false);
+  const label = (column: string) =>
+    translate(`resources.${resource}.columns.${column}`, { _: translate(`resources.${resource}.fields.${column}`, { _: column === 'id' ? 'ID' : column }) });
 
   const exportRows = async () => {
     setExporting(true);
     try {
-      const rows: RaRecord[] = [];
-      let available = Infinity;
-      for (let page = 1; rows.length < Math.min(available, EXPORT_LIMIT); page++) {
-        const { data, total: counted } = await dataProvider.getList(resource, {
-          pagination: { page, perPage: EXPORT_PAGE },
-          sort,
-          filter: { ...filterValues, ...filter },
-          meta,
-        });
-        rows.push(...data);
-        available = counted ?? rows.length;
-        if (data.length < EXPORT_PAGE) break;
-      }
-      const exported = rows.slice(0, EXPORT_LIMIT);
-      downloadCSV(toCsv(columns, exported), filename);
-      if (available > EXPORT_LIMIT) notify('iam.statusList.exportLimited', { type: 'warning', messageArgs: { count: EXPORT_LIMIT } });
+      const sources = chosen ? [...new Set(['id', ...chosen.sources])] : [...columns];
+      const labels = chosen ? sources.map((source) => chosen.labels[chosen.sources.indexOf(source)] ?? label(source)) : sources.map(label);
+      const url = await exportUrl(resource, { filter: { ...filterValues, ...filter }, sort, meta }, sources, labels);
+      const { body } = await httpClient(url, { headers: { Accept: 'text/csv' } });
+      // the provider's text starts with a byte-order mark or not; downloadCSV adds none
+      downloadCSV(body, filename);
     } catch (error) {
       notify((error as Error).message || 'ra.notification.http_error', { type: 'error' });
     } finally {

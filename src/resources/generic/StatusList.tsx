@@ -46,6 +46,8 @@ interface StatusListProps {
   useDeleteReasons?: () => DeleteReasons;
   /** Shown after a row's name in the first column (a user's Blocked). */
   firstColumnAfter?: (record: RaRecord) => ReactNode;
+  /** Actions on the selected active records, beside their count (the users list's Add to group...). */
+  bulkActions?: ReactNode;
 }
 
 const noReasons = (): DeleteReasons => ({});
@@ -176,6 +178,7 @@ function StatusListView({ status, setStatus, ...props }: StatusListProps & { sta
       empty={<EmptyState status={status} texts={texts} />}
       firstColumnFallback={props.nameField}
       firstColumnAfter={props.firstColumnAfter}
+      bulkActions={status === 'active' ? props.bulkActions : undefined}
       onRowClick={(record) => navigate(declaration.routes.view ?? declaration.routes.form, { state: formState('view', record) })}
       actions={
         <Actions status={status} setStatus={setStatus} onNew={() => navigate(declaration.routes.form, { state: formState('new') })} props={props} />

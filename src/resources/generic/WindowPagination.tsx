@@ -10,6 +10,9 @@ export function pageWindow(page: number, pageCount: number, size: number): numbe
   return Array.from({ length: count }, (_, index) => first + index);
 }
 
+/** Rows per page offered: the list's own page size (the specification's default), and up to 100 (docs/CONSOLE.md, "Lists"). */
+export const rowsPerPageOptions = (pageSize: number) => [...new Set([pageSize, 25, 50, 100])].sort((a, b) => a - b);
+
 interface WindowPaginationProps {
   window: number;
   rowsPerPageOptions: number[];

@@ -6,7 +6,6 @@ import { renderScreen } from '../../test/renderScreen';
 import { clearSession, updateSession } from '../../session/session';
 import { users } from './index';
 import UserList from './UserList';
-import { toCsv } from '../generic/csv';
 
 const USERS_URL = '/api/companys/acme/domainNames/main/users';
 const people = [
@@ -43,11 +42,13 @@ afterEach(() => {
 });
 
 describe('active users list', () => {
-  it('pages active users from the server, 3 a page with a window of 4 page numbers, columns displayName and Email', async () => {
+  it('pages active users from the server, 3 a page with a window of 4 page numbers, columns Name and Email', async () => {
     const { requests } = mockFetch(provider(20));
     open(users.routes.list);
     expect(await screen.findByText('ada@example.com')).toBeInTheDocument();
-    expect(screen.getByRole('columnheader', { name: /displayName/ })).toBeInTheDocument();
+    // headers are labels, never field names
+    expect(screen.getByRole('columnheader', { name: /^Name/ })).toBeInTheDocument();
+    expect(screen.queryByRole('columnheader', { name: /displayName/ })).not.toBeInTheDocument();
     expect(screen.getByRole('columnheader', { name: /Email/ })).toBeInTheDocument();
     const url = readable(requests[0].url);
     expect(url).toContain(`${USERS_URL}?`);
@@ -109,8 +110,10 @@ describe('active users list', () => {
     await waitFor(() => expect(second.locations.at(-1)).toBe(users.routes.deleted));
   });
 
-  it('exports the rows of the current search as CSV, reading them page by page', async () => {
-    const { requests } = mockFetch(provider(1001));
+  it("exports the whole search through the provider's streamed export, the id and the columns shown under their headers", async () => {
+    const { requests } = mockFetch((request) =>
+      request.url.includes('/export.csv') ? { json: 'ID,Name,Email\r\nu1,Ada,ada@example.com\r\n' } : provider(1001)(request),
+    );
     let csv: Blob | undefined;
     vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: (blob: Blob) => ((csv = blob), 'blob:csv') }));
     const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
@@ -121,16 +124,18 @@ describe('active users list', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Export CSV' }));
     await waitFor(() => expect(click).toHaveBeenCalled());
 
-    const exports = requests.filter((request) => readable(request.url).includes('range=[0,999]') || readable(request.url).includes('range=[1000,1999]'));
-    expect(exports).toHaveLength(2);
-    for (const request of exports) {
-      expect(readable(request.url)).toContain('filter={"q":"example"}');
-      expect(readable(request.url)).toContain('condition=status,!=,deleted');
-    }
-    const lines = (await csv!.text()).split('\r\n');
-    expect(lines[0]).toBe('id,username,displayName,notes,email,status');
-    expect(lines[1]).toBe('u1,ada,Ada,,ada@example.com,active');
-    expect(lines).toHaveLength(1002);
+    const exports = requests.filter((request) => request.url.includes('/export.csv'));
+    expect(exports).toHaveLength(1);
+    const url = readable(exports[0].url);
+    expect(url).toContain(`${USERS_URL}/export.csv?`);
+    expect(url).toContain('filter={"q":"example"}');
+    expect(url).toContain('condition=status,!=,deleted');
+    expect(url).toContain('sort=["displayName","ASC"]');
+    expect(url).toContain('columns=id,displayName,email');
+    expect(url).toContain('labels=["ID","Name","Email"]');
+    expect(url).not.toContain('range=');
+    expect(exports[0].headers.get('Authorization')).toBe('Bearer t');
+    expect(await csv!.text()).toContain('u1,Ada,ada@example.com');
   });
 });
 
@@ -192,13 +197,5 @@ describe('deleted users list', () => {
     mockFetch(provider(0));
     open(users.routes.deleted!);
     expect(await screen.findByText(/No deleted users\./)).toBeInTheDocument();
-  });
-});
-
-describe('csv', () => {
-  it('quotes separators and neutralises formulas', () => {
-    expect(toCsv(['a', 'b'], [{ a: 'x,y', b: '=SUM(A1)' }, { a: 'say "hi"', b: null }])).toBe(
-      'a,b\r\n"x,y",\'=SUM(A1)\r\n"say ""hi""",',
-    );
   });
 });

@@ -6,6 +6,7 @@ import { StatusList, type DeleteReasons } from '../generic/StatusList';
 import { lastAdministratorReason, useAdministrators } from './administrators';
 import { useListStatus } from '../generic/listStatus';
 import { userFormState } from './formState';
+import { UserBulkActions } from './BulkActions';
 
 /**
  * Delete is not offered for a selection the provider would refuse (docs/CONSOLE.md, "Users"): the
@@ -45,6 +46,7 @@ export default function UserList() {
       formState={(mode, record) => userFormState(mode, translate, record)}
       useDeleteReasons={useUserDeleteReasons}
       firstColumnAfter={active ? (record) => blockedMark(record, translate) : undefined}
+      bulkActions={<UserBulkActions />}
       texts={{
         activeTitle: 'iam.users.listTitle',
         deletedTitle: 'iam.users.deletedTitle',

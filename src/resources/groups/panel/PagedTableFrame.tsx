@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Alert, LinearProgress, Typography } from '@mui/material';
 import { ListContextProvider, useTranslate, type ListControllerResult } from 'react-admin';
-import { WindowPagination } from '../../generic/WindowPagination';
+import { rowsPerPageOptions, WindowPagination } from '../../generic/WindowPagination';
 import type { ResourceDeclaration } from '../../types';
 import { useErrorText } from './useGroupList';
 
@@ -39,7 +39,7 @@ export function PagedTableFrame({ list, emptyText, declaration, children }: Page
         children
       )}
       <ListContextProvider value={list}>
-        <WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />
+        <WindowPagination window={pageWindow} rowsPerPageOptions={rowsPerPageOptions(pageSize)} />
       </ListContextProvider>
     </>
   );
