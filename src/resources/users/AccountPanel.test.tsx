@@ -139,6 +139,23 @@ describe('the Account panel acts', () => {
     expect(await screen.findByText('Can sign in.')).toBeInTheDocument();
   });
 
+  it('works from the keyboard: Block is reached with Tab, the confirmation answers Enter and Escape', async () => {
+    const { requests } = mockFetch(provider);
+    show();
+    const block = await screen.findByRole('button', { name: 'Block' });
+    await waitFor(() => expect(block).toBeEnabled());
+    for (let presses = 0; presses < 10 && document.activeElement !== block; presses++) await userEvent.tab();
+    expect(block).toHaveFocus();
+    await userEvent.keyboard('{Enter}');
+    expect(await screen.findByRole('dialog')).toHaveTextContent('Block Ada?');
+    await userEvent.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(writes(requests)).toEqual([]);
+    await userEvent.click(block);
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Block' }));
+    await waitFor(() => expect(writes(requests)).toHaveLength(1));
+  });
+
   it('Unlock clears the lock', async () => {
     state = { ...ACTIVE, failedSignIns: 101, lockedUntil: LOCKED_UNTIL, lockedBecause: 'too many failed sign-ins' };
     const { requests } = mockFetch(provider);
