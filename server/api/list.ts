@@ -194,6 +194,11 @@ export interface ParsedList {
   orderBy: string;
   /** True when every predicate is on status, so a maintained count can answer the total. */
   statusOnly: boolean;
+  /**
+   * Set when a named filter or a time condition applies: its matches are counted exactly up to
+   * FILTERED_COUNT_LIMIT only (counting costs a probe per row, more than the page).
+   */
+  filtered?: boolean;
   /** Set when the one predicate is "active" or "deleted" (a partial index, maintained counts and slices). */
   partition?: 'active' | 'deleted';
   sort: { column: string; direction: 'ASC' | 'DESC' };
@@ -208,6 +213,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   };
   const where: string[] = [];
   let statusOnly = true;
+  let filtered = false;
 
   let start = 0;
   let end = DEFAULT_PAGE - 1;
@@ -246,6 +252,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
       if (value === undefined || value === null || value === '') continue;
       if (field !== 'status' || Array.isArray(value)) statusOnly = false;
       if (named) {
+        filtered = true;
         if (named.type === 'boolean' && value !== true && value !== false) throw badRequest(`filter: ${field} must be true or false`);
         if (named.type === 'text' && typeof value !== 'string') throw badRequest(`filter: ${field} must be a string`);
         where.push(named.sql((named.type === 'text' ? noNul(value as string, `filter: ${field}`) : value) as never, bind));
@@ -274,14 +281,15 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     if (!match) throw badRequest('condition must be field,operator,value with operator one of = != < <= > >=');
     const [, field, operator, raw] = match;
     if (field !== 'status') statusOnly = false;
-    const { column } = fieldOf(resource, field, 'condition');
+    const { column, type } = fieldOf(resource, field, 'condition');
+    if (type === 'time') filtered = true;
     where.push(statusAware(field, column, OPERATORS.get(operator)!, coerce(resource, field, raw, 'condition'), bind));
   }
 
   const statusColumn = resource.fields.status?.column;
   const partition =
     where.length !== 1 ? undefined : where[0] === `${statusColumn} <> 'deleted'` ? 'active' : where[0] === `${statusColumn} = 'deleted'` ? 'deleted' : undefined;
-  return { start, end, where, params, orderBy, statusOnly, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' } };
+  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' } };
 }
 
 /**
@@ -306,6 +314,13 @@ export interface ListResult<T> {
 
 /** Totals above this are estimated by the planner instead of counted row by row (docs/PERFORMANCE.md). */
 export const EXACT_COUNT_LIMIT = 10_000;
+/**
+ * The same for lists under a named filter or a time condition (docs/PERFORMANCE.md, "Filters and
+ * sorts of the users list"): their matches are found by a probe per row (a membership, a time
+ * range across the name order), and counting 10,000 of them cost several pages.
+ */
+export const FILTERED_COUNT_LIMIT = 1_000;
+const countLimit = (parsed: ParsedList) => (parsed.filtered ? FILTERED_COUNT_LIMIT : EXACT_COUNT_LIMIT);
 
 /** The SQL of one list request: the page, the total, and the planner's estimate (same parameters). */
 function buildListSql(resource: ListResource, parsed: ParsedList, scope: string[]) {
@@ -397,6 +412,8 @@ function firstLook(resource: ListResource, whereSql: string, params: unknown[]) 
  * rows"). In other orders an ORDER BY would make the count sort every match, so there is none.
  */
 function countOrder(resource: ListResource, parsed: ParsedList) {
+  // a filtered users list: the planner's own way to the matches (an ORDER BY made it sort them all)
+  if (parsed.filtered) return '';
   return parsed.sort.column === resource.fields[resource.defaultSort]?.column ? ` ORDER BY ${parsed.orderBy}` : '';
 }
 
@@ -413,7 +430,7 @@ function totalSql(resource: ListResource, parsed: ParsedList, whereSql: string) 
        FROM ${slices.table} t ${whereSql}`
     : resource.counts && parsed.statusOnly
       ? `SELECT coalesce(sum(t.n), 0)::int AS total FROM ${resource.counts} t ${whereSql}`
-      : `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql}${countOrder(resource, parsed)} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
+      : `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql}${countOrder(resource, parsed)} LIMIT ${countLimit(parsed) + 1}) capped`;
   const estimateSql = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${resource.table} ${whereSql}`;
   return { countSql, estimateSql };
 }
@@ -447,7 +464,7 @@ export async function runList<T>(
   if (slices && parsed.partition && counted.slices !== undefined && 'transaction' in db) {
     if (slices.needRebuild({ total, slices: counted.slices, largest: counted.largest ?? 0 })) slices.stale(db as Database, parsed.params, parsed.partition);
   }
-  if (total > EXACT_COUNT_LIMIT && !(resource.counts && parsed.statusOnly)) {
+  if (total > countLimit(parsed) && !(resource.counts && parsed.statusOnly)) {
     const plan = await db.query<{ 'QUERY PLAN': unknown }>(sql.estimateSql, sql.params);
     total = Math.max(total, estimatedRows(plan.rows[0]?.['QUERY PLAN']));
   }

@@ -354,7 +354,10 @@ export function addExportRoute(
       const { columns, labels } = exportHeader(definition, request.query);
       const { sort, filter, condition } = request.query;
       const { resource, parsed, scope } = options.list(request, { sort, filter, condition });
-      const pages = listRows(app.ctx.db, resource, parsed, scope);
+      // only the columns asked for (and what mapRow reads): a field's subquery runs only when it is written
+      const wanted = new Set([...columns, ...(options.mapRow ? Object.keys(definition.fields) : [])]);
+      const select = selectList({ ...definition, fields: Object.fromEntries(Object.entries(definition.fields).filter(([name]) => wanted.has(name))) });
+      const pages = listRows(app.ctx.db, { ...resource, select }, parsed, scope);
       const first = await pages.next();
       const { mapRow } = options;
       const lines = (rows: Record<string, unknown>[]) =>

@@ -276,6 +276,7 @@ describe('CSV export', () => {
       [['createdAt', 'DESC'], {}],
       [['lastSignInAt', 'ASC'], {}],
       [['lastSignInAt', 'DESC'], { emailDomain: 'bulk.example' }],
+      // 838 rows: an exact total
       [['id', 'DESC'], { neverSignedIn: true }],
     ] as const) {
       const params = { condition: 'status,!=,deleted', sort, filter };
@@ -290,7 +291,9 @@ describe('CSV export', () => {
       }
       const exported = await server.app.inject({ method: 'GET', url: `${users()}/export.csv?${q(params)}&columns=id`, headers: { authorization: `Bearer ${acme.adminToken}` } });
       const rows = parseCsv(exported.body).slice(1).map((row) => row[0]);
-      expect(rows.length, JSON.stringify(sort)).toBe(total);
+      expect(rows.length, JSON.stringify(sort)).toBe(listed.length);
+      // totals of filtered lists are exact up to 1000 (list.ts FILTERED_COUNT_LIMIT), of the others up to 10,000
+      if (total <= 1000) expect(rows.length).toBe(total);
       expect(new Set(rows).size).toBe(rows.length);
       if (sort[0] === 'displayName' || sort[0] === 'id') expect(rows).toEqual(listed);
       else expect([...rows].sort()).toEqual([...listed].sort());
