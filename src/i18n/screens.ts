@@ -403,6 +403,7 @@ export const screens = {
       ownCompany:
         "Changes to your own company are kept in its parent company's log, which only the parent company's administrators can read.",
       failed: 'The history could not be read: %{message}',
+      inAuditLog: 'Open in the Audit log',
     },
     audit: {
       empty: 'No changes recorded yet.',

@@ -151,7 +151,9 @@ describe('search dialog', () => {
     expect(field).toHaveAttribute('aria-activedescendant', second.id);
     expect(field).toHaveFocus();
     await userEvent.keyboard('{Enter}');
-    await waitFor(() => expect(locations.at(-1)?.pathname).toBe('/users-new'));
+    // the record's shareable address (docs/CONSOLE.md, "Routes"), with the state its list row gives
+    await waitFor(() => expect(locations.at(-1)?.pathname).toBe(`/users/${byron.id}`));
+    expect(locations.at(-1)?.search).toBe(`?company=${company.id}&domain=${domain.id}`);
     expect(locations.at(-1)?.state).toEqual({ company, domain, user: byron, mode: 'view', header: 'User' });
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
   });
@@ -162,7 +164,7 @@ describe('search dialog', () => {
     await userEvent.type(await openDialog(), 'ada');
     await screen.findByRole('option', { name: /Ada fans/ });
     await userEvent.keyboard('{ArrowUp}{Enter}');
-    await waitFor(() => expect(locations.at(-1)?.pathname).toBe('/groups-new'));
+    await waitFor(() => expect(locations.at(-1)?.pathname).toBe(`/groups/${fans.id}`));
     expect(locations.at(-1)?.state).toEqual({ company, domain, group: fans, mode: 'view' });
   });
 

@@ -22,6 +22,8 @@ import { applications } from '../resources/applications';
 import { applicationState } from '../resources/applications/formState';
 import { NoDomainGuidance } from '../resources/domains/NoDomainGuidance';
 import { statusCondition } from '../resources/generic/listStatus';
+import { recordHref } from '../resources/generic/recordLink';
+import { currentPathContext } from '../session/session';
 import { groups } from '../resources/groups';
 import { groupFormState } from '../resources/groups/formState';
 import type { ResourceDeclaration } from '../resources/types';
@@ -138,7 +140,9 @@ export default function SearchDialog({ open, onClose, label }: { open: boolean; 
     const { declaration } = option.type;
     remember(searched);
     onClose();
-    navigate(declaration.routes.view ?? declaration.routes.form, { state: option.type.state(option.record, translate) });
+    // the record's shareable address, as its list row opens it (docs/CONSOLE.md, "Routes")
+    const to = recordHref(declaration.name, option.record.id, currentPathContext()) ?? declaration.routes.view ?? declaration.routes.form;
+    navigate(to, { state: option.type.state(option.record, translate) });
   };
 
   const onKeyDown = (event: KeyboardEvent) => {

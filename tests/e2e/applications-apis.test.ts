@@ -96,7 +96,7 @@ describe('applications', () => {
 
   it('views the Quick Start and Settings tabs and edits a section', async () => {
     await page.getByRole('cell', { name: appName }).click();
-    await page.waitForURL(/\/applications-view$/);
+    await page.waitForURL(/\/applications\/[^/?]+\?company=/);
     expect(await page.getByRole('tab', { name: 'Quick Start' }).getAttribute('aria-selected')).toBe('true');
     const code = page.getByRole('region', { name: 'Code' });
     await poll(() => code.textContent()).toContain('code_challenge_method');
@@ -162,7 +162,7 @@ describe('APIs', () => {
 
   it('adds three permission scopes, deletes one and pages through twenty', async () => {
     await page.getByRole('cell', { name: apiName }).click();
-    await page.waitForURL(/\/apis-view$/);
+    await page.waitForURL(/\/apis\/[^/?]+\?company=/);
     await poll(() => page.getByRole('region', { name: 'Code' }).textContent()).toContain('createRemoteJWKSet');
     expect(await page.getByRole('region', { name: 'Code' }).textContent()).toContain(apiIdentifier);
     await page.getByRole('tab', { name: 'Permission' }).click();

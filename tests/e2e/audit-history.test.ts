@@ -38,8 +38,9 @@ async function openUser(name: string) {
   await page.getByPlaceholder('Search').first().fill(user.username);
   await page.waitForTimeout(700);
   await page.waitForLoadState('networkidle');
-  await page.getByRole('button', { name }).click();
-  await page.waitForURL(/\/users-new$/);
+  // the first column is a link to the user's address (docs/CONSOLE.md, "Routes")
+  await page.getByRole('link', { name }).click();
+  await page.waitForURL(/\/users\/[^/?]+\?company=/);
 }
 
 const historyEntry = (action: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: action, exact: true }) });
@@ -69,7 +70,7 @@ describe('History and audit log', () => {
     const change = updated.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Display Name' }) });
     await eventually(() => change.getByRole('cell').allTextContents()).toEqual([user.displayName, renamed]);
     // by the signed-in administrator, from the browser's address
-    await eventually(() => updated.getByRole('button', { name: 'Administrator' }).count()).toBe(1);
+    await eventually(() => updated.getByRole('link', { name: 'Administrator' }).count()).toBe(1);
     await expect(updated.getByText(/^from /).textContent()).resolves.toMatch(/^from \S+/);
     // the create is there too, with the password only as "changed (hidden)"
     const created = historyEntry('Created');
@@ -90,12 +91,13 @@ describe('History and audit log', () => {
     await page.getByRole('option', { name: 'User', exact: true }).click();
     await page.getByRole('combobox', { name: 'Action' }).click();
     await page.getByRole('option', { name: 'Updated', exact: true }).click();
-    const row = page.getByRole('row').filter({ hasText: userId });
+    // the changed user is named by her display name (docs/CONSOLE.md, "History and audit log")
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: renamed, exact: true }) });
     await eventually(() => row.count()).toBe(1);
     await eventually(() => page.getByRole('row').filter({ hasText: 'Created' }).count()).toBe(0);
     // the changed user is a link to their screen; the actor is named
-    await expect(row.getByRole('button', { name: userId }).count()).resolves.toBe(1);
-    await eventually(() => row.getByRole('button', { name: 'Administrator' }).count()).toBe(1);
+    await expect(row.getByRole('link', { name: renamed, exact: true }).getAttribute('href')).resolves.toMatch(new RegExp(`^/users/${userId}\\?company=`));
+    await eventually(() => row.getByRole('link', { name: 'Administrator' }).count()).toBe(1);
 
     await row.getByRole('cell', { name: 'User', exact: true }).click();
     const changes = page.getByRole('table', { name: 'Changes' });
@@ -119,8 +121,8 @@ describe('History and audit log', () => {
     expect(lines.slice(1).every((line) => line.includes(',update,users,'))).toBe(true);
 
     // the link opens the user's screen
-    await row.getByRole('button', { name: userId }).click();
-    await page.waitForURL(/\/users-new$/);
+    await row.getByRole('link', { name: renamed, exact: true }).click();
+    await page.waitForURL(/\/users\/[^/?]+\?company=/);
     await eventually(() => page.getByLabel('Display Name').inputValue()).toBe(renamed);
   });
 });

@@ -127,7 +127,7 @@ describe('companies', () => {
     await screenshot(page, 'console-companies-created');
 
     await row(COMPANY).getByText('created by the browser test').click();
-    await page.waitForURL(/\/onboarding-company-new$/);
+    await page.waitForURL(/\/companies\/[^/?]+$/);
     await eventually(() => page.getByRole('heading', { name: 'Company', exact: true, level: 1 }).isVisible()).toBe(true);
     expect(await page.getByLabel('Description').inputValue()).toBe('created by the browser test');
     expect(await page.getByLabel('Description').getAttribute('readonly')).not.toBeNull();
@@ -329,7 +329,7 @@ describe('404, theme and side bar', () => {
 describe('accessibility of the console screens', () => {
   const openFirstRow = async (list: () => Promise<void>, form: RegExp) => {
     await list();
-    await page.getByRole('row').nth(1).getByRole('button').first().click();
+    await page.getByRole('row').nth(1).getByRole('link').first().click();
     await page.waitForURL(form);
   };
   const screens: [string, () => Promise<void>][] = [
@@ -340,7 +340,7 @@ describe('accessibility of the console screens', () => {
       await button('New').click();
       await page.waitForURL(/\/onboarding-company-new$/);
     }],
-    ['company-view', () => openFirstRow(openCompanies, /\/onboarding-company-new$/)],
+    ['company-view', () => openFirstRow(openCompanies, /\/companies\/[^/?]+$/)],
     ['domains', openDomains],
     ['domain-new', async () => {
       await openDomains();

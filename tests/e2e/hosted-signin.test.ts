@@ -122,8 +122,8 @@ describe('sign in to an application registered in the console', () => {
 
     await admin.goto('/groups');
     await admin.getByPlaceholder('Search').first().fill(groupName);
-    await admin.getByRole('button', { name: groupDisplayName }).click();
-    await admin.waitForURL(/\/groups-new$/);
+    await admin.getByRole('link', { name: groupDisplayName }).click();
+    await admin.waitForURL(/\/groups\/[^/?]+\?company=/);
     await admin.getByRole('tab', { name: 'Permissions' }).click();
     await poll(() => admin.getByText(/This group has no permissions yet/).isVisible()).toBe(true);
 

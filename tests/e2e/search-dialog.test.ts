@@ -71,7 +71,7 @@ describe('search dialog', () => {
     await expect(field().getAttribute('aria-activedescendant')).resolves.toBe(await option.getAttribute('id'));
     await page.keyboard.press('Enter');
 
-    await page.waitForURL(/\/users-new$/);
+    await page.waitForURL(/\/users\/[^/?]+\?company=/);
     await eventually(() => dialog().count()).toBe(0);
     await eventually(() => page.getByLabel('Display Name').inputValue()).toBe(displayName);
     await expect(page.getByLabel('User Name').inputValue()).resolves.toBe(username);

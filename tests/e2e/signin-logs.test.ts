@@ -136,7 +136,7 @@ describe('Sign-in logs', () => {
     await eventually(() => rowsWith(user.email).count()).toBe(1);
     expect(await rowsWith('Unknown user').count()).toBe(0);
     // the user is known: their login opens the user screen
-    await expect(rowsWith(user.email).getByRole('button', { name: user.email }).isVisible()).resolves.toBe(true);
+    await expect(rowsWith(user.email).getByRole('link', { name: user.email }).isVisible()).resolves.toBe(true);
     await expectNoAxeViolations(admin);
     await screenshot(admin, 'signin-logs-wrong-password-light');
 
@@ -150,8 +150,8 @@ describe('Sign-in logs', () => {
     await expectNoAxeViolations(admin);
     await screenshot(admin, 'signin-logs-dark');
 
-    await rowsWith(user.email).getByRole('button', { name: user.email }).click();
-    await admin.waitForURL(/\/users-new$/);
+    await rowsWith(user.email).getByRole('link', { name: user.email }).click();
+    await admin.waitForURL(/\/users\/[^/?]+\?company=/);
     await eventually(() => admin.getByLabel('Display Name').first().inputValue()).toBe(user.displayName);
     await setTheme('light');
   });
@@ -180,8 +180,8 @@ describe("a user's sessions", () => {
     // the user screen, from the users list
     await admin.goto('/users');
     await admin.getByPlaceholder('Search').first().fill(user.username);
-    await admin.getByRole('button', { name: user.displayName }).click();
-    await admin.waitForURL(/\/users-new$/);
+    await admin.getByRole('link', { name: user.displayName }).click();
+    await admin.waitForURL(/\/users\/[^/?]+\?company=/);
     await admin.getByRole('tab', { name: 'Sessions' }).click();
     const sessions = admin.getByRole('tabpanel', { name: 'Sessions' });
     await eventually(() => sessions.getByRole('row').filter({ hasText: 'IAM Console' }).count()).toBe(1);

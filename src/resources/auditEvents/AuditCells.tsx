@@ -4,7 +4,7 @@ import { getSession } from '../../session/session';
 import { useSession } from '../../session/useSession';
 import { FieldValue } from '../generic/FieldValue';
 import type { FieldDeclaration } from '../types';
-import { lookupResource, RECORD_SCREENS } from './recordScreens';
+import { lookupResource, RECORD_NAMES, RECORD_SCREENS } from './recordScreens';
 import type { AuditEvent } from './vocabulary';
 
 /** The browser's locale, date and time to the second. */
@@ -74,11 +74,19 @@ export function ActorCell({ record }: { record: RaRecord }) {
   return <AuditActor event={record as unknown as AuditEvent} />;
 }
 
-/** The Audit log's Resource column (a declared cell): the id, a link to the record while the console can open it. */
+/** Each type's reference, named by its display name (read with the page's others of that type in one getMany). */
+const RESOURCES: Record<string, FieldDeclaration> = Object.fromEntries(
+  Object.entries(RECORD_NAMES).map(([type, optionText]) => [type, { ...RESOURCE, reference: { ...RESOURCE.reference!, optionText } }]),
+);
+
+/**
+ * The Audit log's Resource column (a declared cell): the record's display name, a link to its
+ * address, while the console can read it; else its id (another domain's, or purged since).
+ */
 export function ResourceCell({ record }: { record: RaRecord }) {
   return (
     <Box component="span" sx={{ overflowWrap: 'anywhere' }}>
-      <FieldValue field={RESOURCE} record={record} />
+      <FieldValue field={RESOURCES[String(record.resourceType)] ?? RESOURCE} record={record} />
     </Box>
   );
 }

@@ -120,20 +120,22 @@ describe('Audit log', () => {
     expect(within(rowOf('Member added')).getByText('Group')).toBeInTheDocument();
 
     // the actor of the current domain by name; one from elsewhere by id, with where they acted from
-    await waitFor(() => expect(within(rowOf('Updated')).getByRole('button', { name: 'Ada Lovelace' })).toBeInTheDocument(), { timeout: 5000 });
+    await waitFor(() => expect(within(rowOf('Updated')).getAllByRole('link', { name: 'Ada Lovelace' })).toHaveLength(2), { timeout: 5000 });
     expect(within(rowOf('Purged')).getByText('boss')).toBeInTheDocument();
     expect(within(rowOf('Purged')).getByText('root / ops-cli')).toBeInTheDocument();
-    // a record of the current domain is a link; a purged one of another domain its id alone
-    expect(await within(rowOf('Member added')).findByRole('button', { name: 'ops' })).toBeInTheDocument();
-    expect(within(rowOf('Purged')).queryByRole('button', { name: 'u9' })).toBeNull();
+    // a record of the current domain is named and links to its address; a purged one of another domain is its id alone
+    const group = await within(rowOf('Member added')).findByRole('link', { name: 'Operations' }, { timeout: 5000 });
+    expect(group).toHaveAttribute('href', '/groups/ops?company=acme&domain=main');
+    expect(within(rowOf('Updated')).getAllByRole('link', { name: 'Ada Lovelace' })[0]).toHaveAttribute('href', '/users/u1?company=acme&domain=main');
+    expect(within(rowOf('Purged')).queryByRole('link', { name: 'u9' })).toBeNull();
     expect(within(rowOf('Purged')).getByText('u9')).toBeInTheDocument();
     // the page's users are read together (once for the Resource column, once for the Actor column at most)
     const userReads = requests.filter((request) => request.url.startsWith(`${DOMAIN}/users?`) && readable(request.url).includes('"id":['));
     expect(userReads.length).toBeLessThanOrEqual(2);
 
     // the changed group opens in its screen, in view mode
-    await userEvent.click(within(rowOf('Member added')).getByRole('button', { name: 'ops' }));
-    await waitFor(() => expect(window.location.pathname).toBe('/groups-new'), { timeout: 5000 });
+    await userEvent.click(group);
+    await waitFor(() => expect(window.location.pathname).toBe('/groups/ops'), { timeout: 5000 });
     expect(await screen.findByRole('tab', { name: 'History' }, { timeout: 5000 })).toBeInTheDocument();
   }, 60_000);
 

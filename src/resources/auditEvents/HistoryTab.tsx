@@ -1,7 +1,8 @@
-import { Alert, Box, LinearProgress, Stack, Typography } from '@mui/material';
+import { Alert, Box, LinearProgress, Link, Stack, Typography } from '@mui/material';
+import { Link as RouterLink } from 'react-router-dom';
 import { ListContextProvider, useListController, useTranslate } from 'react-admin';
 import { useSession } from '../../session/useSession';
-import { rowsPerPageOptions, WindowPagination } from '../generic/WindowPagination';
+import { WindowPagination } from '../generic/WindowPagination';
 import type { RecordTabProps, ResourceDeclaration } from '../types';
 import { AuditDiff } from './AuditDiff';
 import { AuditActor, AuditTime } from './AuditCells';
@@ -50,7 +51,7 @@ export default function HistoryTab(props: RecordTabProps & { log: ResourceDeclar
   // log: the audit records' own declaration, given at run time (see ../lazyParts)
   const { declaration, record, log } = props;
   const translate = useTranslate();
-  const { rootCompany } = useSession();
+  const { rootCompany, company } = useSession();
   const companyId = historyLogCompany(props);
   const resourceType = declaration.history?.resourceType ?? declaration.name;
   // The administrator's own company, when it has a parent: its log is out of reach (the API answers 404).
@@ -70,10 +71,19 @@ export default function HistoryTab(props: RecordTabProps & { log: ResourceDeclar
     },
   });
   const status = (list.error as { status?: number } | null)?.status;
+  // the same records in the Audit log, filtered to this record, when its log is the one the Audit log shows
+  const inAuditLog = companyId === company?.id && log.routes.list;
   const heading = (
-    <Typography variant="h6" component="h2" gutterBottom>
-      {translate('iam.history.title')}
-    </Typography>
+    <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'baseline', justifyContent: 'space-between', mb: 1 }}>
+      <Typography variant="h6" component="h2">
+        {translate('iam.history.title')}
+      </Typography>
+      {inAuditLog && !ownCompanyAbove && (
+        <Link component={RouterLink} to={`${log.routes.list}?filter=${encodeURIComponent(JSON.stringify({ resourceType, resourceId: String(record.id) }))}`}>
+          {translate('iam.history.inAuditLog')}
+        </Link>
+      )}
+    </Stack>
   );
 
   if (ownCompanyAbove || status === 404) {
@@ -103,7 +113,7 @@ export default function HistoryTab(props: RecordTabProps & { log: ResourceDeclar
               <Entry key={event.id} event={event} />
             ))}
           </Box>
-          <WindowPagination window={log.pageWindow} rowsPerPageOptions={rowsPerPageOptions(HISTORY_PAGE_SIZE)} />
+          <WindowPagination window={log.pageWindow} rowsPerPageOptions={[HISTORY_PAGE_SIZE, HISTORY_PAGE_SIZE * 2, HISTORY_PAGE_SIZE * 5]} />
         </>
       )}
     </ListContextProvider>

@@ -53,6 +53,16 @@ export const RECORD_SCREENS: Record<string, RecordScreen> = {
   auditEvents: (event) => ({ to: hrefOf('auditEvents', event), state: { mode: 'view', record: event } }),
 };
 
+/** The field that names a record of each type on screen (its display name), for the Audit log's Resource column. */
+export const RECORD_NAMES: Readonly<Record<string, string>> = {
+  companies: 'displayName',
+  domains: 'name',
+  users: 'displayName',
+  groups: 'displayName',
+  applications: 'client_name',
+  apis: 'name',
+};
+
 /** Audited types whose records live in a domain: while there is none they are not looked for. */
 const IN_DOMAIN = ['users', 'groups', 'applications', 'apis'];
 

@@ -23,6 +23,7 @@ import { DisabledReason } from '../generic/DisabledReason';
 import { NewButton } from '../generic/NewButton';
 import { useListMeta } from '../generic/useListMeta';
 import { useDeclaration } from '../generic/DeclarationContext';
+import { recordHref } from '../generic/recordLink';
 
 /** Parent is disabled at the top: the administrator's own (root) company or a company of type root. */
 export function isTopCompany(company: Company | undefined, rootCompany: Company | undefined): boolean {
@@ -134,7 +135,9 @@ export default function CompanyList() {
         meta={meta}
         actions={<CompanyActions />}
         onRowClick={(record) =>
-          navigate(routes.form, { state: companyFormState('view', translate, routes.list, record) })
+          navigate(recordHref('companies', record.id, { companyId: '', domainId: '' }) ?? routes.form, {
+            state: companyFormState('view', translate, routes.list, record),
+          })
         }
       />
     </>

@@ -29,6 +29,7 @@ import { useListMeta } from '../generic/useListMeta';
 import { NoDomainGuidance } from './NoDomainGuidance';
 import { usePrimaryDomainId } from './usePrimaryDomain';
 import { useDeclaration } from '../generic/DeclarationContext';
+import { recordHref } from '../generic/recordLink';
 
 export interface DomainFormState {
   company?: Company;
@@ -191,7 +192,9 @@ export default function DomainList() {
         meta={meta}
         actions={<DomainActions />}
         onRowClick={(record) =>
-          navigate(routes.form, { state: { company, domain: record, mode: 'view' } satisfies DomainFormState })
+          navigate(recordHref('domains', record.id, { companyId: company?.id ?? '', domainId: '' }) ?? routes.form, {
+            state: { company, domain: record, mode: 'view' } satisfies DomainFormState,
+          })
         }
         extraColumns={[
           <FunctionField

@@ -1,16 +1,15 @@
 import { Suspense, type MouseEvent, type ReactElement, type ReactNode } from 'react';
 import { LinearProgress, Link, Typography } from '@mui/material';
-import { Box } from '@mui/material';
-import { Datagrid, DatagridConfigurable, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
+import { Datagrid, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import type { FieldDeclaration } from '../types';
 import { useSession } from '../../session/useSession';
+import { recordHref } from './recordLink';
 import { useDeclaration } from './DeclarationContext';
-import { declaredFilters, hasMoreFilters } from './declaredFilters';
-import { columnsKey, ListTools } from './ListTools';
+import { declaredFilters } from './declaredFilters';
 import { FieldValue } from './FieldValue';
 import { SelectionReset } from './SelectionReset';
-import { rowsPerPageOptions, WindowPagination } from './WindowPagination';
+import { WindowPagination } from './WindowPagination';
 
 interface DeclaredListProps {
   /** The toolbar (New, Delete, ...); it reads the selection from the list context. */
@@ -37,24 +36,19 @@ interface DeclaredListProps {
   filter?: Record<string, unknown>;
   /** Declared filters left out of this list (the one `filter` fixes). */
   hiddenFilters?: readonly string[];
-  /** Actions on the selected rows, shown with their count (the users list's Add to group, Block...). */
-  bulkActions?: ReactNode;
 }
 
 /**
  * How many rows are selected, in the page flow. react-admin's own bulk-actions toolbar would slide
  * over the list's toolbar, hiding New, Delete, Switch... while rows are selected.
  */
-function SelectionSummary({ actions }: { actions?: ReactNode }) {
+function SelectionSummary() {
   const { selectedIds } = useListContext();
   const translate = useTranslate();
   return (
-    <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', columnGap: 1, px: 2 }}>
-      <Typography variant="body2" color="text.secondary" aria-live="polite" sx={{ minHeight: 0 }}>
-        {selectedIds.length > 0 ? translate('ra.action.bulk_actions', { smart_count: selectedIds.length }) : ''}
-      </Typography>
-      {selectedIds.length > 0 && actions}
-    </Box>
+    <Typography variant="body2" color="text.secondary" aria-live="polite" sx={{ px: 2, minHeight: 0 }}>
+      {selectedIds.length > 0 ? translate('ra.action.bulk_actions', { smart_count: selectedIds.length }) : ''}
+    </Typography>
   );
 }
 
@@ -88,7 +82,6 @@ export function DeclaredList({
   embedded = false,
   filter,
   hiddenFilters = [],
-  bulkActions,
 }: DeclaredListProps) {
   const declaration = useDeclaration();
   const translate = useTranslate();
@@ -96,10 +89,8 @@ export function DeclaredList({
   const { domain } = useSession();
   const filters = declaredFilters(declaration, translate, hiddenFilters, Boolean(domain));
   const Expand = declaration.expand;
-  // inside another screen the columns are the declared ones; a list of its own lets people choose
-  const preferenceKey = embedded ? undefined : columnsKey(declaration.name);
-  const Grid = preferenceKey ? DatagridConfigurable : Datagrid;
-  const moreColumns = declaration.moreColumns ?? [];
+  const { company } = useSession();
+  const rowHref = (record: RaRecord) => recordHref(declaration.name, record.id, { companyId: company?.id ?? '', domainId: domain?.id ?? '' });
   const fieldOf = (column: string): FieldDeclaration =>
     declaration.fields.find((field) => field.source === column) ?? { source: column, kind: 'text' };
   // a column may be headed otherwise than its form field (users' "displayName"), else as the field
@@ -115,17 +106,16 @@ export function DeclaredList({
       queryOptions={{ meta: meta as Record<string, unknown> | undefined }}
       filters={filters.length ? filters : undefined}
       filter={filter}
-      actions={embedded ? actions : <ListTools actions={actions} preferenceKey={preferenceKey} moreFilters={hasMoreFilters(declaration, hiddenFilters)} />}
+      actions={actions}
       empty={false}
       storeKey={embedded ? false : (storeKey ?? `${declaration.name}.list`)}
       disableSyncWithLocation={embedded}
-      pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={rowsPerPageOptions(pageSize)} />}
+      pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />}
     >
       <SelectionReset />
-      <Grid
-        {...(preferenceKey ? { preferenceKey, omit: [...moreColumns] } : {})}
+      <Datagrid
         bulkActionButtons={declaration.readOnly ? false : <></>}
-        bulkActionsToolbar={<SelectionSummary actions={bulkActions} />}
+        bulkActionsToolbar={<SelectionSummary />}
         // a wide table scrolls inside the list rather than widening the page
         sx={{ '& .RaDatagrid-tableWrapper': { overflowX: 'auto' } }}
         // a declared detail shows under its row; the first column's link still opens the record
@@ -148,7 +138,7 @@ export function DeclaredList({
         }
         empty={empty ?? <EmptyList />}
       >
-        {[...declaration.listColumns, ...moreColumns].map((column, index) =>
+        {declaration.listColumns.map((column, index) =>
           index === 0 && onRowClick ? (
             // The first column opens the record from the keyboard too (a row click is mouse-only).
             <FunctionField
@@ -158,13 +148,17 @@ export function DeclaredList({
               sortable={fieldOf(column).sortable !== false}
               render={(record: RaRecord) => (
                 <>
+                  {/* a real link to the record's address (docs/CONSOLE.md, "Routes"): copied, or opened in a new tab */}
                   <Link
-                    component="button"
-                    type="button"
+                    component={rowHref(record) ? 'a' : 'button'}
+                    type={rowHref(record) ? undefined : 'button'}
+                    href={rowHref(record)}
                     underline="hover"
                     sx={{ textAlign: 'left' }}
                     onClick={(event: MouseEvent) => {
                       event.stopPropagation();
+                      if (rowHref(record) && (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)) return;
+                      event.preventDefault();
                       onRowClick(record);
                     }}
                   >
@@ -185,7 +179,7 @@ export function DeclaredList({
           ),
         )}
         {extraColumns}
-      </Grid>
+      </Datagrid>
     </List>
   );
 }

@@ -5,6 +5,7 @@ import { useGetManyAggregate, useNavigate, useTranslate, type RaRecord } from 'r
 import { useSession } from '../../session/useSession';
 import type { ChoiceColor, FieldDeclaration } from '../types';
 import { formatDateTime } from './dateTime';
+import { RECORD_SCREENS } from '../auditEvents/recordScreens';
 
 /** What a select's stored value reads as: its translated label when the field declares a prefix. */
 export function choiceLabel(field: FieldDeclaration, value: string, translate: (key: string, options?: object) => string): string {
@@ -61,19 +62,27 @@ function ReferenceValue({ field, record, text, plain }: { field: FieldDeclaratio
   const reference = field.reference!;
   const referenced = useReferenced(field, record);
   const shown = (reference.optionText && referenced ? String(referenced[reference.optionText] ?? '') : '') || text;
-  const target = plain || !referenced ? undefined : reference.link?.(referenced, translate, record);
+  // without a link of its own, a referenced record opens at its address when it has one
+  const resource = typeof reference.resource === 'function' ? reference.resource(record) : reference.resource;
+  const link = reference.link ?? ((found: Record<string, unknown>) => (resource ? RECORD_SCREENS[resource]?.(found as RaRecord, translate) : undefined));
+  const target = plain || !referenced ? undefined : link(referenced, translate, record);
   // a link needs words: an empty value stays plain text (a button without a name fails axe)
   if (!target || !shown) return <>{shown}</>;
   const { to, state } = target;
+  // a record's address (docs/CONSOLE.md, "Routes") is a real link: it can be copied or opened in a new tab
+  const href = to.includes('/', 1) ? to : undefined;
   return (
     <Link
-      component="button"
-      type="button"
+      component={href ? 'a' : 'button'}
+      type={href ? undefined : 'button'}
+      href={href}
       underline="hover"
       sx={{ textAlign: 'left' }}
       onClick={(event: MouseEvent) => {
         // the row may open its own record on click
         event.stopPropagation();
+        if (href && (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)) return;
+        event.preventDefault();
         navigate(to, { state });
       }}
     >

@@ -4,6 +4,8 @@ import { DeclaredList } from './DeclaredList';
 import { DeleteSelectedButton } from './DeleteSelectedButton';
 import { ExportCsvButton } from './ExportCsvButton';
 import { NewButton } from './NewButton';
+import { recordHref } from './recordLink';
+import { currentPathContext } from '../../session/session';
 import { StatusList } from './StatusList';
 import { useListMeta } from './useListMeta';
 
@@ -27,7 +29,10 @@ function PlainList() {
     <DeclaredList
       title={translate(declaration.labelKey, { _: translate(`resources.${declaration.name}.name`, { smart_count: 2 }) })}
       meta={meta}
-      onRowClick={(record) => navigate(declaration.routes.form, { state: { mode: 'view', record } })}
+      // the record's shareable address when it has one (docs/CONSOLE.md, "Routes")
+      onRowClick={(record) =>
+        navigate(recordHref(declaration.name, record.id, currentPathContext()) ?? declaration.routes.form, { state: { mode: 'view', record } })
+      }
       actions={
         <TopToolbar>
           {!declaration.readOnly && (

@@ -1,5 +1,5 @@
 import { useState, type ReactElement, type ReactNode } from 'react';
-import { MenuItem, Stack, TextField as MuiTextField, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
+import { Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import { TopToolbar, useListContext, useNavigate, useTranslate, type RaRecord } from 'react-admin';
 import { useDeclaration } from './DeclarationContext';
 import { DeclaredList } from './DeclaredList';
@@ -9,6 +9,8 @@ import { NewButton } from './NewButton';
 import type { FormMode } from './formMode';
 import { statusCondition, useListStatus, type ListStatus } from './listStatus';
 import { PurgeButton } from './PurgeButton';
+import { recordHref } from './recordLink';
+import { currentPathContext } from '../../session/session';
 import { RecoverButton, SoftDeleteButton } from './StatusButtons';
 import { useListMeta } from './useListMeta';
 
@@ -54,29 +56,17 @@ const noReasons = (): DeleteReasons => ({});
 const plainState = (mode: FormMode, record?: RaRecord) => ({ mode, record });
 
 /**
- * Active / deleted. A declaration with a deleted route has a route per status, so the filter moves
- * between them (users, groups); otherwise the status is the list's own toggle (applications, APIs).
+ * Active / deleted, one control on every soft-deletable list (docs/DECISIONS.md 38): a toggle showing
+ * both choices. A declaration with a deleted route has a route per status (users, groups: the side
+ * bar's Deleted entries go there too), so the toggle moves between them; otherwise the status is the
+ * list's own (applications, APIs).
  */
 function StatusFilter({ status, setStatus }: { status: ListStatus; setStatus: (status: ListStatus) => void }) {
   const declaration = useDeclaration();
   const translate = useTranslate();
   const navigate = useNavigate();
   const { deleted } = declaration.routes;
-  if (deleted) {
-    return (
-      <MuiTextField
-        select
-        size="small"
-        label={translate('iam.statusList.status')}
-        value={status}
-        onChange={(event) => navigate(event.target.value === 'deleted' ? deleted : declaration.routes.list)}
-        sx={{ minWidth: 140, mr: 'auto' }}
-      >
-        <MenuItem value="active">{translate('iam.statusList.active')}</MenuItem>
-        <MenuItem value="deleted">{translate('iam.statusList.deleted')}</MenuItem>
-      </MuiTextField>
-    );
-  }
+  const choose = (value: ListStatus) => (deleted ? navigate(value === 'deleted' ? deleted : declaration.routes.list) : setStatus(value));
   return (
     <ToggleButtonGroup
       exclusive
@@ -85,7 +75,7 @@ function StatusFilter({ status, setStatus }: { status: ListStatus; setStatus: (s
       aria-label={translate('iam.statusList.status')}
       // The standard grey of unselected buttons falls just under 4.5:1 on the page background.
       sx={{ '& .MuiToggleButton-root': { color: 'text.secondary' }, '& .Mui-selected': { color: 'text.primary' } }}
-      onChange={(_event, value: ListStatus | null) => value && setStatus(value)}
+      onChange={(_event, value: ListStatus | null) => value && value !== status && choose(value)}
     >
       <ToggleButton value="active">{translate('iam.statusList.active')}</ToggleButton>
       <ToggleButton value="deleted">{translate('iam.statusList.deleted')}</ToggleButton>
@@ -148,16 +138,12 @@ function Actions({
       )}
     </>
   );
-  // The status select pushes the buttons to the right; the toggle's controls stay together, wrapping as one.
+  // the toggle and the buttons stay together, wrapping as one
   return (
     <TopToolbar sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
-      {declaration.routes.deleted ? (
-        items
-      ) : (
-        <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
-          {items}
-        </Stack>
-      )}
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
+        {items}
+      </Stack>
     </TopToolbar>
   );
 }
@@ -179,7 +165,12 @@ function StatusListView({ status, setStatus, ...props }: StatusListProps & { sta
       firstColumnFallback={props.nameField}
       firstColumnAfter={props.firstColumnAfter}
       bulkActions={status === 'active' ? props.bulkActions : undefined}
-      onRowClick={(record) => navigate(declaration.routes.view ?? declaration.routes.form, { state: formState('view', record) })}
+      // the record's shareable address (docs/CONSOLE.md, "Routes"), with the state its screen reads
+      onRowClick={(record) =>
+        navigate(recordHref(declaration.name, record.id, currentPathContext()) ?? declaration.routes.view ?? declaration.routes.form, {
+          state: formState('view', record),
+        })
+      }
       actions={
         <Actions status={status} setStatus={setStatus} onNew={() => navigate(declaration.routes.form, { state: formState('new') })} props={props} />
       }

@@ -101,10 +101,12 @@ describe('Sign-in logs', () => {
     expect(within(rowOf('Wrong password')).getByText(LONG_AGENT)).toHaveStyle({ textOverflow: 'ellipsis' });
 
     // a known user is a link to the user screen; an unknown login is plain text
-    expect(within(rowOf('Unknown user')).queryByRole('button', { name: 'nobody@example.com' })).toBeNull();
-    expect(within(rowOf('Refresh token reused')).getByRole('button', { name: 'u1' })).toBeInTheDocument();
-    await userEvent.click(await within(rowOf('Wrong password')).findByRole('button', { name: 'ada@example.com' }, { timeout: 5000 }));
-    await waitFor(() => expect(window.location.pathname).toBe('/users-new'));
+    expect(within(rowOf('Unknown user')).queryByRole('link', { name: 'nobody@example.com' })).toBeNull();
+    expect(within(rowOf('Refresh token reused')).getByRole('link', { name: 'u1' })).toHaveAttribute('href', '/users/u1?company=acme&domain=main');
+    // the application opens at its address too
+    expect(within(rowOf('Wrong password')).getByRole('link', { name: 'Customer Portal' })).toHaveAttribute('href', '/applications/portal?company=acme&domain=main');
+    await userEvent.click(await within(rowOf('Wrong password')).findByRole('link', { name: 'ada@example.com' }, { timeout: 5000 }));
+    await waitFor(() => expect(window.location.pathname).toBe('/users/u1'));
     expect(await screen.findByDisplayValue('Ada Lovelace', {}, { timeout: 5000 })).toBeInTheDocument();
   }, 60_000);
 
@@ -137,9 +139,12 @@ describe('Sign-in logs', () => {
     expect(eventLists(requests).at(-1)).toContain('condition=occurredAt,>=,2026-03-01');
 
     // a row opens the event, read-only, with what the list leaves out
-    await userEvent.click(await screen.findByRole('button', { name: new Date(events[2].occurredAt).toLocaleString() }, { timeout: 5000 }));
-    await waitFor(() => expect(window.location.pathname).toBe('/sign-in-logs-view'));
-    expect(await screen.findByDisplayValue('consent asked', {}, { timeout: 5000 })).toBeInTheDocument();
+    const opened = await screen.findByRole('link', { name: new Date(events[2].occurredAt).toLocaleString() }, { timeout: 5000 });
+    expect(opened).toHaveAttribute('href', `/sign-in-logs/${events[2].id}?company=acme&domain=main`);
+    await userEvent.click(opened);
+    await waitFor(() => expect(window.location.pathname).toBe(`/sign-in-logs/${events[2].id}`));
+    // the record screen loads on first use (with the other lazily loaded parts)
+    expect(await screen.findByDisplayValue('consent asked', {}, { timeout: 20_000 })).toBeInTheDocument();
     expect(screen.getByRole('textbox', { name: 'Time' })).toHaveValue(new Date(events[2].occurredAt).toLocaleString());
     expect(screen.queryByRole('button', { name: 'Edit' })).toBeNull();
     expect(screen.getByRole('button', { name: 'Close' })).toBeInTheDocument();

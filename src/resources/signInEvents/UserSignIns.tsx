@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { Box } from '@mui/material';
-import { TopToolbar } from 'react-admin';
+import { TopToolbar, useNavigate, useTranslate } from 'react-admin';
+import { RECORD_SCREENS } from '../auditEvents/recordScreens';
 import { DeclaredList } from '../generic/DeclaredList';
 import { DeclaredScope } from '../generic/DeclaredScope';
 import { ExportCsvButton } from '../generic/ExportCsvButton';
@@ -12,10 +13,17 @@ const oneUsersEvents = { ...signInEvents, listColumns: signInEvents.listColumns.
 
 function UserSignInList({ userId }: { userId: string }) {
   const meta = useListMeta();
+  const navigate = useNavigate();
+  const translate = useTranslate();
   const filter = useMemo(() => ({ userId }), [userId]);
   return (
     <DeclaredList
       embedded
+      // a row opens the event at its address (docs/CONSOLE.md, "A user's sign-ins")
+      onRowClick={(event) => {
+        const { to, state } = RECORD_SCREENS.signInEvents(event, translate);
+        navigate(to, { state });
+      }}
       meta={meta}
       filter={filter}
       hiddenFilters={['userId']}

@@ -1,5 +1,4 @@
 import LoginIcon from '@mui/icons-material/Login';
-import { userFormState } from '../users/formState';
 import type { ResourceDeclaration } from '../types';
 
 /** What the authorization server records of an attempt (docs/CONSOLE.md, "Sign-ins and rights"). */
@@ -66,7 +65,8 @@ export const signInEvents: ResourceDeclaration = {
       sortable: false,
       // an attempt with a known user but nothing typed (a refresh, a consent answer) shows the user's id
       fallback: 'userId',
-      reference: { resource: 'users', idSource: 'userId', link: (user, translate) => ({ to: '/users-new', state: userFormState('view', translate, user as never) }) },
+      // the user and the application open at their addresses (generic/FieldValue)
+      reference: { resource: 'users', idSource: 'userId' },
     },
     { source: 'clientId', kind: 'text', sortable: false, reference: { resource: 'applications', optionText: 'client_name' } },
     { source: 'ip', kind: 'text', sortable: false },
@@ -75,6 +75,7 @@ export const signInEvents: ResourceDeclaration = {
     { source: 'userId', kind: 'text', sortable: false },
   ],
   listColumns: ['occurredAt', 'outcome', 'login', 'clientId', 'ip', 'userAgent'],
+  moreColumns: ['detail'],
   filters: [
     { source: 'userId', kind: 'reference', reference: 'users', optionText: 'displayName' },
     { source: 'clientId', kind: 'reference', reference: 'applications', optionText: 'client_name' },
