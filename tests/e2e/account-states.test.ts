@@ -80,15 +80,29 @@ async function setTheme(page: Page, theme: 'light' | 'dark') {
   await page.evaluate((value) => localStorage.setItem('theme', value), theme);
 }
 
-/** Opens her user screen from the users list, found by searching (the suite shares one server). */
+/**
+ * Opens her user screen from the users list, found by searching (the suite shares one server). On a
+ * busy machine the list may still be settling when her name is clicked: a second try starts over;
+ * each failure leaves account-debug-open-<attempt>.png.
+ */
 async function openUser(page: Page, who: Person) {
-  await page.goto(`${baseUrl()}/users`);
-  await page.getByPlaceholder('Search').first().fill(who.email);
-  const row = page.getByRole('row').filter({ hasText: who.email });
-  await eventually(() => row.count()).toBe(1);
-  // her name opens her screen (a link or a button)
-  await row.getByText(who.name, { exact: true }).click();
-  await eventually(() => accountCard(page).isVisible()).toBe(true);
+  for (let attempt = 1; ; attempt++) {
+    await page.goto(`${baseUrl()}/users`);
+    await page.getByPlaceholder('Search').first().fill(who.email);
+    const row = page.getByRole('row').filter({ hasText: who.email });
+    await eventually(() => row.count()).toBe(1);
+    // her name opens her screen (a link or a button)
+    await row.getByText(who.name, { exact: true }).click();
+    try {
+      await expect.poll(() => accountCard(page).isVisible(), { timeout: 20_000, interval: 250 }).toBe(true);
+      return;
+    } catch (error) {
+      await screenshot(page, `account-debug-open-${attempt}`);
+      if (attempt === 2) {
+        throw new Error(`her screen did not show at ${page.url()}: ${(error as Error).message}`);
+      }
+    }
+  }
 }
 
 /**
