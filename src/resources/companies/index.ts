@@ -29,6 +29,8 @@ export const companies: ResourceDeclaration = {
   // Type tells resellers (which may have child companies) from customers at a glance.
   listColumns: ['id', 'description', 'type'],
   moreColumns: ['displayName'],
+  // the search box, as on every list: names, display names and descriptions of the child companies
+  searchable: true,
   filters: [{ source: 'type', kind: 'select', choices: COMPANY_TYPES, choiceLabelPrefix: 'iam.companies.types', more: true }],
   formFields: ['name', 'displayName', 'description', 'type'],
   idFromField: 'name',

@@ -15,6 +15,7 @@ export const domains: ResourceDeclaration = {
     { source: 'description', kind: 'text', required: true, maxLength: 2000 },
   ],
   listColumns: ['id', 'description'],
+  searchable: true,
   filters: [{ source: 'primary', kind: 'boolean', more: true }],
   formFields: ['name', 'description'],
   idFromField: 'name',
