@@ -805,6 +805,7 @@ export const screens = {
     auditEvents: {
       name: 'Audit record |||| Audit records',
       fields: {
+        id: 'ID',
         occurredAt: 'Time',
         action: 'Action',
         resourceType: 'Resource type',

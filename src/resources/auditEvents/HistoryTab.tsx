@@ -2,7 +2,7 @@ import { Alert, Box, LinearProgress, Link, Stack, Typography } from '@mui/materi
 import { Link as RouterLink } from 'react-router-dom';
 import { ListContextProvider, useListController, useTranslate } from 'react-admin';
 import { useSession } from '../../session/useSession';
-import { WindowPagination } from '../generic/WindowPagination';
+import { rowsPerPageOptions, WindowPagination } from '../generic/WindowPagination';
 import type { RecordTabProps, ResourceDeclaration } from '../types';
 import { AuditDiff } from './AuditDiff';
 import { AuditActor, AuditTime } from './AuditCells';
@@ -113,7 +113,7 @@ export default function HistoryTab(props: RecordTabProps & { log: ResourceDeclar
               <Entry key={event.id} event={event} />
             ))}
           </Box>
-          <WindowPagination window={log.pageWindow} rowsPerPageOptions={[HISTORY_PAGE_SIZE, HISTORY_PAGE_SIZE * 2, HISTORY_PAGE_SIZE * 5]} />
+          <WindowPagination window={log.pageWindow} rowsPerPageOptions={rowsPerPageOptions(HISTORY_PAGE_SIZE)} />
         </>
       )}
     </ListContextProvider>

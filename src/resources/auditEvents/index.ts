@@ -48,6 +48,7 @@ export const auditEvents: ResourceDeclaration = {
     { source: 'actorRoles', kind: 'text' },
   ],
   listColumns: ['occurredAt', 'action', 'resourceType', 'resourceId', 'actorUserId', 'domainId'],
+  moreColumns: ['actorCompanyId', 'actorDomainId', 'actorClientId', 'actorIp', 'actorRoles'],
   filters: [
     { source: 'actorUserId', kind: 'reference', reference: 'users', optionText: 'displayName', inDomain: true },
     { source: 'resourceType', kind: 'select', choices: AUDITED_TYPES, choiceLabelPrefix: 'iam.audit.types' },

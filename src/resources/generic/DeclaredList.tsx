@@ -1,15 +1,17 @@
 import { Suspense, type MouseEvent, type ReactElement, type ReactNode } from 'react';
 import { LinearProgress, Link, Typography } from '@mui/material';
-import { Datagrid, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
+import { Box } from '@mui/material';
+import { Datagrid, DatagridConfigurable, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import type { FieldDeclaration } from '../types';
 import { useSession } from '../../session/useSession';
 import { recordHref } from './recordLink';
 import { useDeclaration } from './DeclarationContext';
-import { declaredFilters } from './declaredFilters';
+import { declaredFilters, hasMoreFilters } from './declaredFilters';
+import { columnsKey, ColumnsKeyContext, ListTools } from './ListTools';
 import { FieldValue } from './FieldValue';
 import { SelectionReset } from './SelectionReset';
-import { WindowPagination } from './WindowPagination';
+import { rowsPerPageOptions, WindowPagination } from './WindowPagination';
 
 interface DeclaredListProps {
   /** The toolbar (New, Delete, ...); it reads the selection from the list context. */
@@ -36,19 +38,24 @@ interface DeclaredListProps {
   filter?: Record<string, unknown>;
   /** Declared filters left out of this list (the one `filter` fixes). */
   hiddenFilters?: readonly string[];
+  /** Actions on the selected rows, shown with their count (the users list's Add to group, Block...). */
+  bulkActions?: ReactNode;
 }
 
 /**
  * How many rows are selected, in the page flow. react-admin's own bulk-actions toolbar would slide
  * over the list's toolbar, hiding New, Delete, Switch... while rows are selected.
  */
-function SelectionSummary() {
+function SelectionSummary({ actions }: { actions?: ReactNode }) {
   const { selectedIds } = useListContext();
   const translate = useTranslate();
   return (
-    <Typography variant="body2" color="text.secondary" aria-live="polite" sx={{ px: 2, minHeight: 0 }}>
-      {selectedIds.length > 0 ? translate('ra.action.bulk_actions', { smart_count: selectedIds.length }) : ''}
-    </Typography>
+    <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', columnGap: 1, px: 2 }}>
+      <Typography variant="body2" color="text.secondary" aria-live="polite" sx={{ minHeight: 0 }}>
+        {selectedIds.length > 0 ? translate('ra.action.bulk_actions', { smart_count: selectedIds.length }) : ''}
+      </Typography>
+      {selectedIds.length > 0 && actions}
+    </Box>
   );
 }
 
@@ -82,6 +89,7 @@ export function DeclaredList({
   embedded = false,
   filter,
   hiddenFilters = [],
+  bulkActions,
 }: DeclaredListProps) {
   const declaration = useDeclaration();
   const translate = useTranslate();
@@ -91,6 +99,10 @@ export function DeclaredList({
   const Expand = declaration.expand;
   const { company } = useSession();
   const rowHref = (record: RaRecord) => recordHref(declaration.name, record.id, { companyId: company?.id ?? '', domainId: domain?.id ?? '' });
+  // inside another screen the columns are the declared ones; a list of its own lets people choose
+  const preferenceKey = embedded ? undefined : columnsKey(declaration.name);
+  const Grid = preferenceKey ? DatagridConfigurable : Datagrid;
+  const moreColumns = declaration.moreColumns ?? [];
   const fieldOf = (column: string): FieldDeclaration =>
     declaration.fields.find((field) => field.source === column) ?? { source: column, kind: 'text' };
   // a column may be headed otherwise than its form field (users' "displayName"), else as the field
@@ -98,88 +110,91 @@ export function DeclaredList({
     translate(`resources.${declaration.name}.columns.${column}`, { _: translate(`resources.${declaration.name}.fields.${column}`) });
 
   return (
-    <List
-      resource={declaration.name}
-      title={title}
-      perPage={pageSize}
-      sort={declaration.defaultSort}
-      queryOptions={{ meta: meta as Record<string, unknown> | undefined }}
-      filters={filters.length ? filters : undefined}
-      filter={filter}
-      actions={actions}
-      empty={false}
-      storeKey={embedded ? false : (storeKey ?? `${declaration.name}.list`)}
-      disableSyncWithLocation={embedded}
-      pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={[pageSize, pageSize * 2, pageSize * 5]} />}
-    >
-      <SelectionReset />
-      <Datagrid
-        bulkActionButtons={declaration.readOnly ? false : <></>}
-        bulkActionsToolbar={<SelectionSummary />}
-        // a wide table scrolls inside the list rather than widening the page
-        sx={{ '& .RaDatagrid-tableWrapper': { overflowX: 'auto' } }}
-        // a declared detail shows under its row; the first column's link still opens the record
-        expand={
-          Expand && (
-            <Suspense fallback={<LinearProgress aria-label={translate('iam.list.loading')} />}>
-              <Expand />
-            </Suspense>
-          )
-        }
-        rowClick={
-          Expand
-            ? 'expand'
-            : onRowClick
-            ? (_id, _resource, record) => {
-                onRowClick(record);
-                return false;
-              }
-            : false
-        }
-        empty={empty ?? <EmptyList />}
+    <ColumnsKeyContext.Provider value={preferenceKey}>
+      <List
+        resource={declaration.name}
+        title={title}
+        perPage={pageSize}
+        sort={declaration.defaultSort}
+        queryOptions={{ meta: meta as Record<string, unknown> | undefined }}
+        filters={filters.length ? filters : undefined}
+        filter={filter}
+        actions={embedded ? actions : <ListTools actions={actions} preferenceKey={preferenceKey} moreFilters={hasMoreFilters(declaration, hiddenFilters)} />}
+        empty={false}
+        storeKey={embedded ? false : (storeKey ?? `${declaration.name}.list`)}
+        disableSyncWithLocation={embedded}
+        pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={rowsPerPageOptions(pageSize)} />}
       >
-        {declaration.listColumns.map((column, index) =>
-          index === 0 && onRowClick ? (
-            // The first column opens the record from the keyboard too (a row click is mouse-only).
-            <FunctionField
-              key={column}
-              source={column}
-              label={columnLabel(column)}
-              sortable={fieldOf(column).sortable !== false}
-              render={(record: RaRecord) => (
-                <>
-                  {/* a real link to the record's address (docs/CONSOLE.md, "Routes"): copied, or opened in a new tab */}
-                  <Link
-                    component={rowHref(record) ? 'a' : 'button'}
-                    type={rowHref(record) ? undefined : 'button'}
-                    href={rowHref(record)}
-                    underline="hover"
-                    sx={{ textAlign: 'left' }}
-                    onClick={(event: MouseEvent) => {
-                      event.stopPropagation();
-                      if (rowHref(record) && (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)) return;
-                      event.preventDefault();
-                      onRowClick(record);
-                    }}
-                  >
-                    <FieldValue field={{ fallback: firstColumnFallback, ...fieldOf(column) }} record={record} plain />
-                  </Link>
-                  {firstColumnAfter?.(record)}
-                </>
-              )}
-            />
-          ) : (
-            <FunctionField
-              key={column}
-              source={column}
-              label={columnLabel(column)}
-              sortable={fieldOf(column).sortable !== false && column !== 'description'}
-              render={(record: RaRecord) => <FieldValue field={fieldOf(column)} record={record} />}
-            />
-          ),
-        )}
-        {extraColumns}
-      </Datagrid>
-    </List>
+        <SelectionReset />
+        <Grid
+          {...(preferenceKey ? { preferenceKey, omit: [...moreColumns] } : {})}
+          bulkActionButtons={declaration.readOnly ? false : <></>}
+          bulkActionsToolbar={<SelectionSummary actions={bulkActions} />}
+          // a wide table scrolls inside the list rather than widening the page
+          sx={{ '& .RaDatagrid-tableWrapper': { overflowX: 'auto' } }}
+          // a declared detail shows under its row; the first column's link still opens the record
+          expand={
+            Expand && (
+              <Suspense fallback={<LinearProgress aria-label={translate('iam.list.loading')} />}>
+                <Expand />
+              </Suspense>
+            )
+          }
+          rowClick={
+            Expand
+              ? 'expand'
+              : onRowClick
+              ? (_id, _resource, record) => {
+                  onRowClick(record);
+                  return false;
+                }
+              : false
+          }
+          empty={empty ?? <EmptyList />}
+        >
+          {[...declaration.listColumns, ...moreColumns].map((column, index) =>
+            index === 0 && onRowClick ? (
+              // The first column opens the record from the keyboard too (a row click is mouse-only).
+              <FunctionField
+                key={column}
+                source={column}
+                label={columnLabel(column)}
+                sortable={fieldOf(column).sortable !== false}
+                render={(record: RaRecord) => (
+                  <>
+                    {/* a real link to the record's address (docs/CONSOLE.md, "Routes"): copied, or opened in a new tab */}
+                    <Link
+                      component={rowHref(record) ? 'a' : 'button'}
+                      type={rowHref(record) ? undefined : 'button'}
+                      href={rowHref(record)}
+                      underline="hover"
+                      sx={{ textAlign: 'left' }}
+                      onClick={(event: MouseEvent) => {
+                        event.stopPropagation();
+                        if (rowHref(record) && (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)) return;
+                        event.preventDefault();
+                        onRowClick(record);
+                      }}
+                    >
+                      <FieldValue field={{ fallback: firstColumnFallback, ...fieldOf(column) }} record={record} plain />
+                    </Link>
+                    {firstColumnAfter?.(record)}
+                  </>
+                )}
+              />
+            ) : (
+              <FunctionField
+                key={column}
+                source={column}
+                label={columnLabel(column)}
+                sortable={fieldOf(column).sortable !== false && column !== 'description'}
+                render={(record: RaRecord) => <FieldValue field={fieldOf(column)} record={record} />}
+              />
+            ),
+          )}
+          {extraColumns}
+        </Grid>
+      </List>
+    </ColumnsKeyContext.Provider>
   );
 }

@@ -5,7 +5,8 @@ import { downloadCSV, useListContext, useNotify, useTranslate, type SortPayload 
 import { createDataProvider, type IamMeta } from '../../dataProvider';
 import { httpClient } from '../../http/httpClient';
 import { registry } from '../registry';
-import { columnsKey, useChosenColumns } from './ListTools';
+import { useDeclaration } from './DeclarationContext';
+import { useChosenColumns } from './ListTools';
 
 interface ExportCsvButtonProps {
   meta?: IamMeta;
@@ -47,14 +48,19 @@ export async function exportUrl(
 
 /**
  * Downloads the whole of the list's current search, filters, sort and status as CSV, the columns
- * chosen (with the id first) under their headers, streamed by the provider however long the list
+ * chosen (with the id first, and what the declaration exports that no column shows last) under
+ * their headers, streamed by the provider however long the list
  * is; read through the signed-in http client (the export needs the list's permission).
  */
 export function ExportCsvButton({ meta, columns, filename, filter }: ExportCsvButtonProps) {
   const { resource, filterValues, sort, total } = useListContext();
   const translate = useTranslate();
   const notify = useNotify();
-  const chosen = useChosenColumns(columnsKey(resource));
+  const chosen = useChosenColumns();
+  const declaration = useDeclaration();
+  // what the declaration exports that no column shows (the Audit log's changes, as JSON) comes last
+  const shown = [...declaration.listColumns, ...(declaration.moreColumns ?? [])];
+  const exportOnly = (declaration.exportColumns ?? []).filter((column) => column !== 'id' && !shown.includes(column));
   const [exporting, setExporting] = useState(false);
   const label = (column: string) =>
     translate(`resources.${resource}.columns.${column}`, { _: translate(`resources.${resource}.fields.${column}`, { _: column === 'id' ? 'ID' : column }) });
@@ -62,7 +68,7 @@ export function ExportCsvButton({ meta, columns, filename, filter }: ExportCsvBu
   const exportRows = async () => {
     setExporting(true);
     try {
-      const sources = chosen ? [...new Set(['id', ...chosen.sources])] : [...columns];
+      const sources = chosen ? [...new Set(['id', ...chosen.sources, ...exportOnly])] : [...columns];
       const labels = chosen ? sources.map((source) => chosen.labels[chosen.sources.indexOf(source)] ?? label(source)) : sources.map(label);
       const url = await exportUrl(resource, { filter: { ...filterValues, ...filter }, sort, meta }, sources, labels);
       const { body } = await httpClient(url, { headers: { Accept: 'text/csv' } });

@@ -1,10 +1,13 @@
-import { useState, type ReactElement } from 'react';
+import { createContext, useContext, useState, type ReactElement } from 'react';
 import { Box, Button, Popover } from '@mui/material';
 import BookmarksIcon from '@mui/icons-material/BookmarksOutlined';
 import { FilterButton, SavedQueriesList, SelectColumnsButton, TopToolbar, useStore, useTranslate, type ConfigurableDatagridColumn } from 'react-admin';
 
 /** Where a list keeps its chosen columns (react-admin's store, this browser): one choice per type. */
 export const columnsKey = (resource: string) => `${resource}.columns`;
+
+/** The list's column choice key, for what its toolbar exports; none inside another screen (no chooser there). */
+export const ColumnsKeyContext = createContext<string | undefined>(undefined);
 
 /**
  * The saved views of a list (react-admin's SavedQueriesList): its filters, sort and page size under a
@@ -59,7 +62,8 @@ export function ListTools({ actions, preferenceKey, moreFilters }: { actions: Re
  * The sources of the columns the person has chosen, in their order, with their headers: what the
  * CSV export writes (else `fallback`). Read from the store react-admin's configurable table keeps.
  */
-export function useChosenColumns(preferenceKey: string | undefined): { sources: string[]; labels: string[] } | undefined {
+export function useChosenColumns(): { sources: string[]; labels: string[] } | undefined {
+  const preferenceKey = useContext(ColumnsKeyContext);
   const [available] = useStore<ConfigurableDatagridColumn[]>(`preferences.${preferenceKey}.availableColumns`, []);
   const [omit] = useStore<string[]>(`preferences.${preferenceKey}.omit`, []);
   const [columns] = useStore<string[] | undefined>(`preferences.${preferenceKey}.columns`, undefined);
