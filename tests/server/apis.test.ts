@@ -36,6 +36,8 @@ describe('apis: create', () => {
       allowSkippingUserConsent: true,
       allowOfflineAccess: false,
       status: 'active',
+      deletedAt: null,
+      deletedBy: null,
     });
     expect(await storedSecret(res.body.id)).toBeNull();
     expect((await admin('GET', `/api/api/${res.body.id}`)).body).toEqual(res.body);

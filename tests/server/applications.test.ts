@@ -65,6 +65,8 @@ describe('applications: create', () => {
       grant_types: ['authorization_code', 'refresh_token'],
       audience: '',
       status: 'active',
+      deletedAt: null,
+      deletedBy: null,
     });
     expect(await storedHash(app.client_id)).toBe(sha256(client_secret));
 

@@ -24,7 +24,7 @@ describe('groups', () => {
   it('creates a group whose id is its name and reads it back', async () => {
     const res = await as('POST', base, group('sales', { notes: 'the sales team' }));
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: 'sales', name: 'sales', displayName: 'Group sales', notes: 'the sales team', email: 'sales@acme.example', status: 'active' });
+    expect(res.body).toEqual({ id: 'sales', name: 'sales', displayName: 'Group sales', notes: 'the sales team', email: 'sales@acme.example', status: 'active', createdAt: expect.any(String), updatedAt: expect.any(String), memberCount: 0, deletedAt: null, deletedBy: null });
     expect((await as('GET', `${base}/sales`)).body).toEqual(res.body);
     expect((await as('GET', `${base}/ghost`)).status).toBe(404);
   });
@@ -63,7 +63,7 @@ describe('groups', () => {
   it('updates one group, never its id', async () => {
     const res = await as('PUT', `${base}/sales`, group('sales', { displayName: 'Sales', notes: null }));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: 'sales', name: 'sales', displayName: 'Sales', notes: '', email: 'sales@acme.example', status: 'active' });
+    expect(res.body).toEqual({ id: 'sales', name: 'sales', displayName: 'Sales', notes: '', email: 'sales@acme.example', status: 'active', createdAt: expect.any(String), updatedAt: expect.any(String), memberCount: 0, deletedAt: null, deletedBy: null });
     expect((await as('PUT', `${base}/sales`, group('sales', { id: 'pa' }))).status).toBe(400);
     expect((await as('PUT', `${base}/ghost`, group('ghost'))).status).toBe(404);
     // the name is the id: a rename (here onto another group's name) is refused before any clash
@@ -143,18 +143,18 @@ describe('group members', () => {
     ]);
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
-      { id: 'm1', displayName: 'Member One', type: 'user' },
-      { id: 'm2', displayName: 'Member Two', type: 'user' },
-      { id: 'middle', displayName: 'Team middle', type: 'group' },
+      { id: 'm1', displayName: 'Member One', type: 'user', email: expect.any(String) },
+      { id: 'm2', displayName: 'Member Two', type: 'user', email: expect.any(String) },
+      { id: 'middle', displayName: 'Team middle', type: 'group', email: expect.any(String) },
     ]);
     const list = await members('top', '?range=[0,1]');
     expect(list.body).toEqual([
-      { id: 'm1', displayName: 'Member One', type: 'user' },
-      { id: 'm2', displayName: 'Member Two', type: 'user' },
+      { id: 'm1', displayName: 'Member One', type: 'user', email: expect.any(String) },
+      { id: 'm2', displayName: 'Member Two', type: 'user', email: expect.any(String) },
     ]);
     expect(list.headers['content-range']).toBe('members 0-1/3');
     const second = await members('top', '?range=[2,3]');
-    expect(second.body).toEqual([{ id: 'middle', displayName: 'Team middle', type: 'group' }]);
+    expect(second.body).toEqual([{ id: 'middle', displayName: 'Team middle', type: 'group', email: expect.any(String) }]);
     expect(second.headers['content-range']).toBe('members 2-2/3');
     expect(ids((await members('top', '?filter={"type":"group"}')).body)).toEqual(['middle']);
     expect(ids((await members('top', '?filter={"q":"two"}')).body)).toEqual(['m2']);
@@ -238,7 +238,7 @@ describe('group members', () => {
   it('removes one member, with a type when a user and a group share the id', async () => {
     const removed = await as('DELETE', `${base}/top/members/m3`);
     expect(removed.status).toBe(200);
-    expect(removed.body).toEqual({ id: 'm3', displayName: 'Member Three', type: 'user' });
+    expect(removed.body).toEqual({ id: 'm3', displayName: 'Member Three', type: 'user', email: expect.any(String) });
     expect((await as('DELETE', `${base}/top/members/m3`)).status).toBe(404);
 
     await addUser('side', 'A user called side');
@@ -247,8 +247,8 @@ describe('group members', () => {
     expect(ambiguous.status).toBe(400);
     expect(ambiguous.body.message).toContain('type');
     const typed = await as('DELETE', `${base}/top/members/side?type=group`);
-    expect(typed.body).toEqual({ id: 'side', displayName: 'Team side', type: 'group' });
-    expect((await members('top', '?filter={"id":["side"]}')).body).toEqual([{ id: 'side', displayName: 'A user called side', type: 'user' }]);
+    expect(typed.body).toEqual({ id: 'side', displayName: 'Team side', type: 'group', email: expect.any(String) });
+    expect((await members('top', '?filter={"id":["side"]}')).body).toEqual([{ id: 'side', displayName: 'A user called side', type: 'user', email: expect.any(String) }]);
   });
 
   it('removes a list of members all or nothing', async () => {
@@ -259,8 +259,8 @@ describe('group members', () => {
     const removed = await as('DELETE', `${base}/top/members`, ['m1', { id: 'middle', type: 'group' }]);
     expect(removed.status).toBe(200);
     expect(removed.body).toEqual([
-      { id: 'm1', displayName: 'Member One', type: 'user' },
-      { id: 'middle', displayName: 'Team middle', type: 'group' },
+      { id: 'm1', displayName: 'Member One', type: 'user', email: expect.any(String) },
+      { id: 'middle', displayName: 'Team middle', type: 'group', email: expect.any(String) },
     ]);
     expect(ids((await members('top')).body)).toEqual(['side', 'm2']);
   });
@@ -292,7 +292,7 @@ describe('groups and members: tenancy', () => {
       expect((await call(server, reseller.userToken, method, url, body)).status, `user ${method} ${url}`).toBe(403);
     }
     const admins = await call(server, reseller.adminToken, 'GET', `${target}/administrators/members`);
-    expect(admins.body).toEqual([{ id: 'boss', displayName: 'boss', type: 'user' }]);
+    expect(admins.body).toEqual([{ id: 'boss', displayName: 'boss', type: 'user', email: expect.any(String) }]);
     expect(ids((await call(server, reseller.adminToken, 'GET', `${target}/administrators/candidates`)).body)).toEqual(['worker']);
   });
 });

@@ -31,7 +31,7 @@ describe('users: create and read', () => {
   it('creates a user with a generated id, stores the hash and never returns it', async () => {
     const res = await as('POST', base, user('alice', { notes: 'first' }));
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9]{20}$/), username: 'alice', displayName: 'Name of alice', notes: 'first', email: 'alice@acme.example', status: 'active', blockedAt: null, emailVerified: false });
+    expect(res.body).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9]{20}$/), username: 'alice', displayName: 'Name of alice', notes: 'first', email: 'alice@acme.example', status: 'active', blockedAt: null, emailVerified: false, createdAt: expect.any(String), updatedAt: expect.any(String), lastSignInAt: null, groupCount: 0, deletedAt: null, deletedBy: null });
     expect(await storedHash(res.body.id)).toBe(hash);
     const read = await as('GET', `${base}/${res.body.id}`);
     expect(read.body).toEqual(res.body);
@@ -135,10 +135,10 @@ describe('users: update', () => {
   it('changes fields and keeps the password when no authVerification is sent', async () => {
     const res = await as('PUT', `${base}/bob`, { id: 'bob', username: 'robert', displayName: 'Robert', notes: 'renamed', email: 'robert@acme.example', status: 'active' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: 'bob', username: 'robert', displayName: 'Robert', notes: 'renamed', email: 'robert@acme.example', status: 'active', blockedAt: null, emailVerified: false });
+    expect(res.body).toEqual({ id: 'bob', username: 'robert', displayName: 'Robert', notes: 'renamed', email: 'robert@acme.example', status: 'active', blockedAt: null, emailVerified: false, createdAt: expect.any(String), updatedAt: expect.any(String), lastSignInAt: null, groupCount: 0, deletedAt: null, deletedBy: null });
     expect(await storedHash('bob')).toBe(hash);
     const changed = await as('PUT', `${base}/bob`, { ...res.body, authVerification: otherHash });
-    expect(changed.body).toEqual(res.body);
+    expect(changed.body).toEqual({ ...res.body, updatedAt: expect.any(String) });
     expect(await storedHash('bob')).toBe(otherHash);
     const weak = await as('PUT', `${base}/bob`, { ...res.body, authVerification: 'password' });
     expect(weak.status).toBe(400);
@@ -178,7 +178,8 @@ describe('users: soft delete, recover, purge', () => {
 
     const purged = await as('DELETE', `${base}/eve`);
     expect(purged.status).toBe(200);
-    expect(purged.body).toEqual({ ...record, status: 'deleted' });
+    // deleted: when and by whom, from the audit trail (listFields.ts)
+    expect(purged.body).toEqual({ ...record, status: 'deleted', updatedAt: expect.any(String), deletedAt: expect.any(String), deletedBy: 'boss' });
     expect((await as('GET', `${base}/eve`)).status).toBe(404);
     const memberships = await server.db.query(`SELECT 1 FROM group_members WHERE member_id = 'eve'`);
     expect(memberships.rows).toHaveLength(0);
