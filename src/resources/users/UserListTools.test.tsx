@@ -87,6 +87,31 @@ describe('users list filters', () => {
   });
 });
 
+describe('users list saved views', () => {
+  it("saves the list's filters under a name and brings them back from the plain list", async () => {
+    const { requests } = mockFetch(provider);
+    const { addresses } = open(`${users.routes.list}?filter=${encodeURIComponent(JSON.stringify({ neverSignedIn: true }))}`);
+    await screen.findByText('Ada', {}, { timeout: 5000 });
+    await userEvent.click(screen.getByRole('button', { name: 'Saved views' }));
+    await userEvent.click(await screen.findByRole('menuitem', { name: 'Save current view...' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Save current view as' });
+    await userEvent.type(within(dialog).getByLabelText('View name'), 'Never signed in');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+
+    // the filter taken off (its cross), then the view chosen
+    await userEvent.click(screen.getByRole('button', { name: 'Saved views' }));
+    expect(await screen.findByRole('menuitem', { name: 'Remove view "Never signed in"' })).toBeInTheDocument();
+    await userEvent.keyboard('{Escape}');
+    await userEvent.click(within(screen.getByLabelText('Never signed in').closest('[data-source]')!).getByRole('button'));
+    await waitFor(() => expect(lastList(requests)).not.toContain('neverSignedIn'));
+    await userEvent.click(screen.getByRole('button', { name: 'Saved views' }));
+    await userEvent.click(await screen.findByRole('menuitem', { name: 'Never signed in' }));
+    await waitFor(() => expect(lastList(requests)).toContain('filter={"neverSignedIn":true}'));
+    expect(decodeURIComponent(addresses.at(-1)!)).toContain('"neverSignedIn":true');
+  });
+});
+
 describe('users list columns', () => {
   it('the column chooser offers labels, never field names; a column chosen shows and is exported', async () => {
     const { requests } = mockFetch((request) => (request.url.includes('/export.csv') ? { json: 'x' } : provider(request)));
