@@ -79,6 +79,12 @@ export const screens = {
     },
     list: {
       empty: 'No records yet.',
+      // the same guidance on every list (issue 29): what is there, and what to do next
+      emptyActive: 'No %{name} yet. Choose New to create the first one.',
+      emptyDeleted: 'No deleted %{name}. Those you delete appear here, where you can recover or purge them.',
+      emptySearch: 'No %{name} match the search or filters. Change or clear them to see more.',
+      copy: 'Copy %{field}',
+      copied: 'Copied %{value}',
       rowsPerPage: 'Rows per page',
       page: 'Page %{page}',
       previous: 'Previous page',
@@ -190,6 +196,8 @@ export const screens = {
     },
     companies: {
       current: 'Current company',
+      empty: 'No child companies yet. Choose New to create one under this company.',
+      emptyFiltered: 'No child companies match the search or filters. Change or clear them to see more.',
       customerNoChildren: 'A customer company cannot have child companies',
       selectOneToSwitch: 'Select exactly one company to switch to',
       alreadyCurrent: 'You are already working in company %{name}',
@@ -209,6 +217,8 @@ export const screens = {
     },
     domains: {
       current: 'Current domain',
+      empty: 'No other domain yet. Choose New to create one.',
+      emptyFiltered: 'No domains match the search or filters. Change or clear them to see more.',
       others: 'Other domains',
       setPrimary: 'Set Primary',
       switch: 'Switch',
@@ -252,7 +262,7 @@ export const screens = {
       cannotDeleteYourself: 'You cannot delete yourself',
       emptyActive: 'No users yet. Choose New to create the first user of this domain.',
       emptyDeleted: 'No deleted users. Users you delete appear here, where you can recover or purge them.',
-      emptySearch: 'No users match the search. Change or clear the search to see more.',
+      emptySearch: 'No users match the search or filters. Change or clear them to see more.',
       tabs: {
         signIns: 'Sign-ins',
       },
@@ -306,7 +316,7 @@ export const screens = {
       administratorsKept: 'The administrators group cannot be deleted: its members administer this domain',
       emptyActive: 'No groups yet. Choose New to create the first group of this domain.',
       emptyDeleted: 'No deleted groups. Groups you delete appear here, where you can recover or purge them.',
-      emptySearch: 'No groups match the search. Change or clear the search to see more.',
+      emptySearch: 'No groups match the search or filters. Change or clear them to see more.',
     },
     members: {
       add: 'Add',

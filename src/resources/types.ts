@@ -73,6 +73,8 @@ export interface FieldDeclaration {
   helpKey?: string;
   /** Lists cut the value to this many characters; the whole of it shows on hover and focus. */
   truncate?: number;
+  /** Lists show the value in monospace with a button that copies it (an application's client id). */
+  copy?: boolean;
   /** false: the list cannot sort by it (the provider does not, or not quickly). */
   sortable?: boolean;
   /**

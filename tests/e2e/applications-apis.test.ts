@@ -87,7 +87,7 @@ describe('applications', () => {
 
   it('switches domain with the Domains drop-down', async () => {
     await chooseDomain(secondDomain);
-    await poll(() => page.getByText('No records yet.').count()).toBe(1);
+    await poll(() => page.getByText('No applications yet. Choose New to create the first one.').count()).toBe(1);
     expect(await page.getByRole('cell', { name: appName }).count()).toBe(0);
     await poll(() => page.evaluate(() => JSON.parse(sessionStorage.getItem('domain') ?? '{}').id)).toBe(secondDomain);
     await chooseDomain('default');

@@ -1,5 +1,6 @@
 import { Alert, Button } from '@mui/material';
 import { Title, useLocation, useNavigate, useTranslate } from 'react-admin';
+import { goBack } from '../generic/goBack';
 import { getSession } from '../../session/session';
 import { CodeSnippet } from '../applications/CodeSnippet';
 import { apiSnippet } from '../applications/quickStart';
@@ -36,7 +37,7 @@ export default function ApiView() {
   const navigate = useNavigate();
   const state = (useLocation().state ?? {}) as ApiFormState;
   const api = state.api;
-  const close = () => navigate(-1);
+  const close = () => goBack(navigate, '/apis');
 
   if (!api) {
     return (

@@ -59,7 +59,7 @@ export const applications: ResourceDeclaration = {
     { source: 'description', kind: 'textarea', maxLength: 2000 },
     { source: 'logo_uri', kind: 'text', rule: 'httpUrl', maxLength: 2000 },
     { source: 'app_type', kind: 'select', choices: APP_TYPES, choiceLabelPrefix: 'iam.applications.appTypes', defaultValue: 'SPA' },
-    { source: 'client_id', kind: 'text', rule: 'clientId' },
+    { source: 'client_id', kind: 'text', rule: 'clientId', copy: true },
     { source: 'client_secret', kind: 'text', required: true, rule: 'clientSecret' },
     { source: 'audience', kind: 'text', maxLength: 200 },
     {
@@ -84,8 +84,9 @@ export const applications: ResourceDeclaration = {
     { source: 'deletedAt', kind: 'dateTime', sortable: false },
     { source: 'deletedBy', kind: 'text', sortable: false },
   ],
-  listColumns: ['client_name', 'audience'],
-  moreColumns: ['client_id', 'app_type', 'grant_types', 'description', 'deletedAt', 'deletedBy'],
+  // what support is asked about: the client id (copied into a ticket or a configuration) and the type
+  listColumns: ['client_name', 'client_id', 'app_type', 'audience'],
+  moreColumns: ['grant_types', 'description', 'deletedAt', 'deletedBy'],
   searchable: true,
   filters: [
     { source: 'app_type', kind: 'select', choices: APP_TYPES, choiceLabelPrefix: 'iam.applications.appTypes', more: true },

@@ -52,6 +52,8 @@ export const auditEvents: ResourceDeclaration = {
   filters: [
     { source: 'actorUserId', kind: 'reference', reference: 'users', optionText: 'displayName', inDomain: true },
     { source: 'resourceType', kind: 'select', choices: AUDITED_TYPES, choiceLabelPrefix: 'iam.audit.types' },
+    // one record's changes (a History tab's "Open in the Audit log"): its id, as the API names it
+    { source: 'resourceId', kind: 'text' },
     { source: 'action', kind: 'select', choices: AUDIT_ACTIONS, choiceLabelPrefix: 'iam.audit.actions' },
     { source: 'occurredAt', kind: 'dateRange' },
   ],

@@ -165,16 +165,18 @@ describe('companies list', () => {
     mockFetch(provider);
     const { locations } = open();
     await userEvent.click(await screen.findByText('Gamma Ltd'));
-    await waitFor(() => expect(locations.at(-1)).toBe(companies.routes.form));
+    // at the company's address (docs/CONSOLE.md, "Routes"), with the state the form reads
+    await waitFor(() => expect(locations.at(-1)).toBe('/companies/gamma'));
   });
 
   it('opens a row from the keyboard through its name', async () => {
     mockFetch(provider);
     const { locations } = open();
-    const name = await screen.findByRole('button', { name: 'gamma' });
+    const name = await screen.findByRole('link', { name: 'gamma' });
+    expect(name).toHaveAttribute('href', '/companies/gamma');
     name.focus();
     await userEvent.keyboard('{Enter}');
-    await waitFor(() => expect(locations.at(-1)).toBe(companies.routes.form));
+    await waitFor(() => expect(locations.at(-1)).toBe('/companies/gamma'));
   });
 });
 

@@ -31,6 +31,7 @@ export const companies: ResourceDeclaration = {
   moreColumns: ['displayName'],
   // the search box, as on every list: names, display names and descriptions of the child companies
   searchable: true,
+  emptyKeys: { none: 'iam.companies.empty', filtered: 'iam.companies.emptyFiltered' },
   filters: [{ source: 'type', kind: 'select', choices: COMPANY_TYPES, choiceLabelPrefix: 'iam.companies.types', more: true }],
   formFields: ['name', 'displayName', 'description', 'type'],
   idFromField: 'name',

@@ -16,6 +16,7 @@ export const domains: ResourceDeclaration = {
   ],
   listColumns: ['id', 'description'],
   searchable: true,
+  emptyKeys: { none: 'iam.domains.empty', filtered: 'iam.domains.emptyFiltered' },
   filters: [{ source: 'primary', kind: 'boolean', more: true }],
   formFields: ['name', 'description'],
   idFromField: 'name',

@@ -8,6 +8,7 @@ import { describeSaveFailure, type SaveFailure } from './saveError';
 import { SaveErrorAlert } from './SaveErrorAlert';
 import { FormModeButtons } from './FormModeButtons';
 import type { FormMode } from './formMode';
+import { goBack } from './goBack';
 
 
 interface DeclaredFormScreenProps {
@@ -67,7 +68,7 @@ export function DeclaredFormScreen({
         );
         onSaved?.(saved, mode);
       }
-      navigate(-1);
+      goBack(navigate, declaration.routes.list);
     } catch (failure) {
       const hiddenNow = hidden?.(mode) ?? [];
       const { fieldErrors, alert } = describeSaveFailure(
@@ -86,7 +87,7 @@ export function DeclaredFormScreen({
     }
   };
 
-  const back = () => navigate(-1);
+  const back = () => goBack(navigate, declaration.routes.list);
 
   return (
     <Card sx={{ mt: 2, maxWidth: 720 }}>

@@ -66,7 +66,7 @@ function EmptyList() {
   const translate = useTranslate();
   const filtered = Object.values(filterValues ?? {}).some((value) => value !== undefined && value !== '' && value !== null);
   return (
-    <Typography sx={{ p: 2 }} color="text.secondary">
+    <Typography sx={{ p: 2 }} color="text.secondary" role="status">
       {translate(emptyKeys ? (filtered ? emptyKeys.filtered : emptyKeys.none) : 'iam.list.empty')}
     </Typography>
   );

@@ -7,6 +7,7 @@ import {
   useTranslate,
   type Validator,
 } from 'react-admin';
+import { Box } from '@mui/material';
 import { useDeclaration } from './DeclarationContext';
 import { fieldValidators } from './fieldChecks';
 import type { FieldDeclaration } from '../types';
@@ -118,13 +119,30 @@ function FieldInput({ field, readOnly, choices }: { field: FieldDeclaration; rea
 }
 
 /**
+ * View mode: the values read as text under their labels, in the text's own colour, not as greyed,
+ * disabled-looking boxes (issue 29); they stay read-only inputs, so they keep their labels for
+ * assistive technology and can still be selected and copied.
+ */
+const VIEW_AS_TEXT = {
+  '& .MuiFilledInput-root, & .MuiOutlinedInput-root, & .MuiInput-root': {
+    bgcolor: 'transparent',
+    '&::before, &::after': { display: 'none' },
+    '& fieldset': { border: 'none' },
+    '&:hover': { bgcolor: 'transparent' },
+  },
+  '& .MuiInputBase-input, & .MuiSelect-select': { color: 'text.primary', WebkitTextFillColor: 'currentColor', cursor: 'text' },
+  '& .MuiInputLabel-root, & .MuiFormLabel-root': { color: 'text.secondary', WebkitTextFillColor: 'currentColor' },
+  '& .MuiSelect-icon': { display: 'none' },
+} as const;
+
+/**
  * Inputs for some of the declaration's fields (a whole form, one wizard step or one section), each
- * as its kind says, with its validation.
+ * as its kind says, with its validation; in view mode they read as text (VIEW_AS_TEXT).
  */
 export function FieldInputs({ sources, readOnly = false, locked = [], choices = {} }: FieldInputsProps) {
   const declaration = useDeclaration();
   return (
-    <>
+    <Box sx={readOnly ? VIEW_AS_TEXT : undefined}>
       {sources.map((source) => {
         const field = declaration.fields.find((candidate) => candidate.source === source);
         if (!field) throw new Error(`${declaration.name}: field "${source}" is not declared`);
@@ -137,6 +155,6 @@ export function FieldInputs({ sources, readOnly = false, locked = [], choices = 
           />
         );
       })}
-    </>
+    </Box>
   );
 }

@@ -1,7 +1,8 @@
 import { Suspense, type MouseEvent } from 'react';
-import { Box, Link, Tooltip } from '@mui/material';
+import { Box, IconButton, Link, Tooltip } from '@mui/material';
+import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import { darken, lighten } from '@mui/material/styles';
-import { useGetManyAggregate, useNavigate, useTranslate, type RaRecord } from 'react-admin';
+import { useGetManyAggregate, useNavigate, useNotify, useResourceContext, useTranslate, type RaRecord } from 'react-admin';
 import { useSession } from '../../session/useSession';
 import type { ChoiceColor, FieldDeclaration } from '../types';
 import { formatDateTime } from './dateTime';
@@ -91,6 +92,35 @@ function ReferenceValue({ field, record, text, plain }: { field: FieldDeclaratio
   );
 }
 
+/** A value to copy (an application's client id): monospace, with a button that copies it and says so. */
+function CopyableValue({ text, source }: { text: string; source: string }) {
+  const translate = useTranslate();
+  const notify = useNotify();
+  const label = translate(`resources.${useResourceContext() ?? ''}.fields.${source}`, { _: source });
+  const copy = async (event: MouseEvent) => {
+    // the row opens its record on click; the button only copies
+    event.stopPropagation();
+    try {
+      await navigator.clipboard.writeText(text);
+      notify('iam.list.copied', { type: 'info', messageArgs: { value: text } });
+    } catch {
+      notify('iam.secret.copyFailed', { type: 'warning' });
+    }
+  };
+  return (
+    <Box component="span" sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.5, whiteSpace: 'nowrap' }}>
+      <Box component="span" sx={{ fontFamily: 'monospace' }}>
+        {text}
+      </Box>
+      <Tooltip title={translate('iam.list.copy', { field: label })}>
+        <IconButton size="small" aria-label={translate('iam.list.copy', { field: label })} onClick={copy}>
+          <ContentCopyIcon fontSize="inherit" />
+        </IconButton>
+      </Tooltip>
+    </Box>
+  );
+}
+
 /**
  * A declared field's value as lists show it (docs/CONSOLE.md, "Resources"): dates in the browser's
  * locale, a select's label (in a coloured chip when the field gives colours), a referenced record's
@@ -120,6 +150,7 @@ export function FieldValue({ field, record, plain = false }: { field: FieldDecla
     return field.choiceColors ? <ColorChip color={field.choiceColors[text]}>{label}</ColorChip> : <>{label}</>;
   }
   if (field.reference) return <ReferenceValue field={field} record={record} text={text} plain={plain} />;
+  if (field.copy && text && !plain) return <CopyableValue text={text} source={field.source} />;
   if (field.truncate && text.length > field.truncate) {
     // cut by the style only: screen readers, copy and export keep the whole value; focusable, so
     // the tooltip shows from the keyboard too

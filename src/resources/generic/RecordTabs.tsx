@@ -102,7 +102,8 @@ export function RecordTabs({ idPrefix, tabs, record, context, title, label, maxW
   if (tabs.length === 1 && declared.length === 0 && !title) return <>{panel(shown[0])}</>;
 
   return (
-    <Box sx={{ mt: 2, maxWidth: maxWidth === 'none' ? undefined : maxWidth }}>
+    // a card inside (a form brings its own, narrower on its own) is as wide as the tab bar above it
+    <Box sx={{ mt: 2, maxWidth: maxWidth === 'none' ? undefined : maxWidth, '& [role="tabpanel"] .MuiCard-root': { maxWidth: 'none' } }}>
       {heading}
       {/* On a paper surface: the selected tab's primary colour keeps 4.5:1 there, not on the grey page. */}
       <Paper>

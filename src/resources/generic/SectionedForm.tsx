@@ -18,6 +18,7 @@ import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
 import { Form, useCreate, useNavigate, useTranslate, useUpdate, type RaRecord } from 'react-admin';
 import { useFormContext } from 'react-hook-form';
 import { useDeclaration } from './DeclarationContext';
+import { goBack } from './goBack';
 import type { FormMode } from './formMode';
 import { describeSaveFailure, type SaveFailure } from './saveError';
 import { SaveErrorAlert } from './SaveErrorAlert';
@@ -168,7 +169,7 @@ export function SectionedForm({
   const [create, { isPending: creating }] = useCreate();
   const [update, { isPending: updating }] = useUpdate();
   const saving = creating || updating;
-  const done = onDone ?? (() => navigate(-1));
+  const done = onDone ?? (() => goBack(navigate, declaration.routes.list));
   const hidden = hiddenFor(mode);
   const locked = lockedFor(mode);
 

@@ -83,14 +83,23 @@ function StatusFilter({ status, setStatus }: { status: ListStatus; setStatus: (s
   );
 }
 
-/** What to do next when a list is empty. */
+/**
+ * What to do next when a list is empty, in the same words on every status list: the type's own, else
+ * the general ones naming the type. Any search or filter set counts (not the search alone).
+ */
 function EmptyState({ status, texts }: { status: ListStatus; texts?: StatusListTexts }) {
+  const declaration = useDeclaration();
   const { filterValues } = useListContext();
   const translate = useTranslate();
-  const key = !texts ? 'iam.list.empty' : filterValues?.q ? texts.emptySearch : status === 'deleted' ? texts.emptyDeleted : texts.emptyActive;
+  const filtered = Object.values(filterValues ?? {}).some((value) => value !== undefined && value !== '' && value !== null);
+  const words = texts ?? { emptySearch: 'iam.list.emptySearch', emptyDeleted: 'iam.list.emptyDeleted', emptyActive: 'iam.list.emptyActive' };
+  const key = filtered ? words.emptySearch : status === 'deleted' ? words.emptyDeleted : words.emptyActive;
+  const plural = translate(`resources.${declaration.name}.name`, { smart_count: 2, _: declaration.name });
+  // "applications", but "APIs" stays as written
+  const name = /^.[A-Z]/.test(plural) ? plural : plural.charAt(0).toLowerCase() + plural.slice(1);
   return (
     <Typography sx={{ p: 2 }} color="text.secondary" role="status">
-      {translate(key)}
+      {translate(key, { name })}
     </Typography>
   );
 }

@@ -61,4 +61,13 @@ describe("a user's sign-ins", () => {
     expect(eventLists(requests).at(-1)).toContain('range=[0,999]');
     expect((await csv!.text()).split('\r\n')[0]).toBe('id,occurredAt,outcome,login,userId,clientId,ip,userAgent,detail');
   }, 60_000);
+
+  it('a row opens the event at its address', async () => {
+    mockFetch(provider);
+    const { locations } = renderPanel(<UserSignIns userId="u1" />);
+    const time = await screen.findByRole('link', { name: new Date(events[0].occurredAt).toLocaleString() }, { timeout: 5000 });
+    expect(time).toHaveAttribute('href', '/sign-in-logs/2?company=acme&domain=main');
+    await userEvent.click(time);
+    await waitFor(() => expect(locations.at(-1)).toBe('/sign-in-logs/2'));
+  }, 60_000);
 });

@@ -18,6 +18,7 @@ import {
 import type { IamMeta } from '../../dataProvider';
 import { getSession, type Company, type Domain } from '../../session/session';
 import { useDeclaration } from '../generic/DeclarationContext';
+import { goBack } from '../generic/goBack';
 import { DeclaredInputs } from '../generic/DeclaredInputs';
 import { isFormMode, type FormMode } from '../generic/formMode';
 import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
@@ -105,7 +106,7 @@ function UserScreen() {
           { mutationMode: 'pessimistic', returnPromise: true },
         );
       }
-      navigate(-1);
+      goBack(navigate, declaration.routes.list);
     } catch (failure) {
       setHashing(false);
       const { fieldErrors, alert } = describeSaveFailure(
@@ -125,7 +126,7 @@ function UserScreen() {
     }
   };
 
-  const back = () => navigate(-1);
+  const back = () => goBack(navigate, declaration.routes.list);
   const session = getSession();
   const context = { companyId: (state.company ?? session.company)?.id ?? '', domainId: (state.domain ?? session.domain)?.id ?? '' };
 
