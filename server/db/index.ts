@@ -385,12 +385,17 @@ async function retryConflicts<T>(run: () => Promise<T>): Promise<T> {
  * most (each resource's statements, each list's filter and sort combinations); past `limit` a text
  * runs unnamed, so that whatever the callers send, a connection's memory stays bounded.
  */
+/** A statement that starts with this runs unnamed, so PostgreSQL plans it for its parameters' values each time. */
+export const CUSTOM_PLAN = '/* custom plan */ ';
+
 class StatementNames {
   private names = new Map<string, string>();
   private next = 1;
   constructor(private limit = 500) {}
 
   nameOf(text: string): string | undefined {
+    // planned for its values every time (list.ts CUSTOM_PLAN): a generic plan cannot know a group's size or a range's width
+    if (text.startsWith(CUSTOM_PLAN)) return undefined;
     let name = this.names.get(text);
     if (!name && this.names.size < this.limit) this.names.set(text, (name = `s${this.next++}`));
     return name;
