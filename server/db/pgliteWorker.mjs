@@ -99,7 +99,14 @@ async function close(name) {
   await send([serialize.close({ type: 'S', name }), serialize.sync()]).catch(() => undefined);
 }
 
+/** As server/db/index.ts CUSTOM_PLAN: such a text runs as the unnamed statement, planned for its values every time. */
+const CUSTOM_PLAN = '/* custom plan */ ';
+
 async function runStatement(text, params) {
+  if (text.startsWith(CUSTOM_PLAN)) {
+    const parts = [serialize.parse({ name: '', text }), serialize.bind({ statement: '', values: params.map((value) => pgUtils.prepareValue(value)) })];
+    return parse.parseResults(await send([...parts, serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]), pglite.parsers)[0];
+  }
   let name = statementNames.get(text);
   const parts = [];
   if (!name) {
