@@ -124,15 +124,20 @@ function FieldInput({ field, readOnly, choices }: { field: FieldDeclaration; rea
  * assistive technology and can still be selected and copied.
  */
 const VIEW_AS_TEXT = {
-  '& .MuiFilledInput-root, & .MuiOutlinedInput-root, & .MuiInput-root': {
+  // "&&" and the disabled states: above MUI's own rules for read-only and disabled inputs
+  '&& .MuiFilledInput-root, && .MuiFilledInput-root.Mui-disabled, && .MuiOutlinedInput-root, && .MuiInput-root': {
     bgcolor: 'transparent',
     '&::before, &::after': { display: 'none' },
     '& fieldset': { border: 'none' },
     '&:hover': { bgcolor: 'transparent' },
   },
-  '& .MuiInputBase-input, & .MuiSelect-select': { color: 'text.primary', WebkitTextFillColor: 'currentColor', cursor: 'text' },
-  '& .MuiInputLabel-root, & .MuiFormLabel-root': { color: 'text.secondary', WebkitTextFillColor: 'currentColor' },
-  '& .MuiSelect-icon': { display: 'none' },
+  '&& .MuiInputBase-input, && .MuiInputBase-input.Mui-disabled, && .MuiSelect-select, && .MuiSelect-select.Mui-disabled': {
+    color: 'text.primary',
+    WebkitTextFillColor: 'currentColor',
+    cursor: 'text',
+  },
+  '&& .MuiFormLabel-root, && .MuiFormLabel-root.Mui-disabled': { color: 'text.secondary' },
+  '&& .MuiSelect-icon': { display: 'none' },
 } as const;
 
 /**

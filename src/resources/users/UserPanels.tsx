@@ -23,7 +23,8 @@ const PANELS: readonly ComponentType<UserPanelProps>[] = [AccountPanel, EmailAct
 
 export default function UserPanels(props: UserPanelProps) {
   return (
-    <Stack spacing={2} sx={{ mt: 2, maxWidth: 720 }}>
+    // as wide as the form card above them and the tab bar (RecordTabs)
+    <Stack spacing={2} sx={{ mt: 2 }}>
       {PANELS.map((Panel, index) => (
         <Panel key={index} {...props} />
       ))}
