@@ -139,6 +139,16 @@ describe('Audit log', () => {
     expect(await screen.findByRole('tab', { name: 'History' }, { timeout: 5000 })).toBeInTheDocument();
   }, 60_000);
 
+  it("one record's changes: the address a History tab links to fills the Resource filter", async () => {
+    const { requests } = mockFetch(provider(events));
+    window.history.replaceState(null, '', `/audit-log?filter=${encodeURIComponent('{"resourceType":"users","resourceId":"u1"}')}`);
+    render(<App />);
+    expect(await screen.findByText('Updated', {}, { timeout: 10_000 })).toBeInTheDocument();
+    expect(logLists(requests).at(-1)).toContain('filter={"resourceType":"users","resourceId":"u1"}');
+    expect(screen.getByRole('textbox', { name: 'Resource' })).toHaveValue('u1');
+    expect(screen.queryByText('Member added')).toBeNull();
+  }, 60_000);
+
   it('a row expands to its changes: secrets hidden, members as text', async () => {
     mockFetch(provider(events));
     await openAuditLog();

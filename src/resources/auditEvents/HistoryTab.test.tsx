@@ -101,6 +101,11 @@ describe('History tab of a user', () => {
     ]);
     const entries = screen.getAllByRole('listitem');
     expect(entries.map((entry) => within(entry).getByRole('heading').textContent)).toEqual(['Updated', 'Created']);
+    // the same records in the Audit log, filtered to this user
+    expect(screen.getByRole('link', { name: 'Open in the Audit log' })).toHaveAttribute(
+      'href',
+      `/audit-log?filter=${encodeURIComponent('{"resourceType":"users","resourceId":"u2"}')}`,
+    );
     // the actor of the current domain by name (a link to them), with the address
     expect(await within(entries[0]).findByRole('link', { name: 'Ada Lovelace' }, { timeout: 5000 })).toBeInTheDocument();
     expect(within(entries[0]).getByText('from 203.0.113.7')).toBeInTheDocument();
@@ -205,6 +210,8 @@ describe('History tab of the other audited types', () => {
     const { requests } = mockFetch(provider({}));
     renderScreen(companies, CompanyForm, { pathname: companies.routes.form, state: { company, mode: 'view' } });
     await openHistory();
+    // nor is it in the Audit log the administrator reads: no link there
+    expect(screen.queryByRole('link', { name: 'Open in the Audit log' })).toBeNull();
     expect(await screen.findByText(/Changes to your own company are kept in its parent company's log/, {}, { timeout: 5000 })).toBeInTheDocument();
     expect(logReads(requests)).toEqual([]);
 
