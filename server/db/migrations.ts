@@ -1134,7 +1134,7 @@ BEGIN
 END $$;
 
 -- The audit trigger of resources (migration 15) names account actions: block, unblock, setPassword,
--- requiredActions (what changed is the record's diff, as for any update).
+-- requiredActions, when that is all a write changed (what changed is the record's diff, as for any update).
 CREATE OR REPLACE FUNCTION audit_resource_row() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   v_old jsonb;
@@ -1164,9 +1164,10 @@ BEGIN
     WHEN v_changes -> 'status' ->> 'after' = 'deleted' THEN 'delete'
     WHEN v_changes -> 'status' ->> 'before' = 'deleted' THEN 'recover'
     WHEN v_changes ? 'client_secret_hash' THEN 'rotateSecret'
-    WHEN v_changes ? 'blocked_at' THEN CASE WHEN v_changes -> 'blocked_at' ->> 'after' IS NULL THEN 'unblock' ELSE 'block' END
-    WHEN v_changes ? 'password_hash' THEN 'setPassword'
-    WHEN v_changes ? 'required_actions' THEN 'requiredActions'
+    -- an account action changes nothing else; a PUT that also sets a password stays an update
+    WHEN v_changes ? 'blocked_at' AND v_changes - 'blocked_at' = '{}' THEN CASE WHEN v_changes -> 'blocked_at' ->> 'after' IS NULL THEN 'unblock' ELSE 'block' END
+    WHEN v_changes ? 'password_hash' AND v_changes - '{password_hash,required_actions}'::text[] = '{}' THEN 'setPassword'
+    WHEN v_changes ? 'required_actions' AND v_changes - 'required_actions' = '{}' THEN 'requiredActions'
     WHEN (v_changes -> 'is_primary' ->> 'after')::boolean THEN 'setPrimary'
     ELSE 'update' END;
   IF TG_TABLE_NAME = 'companies' THEN

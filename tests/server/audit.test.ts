@@ -87,6 +87,9 @@ describe('each write kind: one record with the caller and the diff', () => {
       notes: { after: '' },
       status: { after: 'active' },
       password_hash: { hidden: true },
+      // the account's state (docs/CONSOLE.md, "Account states")
+      email_verified: { after: false },
+      required_actions: { after: [] },
     });
     expect(JSON.stringify(created.row)).not.toContain(BCRYPT);
 
