@@ -19,11 +19,11 @@ const run = Date.now().toString(36);
 const DOMAIN_PATH = 'companys/root/domainNames/default';
 /** 20 people to add to a group, and 2 more of the same mail domain. */
 const BULK = Array.from({ length: 20 }, (_, index) => ({
-  id: `bulk-${run}-${String(index + 1).padStart(2, '0')}`,
-  name: `Bulk ${run} ${String(index + 1).padStart(2, '0')}`,
-  email: `bulk-${run}-${index + 1}@l${run}.example`,
+  id: `sl-${run}-${String(index + 1).padStart(2, '0')}`,
+  name: `Listed ${run} ${String(index + 1).padStart(2, '0')}`,
+  email: `sl-${run}-${index + 1}@l${run}.example`,
 }));
-const OTHERS = [1, 2].map((index) => ({ id: `other-${run}-${index}`, name: `Other ${run} ${index}`, email: `other-${run}-${index}@l${run}.example` }));
+const OTHERS = [1, 2].map((index) => ({ id: `slo-${run}-${index}`, name: `Other ${run} ${index}`, email: `slo-${run}-${index}@l${run}.example` }));
 const GROUP = { id: `support-${run}`, name: `support-${run}`, displayName: `Support desk ${run}`, email: `desk-${run}@example.com` };
 
 const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 250 });
@@ -146,8 +146,8 @@ describe('a support agent on the users list', () => {
       await done();
     };
     // 1: a link to the 20 of them, 25 a page (the address carries search and page size)
-    await act('open the list', () => page.goto(`${baseUrl()}/users?filter=${encodeURIComponent(JSON.stringify({ q: `bulk-${run}` }))}&perPage=25`));
-    await eventually(() => rows().filter({ hasText: `Bulk ${run}` }).count()).toBe(20);
+    await act('open the list', () => page.goto(`${baseUrl()}/users?filter=${encodeURIComponent(JSON.stringify({ q: `sl-${run}-` }))}&perPage=25`));
+    await eventually(() => rows().filter({ hasText: `Listed ${run}` }).count()).toBe(20);
     // 2: the page selected
     await act('select the page', () => page.getByRole('columnheader').getByRole('checkbox').check());
     await eventually(() => page.getByText('20 items selected').isVisible()).toBe(true);
@@ -172,7 +172,7 @@ describe('a support agent on the users list', () => {
     // the dialog in the dark (the theme is read at load: a new page, the same steps)
     await setTheme('dark');
     await page.reload();
-    await eventually(() => rows().filter({ hasText: `Bulk ${run}` }).count()).toBe(20);
+    await eventually(() => rows().filter({ hasText: `Listed ${run}` }).count()).toBe(20);
     await page.getByRole('columnheader').getByRole('checkbox').check();
     await button(page, 'Add to group').click();
     await dialog.getByRole('combobox', { name: 'Group' }).fill(GROUP.displayName);
@@ -193,11 +193,11 @@ describe('a support agent on the users list', () => {
     // "member of group X" and "in no group" answer from the same memberships
     await page.goto(`${baseUrl()}/users?filter=${encodeURIComponent(JSON.stringify({ q: run, inNoGroup: true }))}`);
     await eventually(() => rows().filter({ hasText: `Other ${run}` }).count()).toBe(2);
-    expect(await rows().filter({ hasText: `Bulk ${run}` }).count()).toBe(0);
+    expect(await rows().filter({ hasText: `Listed ${run}` }).count()).toBe(0);
   });
 
   it('the bulk actions bar and the column chooser at both widths, light and dark', async () => {
-    await page.goto(`${baseUrl()}/users?filter=${encodeURIComponent(JSON.stringify({ q: `other-${run}` }))}`);
+    await page.goto(`${baseUrl()}/users?filter=${encodeURIComponent(JSON.stringify({ q: `slo-${run}` }))}`);
     const select = async () => {
       await eventually(() => rows().filter({ hasText: `Other ${run}` }).count()).toBe(2);
       await page.getByRole('columnheader').getByRole('checkbox').check();
