@@ -143,9 +143,9 @@ describe('body fields a resource does not have', () => {
   it('PUT of one record: 400 naming each unknown field, and the record is unchanged', async () => {
     const before = await call(server, server.adminToken, 'GET', ADMIN_USER);
     expect(before.status).toBe(200);
-    const res = await call(server, server.adminToken, 'PUT', ADMIN_USER, { ...before.body, displayName: 'Changed', emailVerified: true, mfa: { totp: true } });
+    const res = await call(server, server.adminToken, 'PUT', ADMIN_USER, { ...before.body, displayName: 'Changed', verified: true, mfa: { totp: true } });
     expect(res.status, res.text).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'body/emailVerified, body/mfa are not fields of this resource' });
+    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'body/verified, body/mfa are not fields of this resource' });
     const one = await call(server, server.adminToken, 'PUT', ADMIN_USER, { displayName: 'Changed', mfa: true });
     expect(one.body.message).toBe('body/mfa is not a field of this resource');
     expect((await call(server, server.adminToken, 'GET', ADMIN_USER)).body).toEqual(before.body);
@@ -153,9 +153,9 @@ describe('body fields a resource does not have', () => {
 
   it('list bodies and creations too: 400 naming the item and field, nothing written', async () => {
     const before = await call(server, server.adminToken, 'GET', ADMIN_USER);
-    const bulk = await call(server, server.adminToken, 'PUT', USERS, [{ id: 'admin', displayName: 'Changed' }, { id: 'nobody', emailVerified: true }]);
+    const bulk = await call(server, server.adminToken, 'PUT', USERS, [{ id: 'admin', displayName: 'Changed' }, { id: 'nobody', verified: true }]);
     expect(bulk.status, bulk.text).toBe(400);
-    expect(bulk.body.message).toBe('body/1/emailVerified is not a field of this resource');
+    expect(bulk.body.message).toBe('body/1/verified is not a field of this resource');
     expect((await call(server, server.adminToken, 'GET', ADMIN_USER)).body).toEqual(before.body);
 
     const created = await call(server, server.adminToken, 'POST', '/api/companys/root/domainNames/default/groups', {
