@@ -43,7 +43,8 @@ export const secondFactorStep: SignInStep = {
   id: 'second-factor',
   order: 10,
   async needed(input) {
-    return !input.amr.includes('mfa') && (await hasSecondFactor(input.db, ref(input)));
+    // a domain whose policy is 'off' asks no second factor at sign-in, even of people who enrolled one
+    return !input.amr.includes('mfa') && (await hasSecondFactor(input.db, ref(input))) && (await policyOf(input.db, input.tenant)).mfa !== 'off';
   },
   async render(input) {
     const webauthnOptions = await authenticationOptions(input.db, rpOf(input), ref(input));

@@ -291,6 +291,15 @@ describe('enrolling at sign-in', () => {
     expect(account.body).toContain('Your organization requires a second factor');
     await server.db.query(`DELETE FROM domain_policies WHERE company_id = 'other'`);
   });
+
+  it("the domain's policy 'off' asks no second factor at sign-in, even of someone who enrolled one", async () => {
+    await server.db.query(`INSERT INTO domain_policies (company_id, domain_id, mfa) VALUES ('acme', $1, 'off')`, [acme.domainId]);
+    const { response } = await consoleSignIn();
+    expect(redirectParams(response)?.params.code, String(response.headers.location)).toBeTruthy();
+    await server.db.query(`DELETE FROM domain_policies WHERE company_id = 'acme'`);
+    const asked = await consoleSignIn();
+    expect(asked.response.headers.location).toBe('/oauth/steps');
+  });
 });
 
 describe("an administrator and a person's factors", () => {
