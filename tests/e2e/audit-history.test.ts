@@ -147,7 +147,12 @@ describe('accessibility of the History tab and the Audit log', () => {
         await eventually(() => row.count()).toBe(1);
         // react-admin's store keeps a row expanded from the last visit
         await page.waitForLoadState('networkidle');
-        if ((await page.getByRole('table', { name: 'Changes' }).count()) === 0) await row.getByRole('cell', { name: 'User', exact: true }).click();
+        // the store's expansion may show a moment after the page settles: a click then closes it, so look again before each try
+        for (let attempt = 0; attempt < 4; attempt++) {
+          if ((await page.getByRole('table', { name: 'Changes' }).count()) === 1) break;
+          await row.getByRole('cell', { name: 'User', exact: true }).click();
+          await page.waitForTimeout(1500);
+        }
         await eventually(() => page.getByRole('table', { name: 'Changes' }).count()).toBe(1);
       },
     ],

@@ -139,7 +139,7 @@ describe('an invitation', () => {
     await root.getByPlaceholder('Search').first().fill(NEWBIE.email);
     const row = root.getByRole('row').filter({ hasText: NEWBIE.email });
     await eventually(() => row.count()).toBe(1);
-    await row.getByRole('button').first().click();
+    await row.getByRole('link').first().click();
     const panel = root.getByRole('region', { name: 'E-mail', exact: true });
     await eventually(() => panel.isVisible()).toBe(true);
     await panel.getByRole('button', { name: 'Resend invitation' }).click();
@@ -180,7 +180,7 @@ describe('an invitation', () => {
     await root.goto(`${baseUrl()}/users`);
     await root.getByPlaceholder('Search').first().fill(NEWBIE.email);
     await eventually(() => root.getByRole('row').filter({ hasText: NEWBIE.email }).count()).toBe(1);
-    await root.getByRole('row').filter({ hasText: NEWBIE.email }).getByRole('button').first().click();
+    await root.getByRole('row').filter({ hasText: NEWBIE.email }).getByRole('link').first().click();
     await eventually(() => panel.isVisible()).toBe(true);
     await expectNoAxeViolations(root);
     await screenshot(root, 'email-card-dark-390');

@@ -217,7 +217,7 @@ describe("an administrator and a person's factors", () => {
     await root.getByPlaceholder('Search').first().fill(KEY_USER.email);
     const row = root.getByRole('row').filter({ hasText: KEY_USER.email });
     await eventually(() => row.count()).toBe(1);
-    await row.getByRole('button').first().click();
+    await row.getByRole('link').first().click();
     const card = root.getByRole('region', { name: 'Second factors' });
     await eventually(() => card.getByText('Passkey or security key: Laptop').isVisible()).toBe(true);
     for (const scheme of ['light', 'dark'] as const) {

@@ -136,7 +136,7 @@ describe('roles in the console', () => {
     // (other browser tests share this server: her row is found by searching, not on the first page)
     await root.getByPlaceholder('Search').first().fill(SUPPORT.email);
     await eventually(() => root.getByRole('row').filter({ hasText: SUPPORT.email }).count()).toBe(1);
-    await root.getByRole('row').filter({ hasText: SUPPORT.email }).getByRole('button').first().click();
+    await root.getByRole('row').filter({ hasText: SUPPORT.email }).getByRole('link').first().click();
     for (const theme of ['light', 'dark'] as const) {
       await setTheme(root, theme);
       await root.reload();
@@ -168,7 +168,7 @@ describe('roles in the console', () => {
     expect(await button(page, 'Export CSV').isEnabled()).toBe(true);
 
     // a user's screen: Edit is not hers; History, Sign-ins and Sessions are; Roles is not
-    await page.getByRole('row').filter({ hasText: AUDITOR.email }).getByRole('button').first().click();
+    await page.getByRole('row').filter({ hasText: AUDITOR.email }).getByRole('link').first().click();
     await eventually(() => page.getByRole('tab', { name: 'History' }).isVisible()).toBe(true);
     expect(await page.getByRole('tab').allTextContents()).toEqual(['General', 'History', 'Sign-ins', 'Sessions']);
     expect(await reasonOf(page, button(page, 'Edit'))).toBe(needs);
