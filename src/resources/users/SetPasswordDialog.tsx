@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { Alert, Button, Checkbox, CircularProgress, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, FormControlLabel } from '@mui/material';
-import { Form, required, TextInput, useNotify, useTranslate } from 'react-admin';
+import { Form, useNotify, useTranslate } from 'react-admin';
 import type { PathContext } from '../../session/session';
-import { hashPassword, matchesPassword } from './password';
-import { checkPassword, preloadCommonPasswords, useDomainPolicy } from './passwordPolicy';
+import { hashPassword } from './password';
+import { NewPasswordInputs } from './NewPasswordInputs';
+import { checkPassword, useDomainPolicy } from './passwordPolicy';
 
 interface SetPasswordDialogProps {
   name: string;
@@ -49,24 +50,7 @@ export function SetPasswordDialog({ name, context, onClose, onSet }: SetPassword
         <DialogTitle id="set-password-title">{translate('iam.accountState.setPasswordTitle', { name })}</DialogTitle>
         <DialogContent>
           <DialogContentText sx={{ mb: 2 }}>{translate('iam.accountState.setPasswordHelp', { name })}</DialogContentText>
-          <TextInput
-            source="password"
-            label={translate('resources.users.fields.password')}
-            type="password"
-            validate={required()}
-            fullWidth
-            autoComplete="new-password"
-            onFocus={preloadCommonPasswords}
-            helperText={translate('iam.securityPolicy.passwordRule', { smart_count: (policy ?? { minPasswordLength: 12 }).minPasswordLength })}
-          />
-          <TextInput
-            source="confirmPassword"
-            label={translate('resources.users.fields.confirmPassword')}
-            type="password"
-            validate={[required(), matchesPassword]}
-            fullWidth
-            autoComplete="new-password"
-          />
+          <NewPasswordInputs policy={policy} />
           <FormControlLabel
             control={<Checkbox checked={requireChange} onChange={(event) => setRequireChange(event.target.checked)} />}
             label={translate('iam.accountState.requireChange')}

@@ -4,8 +4,6 @@ import {
   BooleanInput,
   Form,
   FormDataConsumer,
-  required,
-  TextInput,
   Title,
   useCreate,
   useLocation,
@@ -23,8 +21,9 @@ import { DeclaredInputs } from '../generic/DeclaredInputs';
 import { isFormMode, type FormMode } from '../generic/formMode';
 import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
 import { SaveErrorAlert } from '../generic/SaveErrorAlert';
-import { hashPassword, matchesPassword } from './password';
-import { checkPassword, preloadCommonPasswords, useDomainPolicy } from './passwordPolicy';
+import { hashPassword } from './password';
+import { NewPasswordInputs } from './NewPasswordInputs';
+import { checkPassword, useDomainPolicy } from './passwordPolicy';
 import { FormModeButtons } from '../generic/FormModeButtons';
 import { RecordTabs } from '../generic/RecordTabs';
 import UserPanels from './UserPanels';
@@ -145,24 +144,7 @@ function UserScreen() {
             <FormDataConsumer>
               {({ formData }) =>
                 !formData.invite && (
-                  <>
-                    <TextInput
-                      source="password"
-                      type="password"
-                      validate={required()}
-                      fullWidth
-                      autoComplete="new-password"
-                      onFocus={preloadCommonPasswords}
-                      helperText={translate('iam.securityPolicy.passwordRule', { smart_count: (policy ?? { minPasswordLength: 12 }).minPasswordLength })}
-                    />
-                    <TextInput
-                      source="confirmPassword"
-                      type="password"
-                      validate={[required(), matchesPassword]}
-                      fullWidth
-                      autoComplete="new-password"
-                    />
-                  </>
+                  <NewPasswordInputs policy={policy} />
                 )
               }
             </FormDataConsumer>
