@@ -72,6 +72,11 @@ export const listQuerySchema = {
       anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
       description: 'field,operator,value with operator one of = != < <= > >=',
     },
+    total: {
+      type: 'string',
+      description:
+        'deferred: do not count the matches; Content-Range ends in * while more rows follow the page, in the exact total when the page reaches the end (ask again without it, range [0,0], for the count)',
+    },
   },
 } as const;
 
@@ -80,6 +85,8 @@ export interface ListQuery {
   sort?: string;
   filter?: string;
   condition?: string | string[];
+  /** `deferred`: the page without counting its matches (docs/CONSOLE.md, "Data provider conventions"). */
+  total?: string;
 }
 
 /** What the GET routes say about their QUERY twin (OpenAPI). */
@@ -202,6 +209,8 @@ export interface ParsedList {
   /** Set when the one predicate is "active" or "deleted" (a partial index, maintained counts and slices). */
   partition?: 'active' | 'deleted';
   sort: { column: string; direction: 'ASC' | 'DESC' };
+  /** total=deferred: the page without counting, unless the total is a maintained count anyway (runList). */
+  deferTotal?: boolean;
 }
 
 /** Validates the list query and turns it into SQL pieces; every mistake is a 400 naming the parameter. */
@@ -214,6 +223,9 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   const where: string[] = [];
   let statusOnly = true;
   let filtered = false;
+
+  if (query.total !== undefined && query.total !== 'deferred') throw badRequest('total must be "deferred" (or left out, for a counted total)');
+  const deferTotal = query.total === 'deferred';
 
   let start = 0;
   let end = DEFAULT_PAGE - 1;
@@ -289,7 +301,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   const statusColumn = resource.fields.status?.column;
   const partition =
     where.length !== 1 ? undefined : where[0] === `${statusColumn} <> 'deleted'` ? 'active' : where[0] === `${statusColumn} = 'deleted'` ? 'deleted' : undefined;
-  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' } };
+  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' }, deferTotal };
 }
 
 /**
@@ -309,7 +321,8 @@ function statusAware(field: string, column: string, operator: string, value: unk
 export interface ListResult<T> {
   rows: T[];
   start: number;
-  total: number;
+  /** Undefined when not counted (total=deferred, more rows past the page): `*` in Content-Range. */
+  total: number | undefined;
 }
 
 /** Totals above this are estimated by the planner instead of counted row by row (docs/PERFORMANCE.md). */
@@ -333,14 +346,18 @@ function buildListSql(resource: ListResource, parsed: ParsedList, scope: string[
   if (slices && parsed.start > 0) {
     return { pageSql: slicedPageSql(resource, parsed, whereSql, slices), ...count, params: parsed.params };
   }
-  // Deep pages walk the key columns first (an index-only scan) and fetch whole rows for the page alone.
-  const pageSql =
-    parsed.start > 0
+  return { pageSql: plainPageSql(resource, parsed, whereSql), ...count, params: parsed.params };
+}
+
+/** A page without slices. Deep pages walk the key columns first (an index-only scan) and fetch whole rows for the page alone. */
+function plainPageSql(resource: ListResource, parsed: ParsedList, whereSql: string) {
+  const limit = parsed.end - parsed.start + 1;
+  const keys = resource.key.join(', ');
+  return parsed.start > 0
       ? `SELECT ${resource.select} FROM ${resource.table}
          WHERE (${keys}) IN (SELECT ${keys} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit} OFFSET ${parsed.start})
          ORDER BY ${parsed.orderBy}`
       : `SELECT ${resource.select} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit}`;
-  return { pageSql, ...count, params: parsed.params };
 }
 
 function slicesFor(resource: ListResource, parsed: ParsedList) {
@@ -449,6 +466,8 @@ export async function runList<T>(
   scope: string[],
   access?: (from: number) => AccessCheck,
 ): Promise<ListResult<T>> {
+  // a maintained count (which a sliced page needs too) costs less than deferring it
+  if (parsed.deferTotal && !(resource.counts && parsed.statusOnly)) return runDeferred(db, resource, parsed, scope, access);
   const sql = customPlans(parsed, buildListSql(resource, parsed, scope));
   // The guard's access check rides along in the count statement, which runs before the page is read.
   const check = access?.(sql.params.length + 1);
@@ -474,6 +493,30 @@ export async function runList<T>(
 }
 
 /**
+ * total=deferred (docs/DECISIONS.md, "Deferred list totals"): the page alone, one row longer than
+ * asked, which tells whether more follow; the matches are not counted (under a named filter the
+ * count cost 2-12x the page). The guard's access check, which rides in the count statement
+ * otherwise, runs first on its own: nothing is read before it passes.
+ */
+async function runDeferred<T>(db: Queryable, resource: ListResource, parsed: ParsedList, scope: string[], access?: (from: number) => AccessCheck): Promise<ListResult<T>> {
+  const check = access?.(1);
+  if (check) {
+    const { rows } = await db.query<{ access?: string[] }>(`SELECT ${check.sql}`, check.params);
+    check.assert(rows[0]);
+    check.done();
+  }
+  const where = [...scope, ...parsed.where];
+  const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const limit = parsed.end - parsed.start + 1;
+  const pageSql = plainPageSql(resource, { ...parsed, end: parsed.end + 1 }, whereSql);
+  const page = await db.query<T>(parsed.filtered ? CUSTOM_PLAN + pageSql : pageSql, parsed.params);
+  if (page.rows.length > limit) return { rows: page.rows.slice(0, limit), start: parsed.start, total: undefined };
+  if (page.rows.length > 0 || parsed.start === 0) return { rows: page.rows, start: parsed.start, total: parsed.start + page.rows.length };
+  // a page past the end says nothing about where the end is: counted as without total=deferred (access already checked)
+  return runList(db, resource, { ...parsed, deferTotal: false }, scope);
+}
+
+/**
  * A filtered users list is planned for its values on every call (no prepared generic plan): the
  * best way to "members of group X" depends on the group's size, to "created since T" on the range's
  * width, and a generic plan, made for an average value, walked half a million users for a group of
@@ -494,7 +537,8 @@ function estimatedRows(plan: unknown): number {
 export function sendList<T>(reply: FastifyReply, name: string, result: ListResult<T>) {
   const { rows, start, total } = result;
   const range = rows.length ? `${start}-${start + rows.length - 1}` : '*';
-  reply.header('Content-Range', `${name} ${range}/${total}`);
+  // `*`: a complete length not known (RFC 9110, Content-Range), total=deferred
+  reply.header('Content-Range', `${name} ${range}/${total ?? '*'}`);
   return rows;
 }
 

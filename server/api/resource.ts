@@ -284,6 +284,7 @@ export interface ExportQuery {
   sort?: string;
   filter?: string;
   condition?: string | string[];
+  total?: string;
   columns?: string;
   labels?: string;
 }
@@ -295,6 +296,8 @@ const exportQuerySchema = {
     sort: { ...listQuerySchema.properties.sort },
     filter: { ...listQuerySchema.properties.filter },
     condition: { ...listQuerySchema.properties.condition },
+    // accepted as the list's (a client sends its list's parameters); an export counts nothing either way
+    total: { ...listQuerySchema.properties.total },
     columns: { type: 'string', maxLength: 4000, description: 'comma-separated fields of the records, in order (default: all of them)' },
     labels: { type: 'string', maxLength: 20000, description: 'JSON array of the header row, one label per column (default: the field names)' },
   },
@@ -352,8 +355,8 @@ export function addExportRoute(
     },
     async (request, reply) => {
       const { columns, labels } = exportHeader(definition, request.query);
-      const { sort, filter, condition } = request.query;
-      const { resource, parsed, scope } = options.list(request, { sort, filter, condition });
+      const { sort, filter, condition, total } = request.query;
+      const { resource, parsed, scope } = options.list(request, { sort, filter, condition, total });
       // only the columns asked for (and what mapRow reads): a field's subquery runs only when it is written
       const wanted = new Set([...columns, ...(options.mapRow ? Object.keys(definition.fields) : [])]);
       const select = selectList({ ...definition, fields: Object.fromEntries(Object.entries(definition.fields).filter(([name]) => wanted.has(name))) });
