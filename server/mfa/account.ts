@@ -7,7 +7,7 @@ import { sha256 } from '../ids.js';
 import { tenantOf } from '../oauth/clients.js';
 import { type KnownUser, passwordMatches } from '../oauth/accounts.js';
 import { renderErrorPage, renderLoginPage, renderPage } from '../oauth/loginPage.js';
-import { passwordStep, type PasswordStepOptions } from '../oauth/passwordStep.js';
+import { passwordStep, type PasswordStepOptions, trustDevice } from '../oauth/passwordStep.js';
 import { attemptOf, recordSignIn } from '../oauth/signInEvents.js';
 import { chooseTenant } from '../oauth/signInTenant.js';
 import {
@@ -198,7 +198,11 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       if (outcome.kind !== 'signed-in') return send(reply, outcome.kind === 'throttled' ? 429 : 403, loginForm(body, { email: outcome.login, error: outcome.message }));
       const needsFactor = await hasSecondFactor(db, ref(outcome.user));
       await startSession(reply, outcome.user, !needsFactor);
-      if (!needsFactor) await recordSignIn(db, attemptOf(request), { outcome: 'success', client: known, userId: outcome.user.id, login: outcome.login, detail: 'account page' });
+      if (!needsFactor) {
+        await recordSignIn(db, attemptOf(request), { outcome: 'success', client: known, userId: outcome.user.id, login: outcome.login, detail: 'account page' });
+        // the device cookie only once the sign-in is complete (passwordStep.ts, trustDevice)
+        trustDevice(options.devices, reply, outcome.user);
+      }
       return reply.redirect('/account', 303);
     },
   );
@@ -219,6 +223,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       if (amr) {
         await db.query(`UPDATE account_sessions SET verified = true, amr = $2, pending = '{}' WHERE id = $1`, [session.id, ['pwd', ...amr]]);
         await recordSignIn(db, attemptOf(request), { outcome: 'success', client, userId: session.user.id, login: session.user.email, detail: 'account page' });
+        trustDevice(options.devices, reply, session.user);
         return reply.redirect('/account', 303);
       }
       const { rows } = await db.query<{ failures: number }>(`UPDATE account_sessions SET failures = failures + 1 WHERE id = $1 RETURNING failures`, [session.id]);

@@ -5,7 +5,7 @@ import type { KnownUser } from './accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
 import { type GrantPlan, type GrantSetting, issueCode, planGrant } from './grants.js';
 import { loginPagePolicy, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
-import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
+import { passwordStep, type PasswordStepOptions, trustDevice } from './passwordStep.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 import { chooseTenant } from './signInTenant.js';
@@ -89,6 +89,8 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       issueCode(provider, { client, accountId: user.subject, plan, redirectUri: checked.redirect_uri!, codeChallenge: checked.code_challenge, nonce: checked.nonce, amr: input.amr }),
     );
     await recordSignIn(db, attemptOf(request), { outcome: 'success', client: input.who, userId: user.id, login: input.login });
+    // the sign-in is complete (every step done): only now is this browser one the throttle trusts
+    trustDevice(options.devices, reply, user);
     return redirectTo(reply, checked.redirect_uri!, { code: value, state: checked.state });
   };
 

@@ -5,7 +5,7 @@ import { ADMIN_SCOPE, type KnownUser } from './accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
 import { type GrantSetting, planGrant, saveGrant } from './grants.js';
 import { loginPagePolicy, renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
-import { passwordStep, type PasswordStepOptions } from './passwordStep.js';
+import { passwordStep, type PasswordStepOptions, trustDevice } from './passwordStep.js';
 import { originOf, withRequestOrigin } from './requestOrigin.js';
 import { describeScopes, rememberConsent } from './resources.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
@@ -132,6 +132,8 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       // a required action or a second factor first (signInSteps.ts)
       if (await beginSteps(steps, request, reply, { user: outcome.user, kind: 'interaction', request: { uid: details.uid }, clientId: client.clientId, login: outcome.login, path: path(details.uid, 'steps') })) return reply;
       await recordSignIn(db, attemptOf(request), { outcome: 'success', client: who, userId: outcome.user.id, login: outcome.login });
+      // complete: the device cookie now, never before a step (passwordStep.ts, trustDevice)
+      trustDevice(options.devices, reply, outcome.user);
       return finish(request, reply, { login: { accountId: outcome.user.subject, remember: false, amr: ['pwd'] } }, details);
     },
   );
@@ -145,6 +147,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     const { pending, user } = outcome;
     await endSteps(steps, reply, pending);
     await recordSignIn(db, attemptOf(request), { outcome: 'success', client: { id: client.clientId, companyId: user.companyId, domainId: user.domainId }, userId: user.id, login: pending.login });
+    trustDevice(options.devices, reply, user);
     return finish(request, reply, { login: { accountId: user.subject, remember: false, amr: pending.amr } }, details);
   };
   app.get<{ Params: { uid: string } }>('/oauth/interaction/:uid/steps', { schema: { hide: true } }, stepsHandler);

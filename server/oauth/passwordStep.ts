@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/index.js';
-import { accountKey, deletedUserId, findUserByLogin, type KnownUser, passwordMatches, type Tenant } from './accounts.js';
+import { accountKey, deletedUserId, findUserByLogin, type KnownUser, passwordMatches, type Tenant, userAccountKey } from './accounts.js';
 import { addressKey, type DeviceCookies, type LoginThrottle } from './loginThrottle.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 
@@ -30,8 +30,8 @@ function tryAgainIn(seconds: number): string {
  * One password sign-in into an application (the console's form post and the hosted page alike):
  * throttled per account, address and device (loginThrottle.ts, shared by every process through the
  * database), the password checked with bcrypt off the event loop, every failure recorded as a
- * sign-in event. A success is recorded by the caller, with what it creates. Sets the device cookie
- * and Retry-After on the reply.
+ * sign-in event. A success is recorded by the caller, with what it creates. Sets Retry-After on the
+ * reply; the device cookie is the caller's to set once the whole sign-in is done (trustDevice).
  */
 export async function passwordStep(
   options: PasswordStepOptions,
@@ -75,6 +75,15 @@ export async function passwordStep(
     reply.header('Retry-After', String(wait));
     return { kind: 'throttled', retryAfter: wait, login, message: `Too many sign-ins in a short time. ${tryAgainIn(wait)}` };
   }
-  reply.header('Set-Cookie', devices.issue(account));
   return { kind: 'signed-in', user, login };
+}
+
+/**
+ * The device cookie (the throttle's relief for a known browser, loginThrottle.ts), set when a
+ * sign-in is complete: after its last step (a second factor, a required action), where the code or
+ * the interaction result is made. Never after the password alone, or whoever knows the password
+ * but not the second factor would get a browser the throttle trusts.
+ */
+export function trustDevice(devices: DeviceCookies, reply: FastifyReply, user: KnownUser): void {
+  reply.header('Set-Cookie', devices.issue(userAccountKey({ companyId: user.companyId, domainId: user.domainId }, user.id)));
 }
