@@ -35,6 +35,15 @@ const memberDefinition = {
     email: { column: 'COALESCE(mu.email, mg.email)', listed: false },
   },
   search: `(${MEMBER_DISPLAY_NAME} || ' ' || COALESCE(mu.username, mg.name) || ' ' || COALESCE(mu.email, mg.email))`,
+  // filter.type (a field) is a prefix of the primary key; these, like the search, test the rows of
+  // the one group the primary key finds, each joined to its user or group by that one's key: no
+  // more rows than the list already reads to put them in display-name order
+  filters: {
+    emailDomain: {
+      type: 'text',
+      sql: (domain: string, bind) => `lower(split_part(COALESCE(mu.email, mg.email), '@', -1)) = lower(${bind(domain.trim().replace(/^@/, ''))})`,
+    },
+  },
   key: ['t.company_id', 't.domain_id', 't.group_id', 't.member_type', 't.member_id'],
   defaultSort: 'displayName',
 } satisfies ResourceDefinition;

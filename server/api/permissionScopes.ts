@@ -16,7 +16,13 @@ export const permissionScopeDefinition = {
   permission: 'apis',
   label: 'permission scope',
   table: 'permission_scopes t',
-  fields: { id: { column: 't.id' }, permission: { column: 't.permission' }, description: { column: 't.description' } },
+  fields: {
+    id: { column: 't.id' },
+    // the id, always (create sets both, nothing renames one): lists filter and sort by the primary key
+    permission: { column: 't.permission', listColumn: 't.id' },
+    // searched (filter.q), shown; no index serves it as a filter or a sort (400)
+    description: { column: 't.description', listed: false },
+  },
   search: `(t.permission || ' ' || t.description)`,
   key: ['t.api_id', 't.id'],
   defaultSort: 'permission',

@@ -276,6 +276,7 @@ export function addListRoute(
     permission: options.permission ?? `${definition.permission}:read`,
     locate: options.locate,
     mapRow: options.mapRow,
+    whenEmpty,
     list: (request, query) => ({ resource, parsed: parseListQuery(resource, query, scopeValues(scope, request)), scope: scope.where }),
   });
 }
@@ -337,6 +338,8 @@ export function addExportRoute(
     permission: string;
     locate?: Locate;
     mapRow?: (row: Record<string, unknown>) => unknown;
+    /** As the list's: an export with no row tells "no such parent" (404) from an empty list too. */
+    whenEmpty?: (request: FastifyRequest) => Promise<void>;
     list: (request: FastifyRequest, query: ListQuery) => { resource: ListResource; parsed: ParsedList; scope: string[] };
   },
 ) {
@@ -362,6 +365,7 @@ export function addExportRoute(
       const select = selectList({ ...definition, fields: Object.fromEntries(Object.entries(definition.fields).filter(([name]) => wanted.has(name))) });
       const pages = listRows(app.ctx.db, { ...resource, select }, parsed, scope);
       const first = await pages.next();
+      if (first.done && options.whenEmpty) await options.whenEmpty(request);
       const { mapRow } = options;
       const lines = (rows: Record<string, unknown>[]) =>
         rows.map((row) => {
