@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { clearSignInCounters } from '../api/accountState.js';
+import { recordAudit } from '../api/audit.js';
 import type { Database, Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import type { Language } from './language.js';
@@ -124,30 +125,78 @@ export async function sendAccountLink(db: Database, mailer: Mailer, publicUrl: s
   return outcome;
 }
 
+/** Where the person followed her link from: the audit trail's actor address. */
+export interface LinkVisit {
+  ip: string;
+}
+
+/** The audit trail's names of what a person does with her own links (server/api/audit.ts). */
+export const OWN_ACTIONS: Record<Purpose, string> = { reset: 'resetPassword', invite: 'acceptInvitation', verify: 'verifyEmail' };
+
+interface AccountColumns {
+  required_actions: string[];
+  email_verified: boolean;
+}
+
+/**
+ * Records what the person did with her link on her history, as her own action (actor: herself,
+ * through 'account-link', from the page's address). The audit trigger of users saw no actor during
+ * the write (these pages run outside the management API), so this is the one record, named; it
+ * holds what changed, never the password's hash nor the token.
+ */
+async function recordOwnAction(tx: Queryable, token: AccountToken, visit: LinkVisit, before: AccountColumns, after: AccountColumns, extra: Record<string, unknown> = {}) {
+  const actor = { userId: token.userId, companyId: token.companyId, domainId: token.domainId, clientId: 'account-link', ip: visit.ip };
+  // transaction-local, like the management API's own (db/index.ts): it ends with this transaction
+  await tx.query(`SELECT set_config('iam.actor', $1, true)`, [JSON.stringify(actor)]);
+  const changes: Record<string, unknown> = { ...extra };
+  for (const column of ['required_actions', 'email_verified'] as const) {
+    if (JSON.stringify(before[column]) !== JSON.stringify(after[column])) changes[column] = { before: before[column], after: after[column] };
+  }
+  await recordAudit(tx, { companyId: token.companyId, domainId: token.domainId, resourceType: 'users', resourceId: token.userId, action: OWN_ACTIONS[token.purpose], changes });
+}
+
+/** Her columns a link changes, read before the change (locked: the write follows in this transaction). */
+async function accountColumns(tx: Queryable, token: AccountToken): Promise<AccountColumns> {
+  const { rows } = await tx.query<AccountColumns>(`SELECT required_actions, email_verified FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3 FOR UPDATE`, [
+    token.companyId,
+    token.domainId,
+    token.userId,
+  ]);
+  return rows[0] ?? { required_actions: [], email_verified: false };
+}
+
 /**
  * A new password from a link (reset or invitation): every session of the user ends, and so does the
  * sign-in throttle's lock and any sign-in half way through its steps; 'change-password' is done. An
- * invitation also proves her address (the link reached it).
+ * invitation also proves her address (the link reached it). Recorded on her history as her own
+ * action (resetPassword, acceptInvitation).
  */
-export async function setPasswordFromLink(tx: Queryable, token: AccountToken, passwordHash: string): Promise<void> {
+export async function setPasswordFromLink(tx: Queryable, token: AccountToken, passwordHash: string, visit: LinkVisit): Promise<void> {
   const at = [token.companyId, token.domainId, token.userId];
-  await tx.query(
+  const before = await accountColumns(tx, token);
+  const { rows } = await tx.query<AccountColumns>(
     `UPDATE users SET password_hash = $4, updated_at = now(),
        required_actions = CASE WHEN $5 THEN array_remove(array_remove(required_actions, 'change-password'), 'verify-email') ELSE array_remove(required_actions, 'change-password') END,
        email_verified = email_verified OR $5
-     WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
+     WHERE company_id = $1 AND domain_id = $2 AND id = $3
+     RETURNING required_actions, email_verified`,
     [...at, passwordHash, token.purpose === 'invite'],
   );
   await tx.query(`UPDATE oauth_grants SET revoked_at = now() WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL`, at);
   await tx.query(`DELETE FROM sign_in_steps WHERE company_id = $1 AND domain_id = $2 AND user_id = $3`, at);
   await clearSignInCounters(tx, { companyId: token.companyId, domainId: token.domainId, userId: token.userId });
+  // a secret that changed is only said to have changed, as the audit trigger does for password_hash
+  await recordOwnAction(tx, token, visit, before, rows[0] ?? before, { password_hash: { hidden: true } });
 }
 
-/** A verification link followed: the address it was sent to is hers. */
-export async function verifyEmailFromLink(tx: Queryable, token: AccountToken): Promise<void> {
-  await tx.query(
+/** A verification link followed: the address it was sent to is hers (recorded on her history: verifyEmail). */
+export async function verifyEmailFromLink(tx: Queryable, token: AccountToken, visit: LinkVisit): Promise<void> {
+  const before = await accountColumns(tx, token);
+  const { rows } = await tx.query<AccountColumns>(
     `UPDATE users SET email_verified = true, required_actions = array_remove(required_actions, 'verify-email'), updated_at = now()
-     WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND lower(email) = lower($4)`,
+     WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND lower(email) = lower($4)
+     RETURNING required_actions, email_verified`,
     [token.companyId, token.domainId, token.userId, token.email],
   );
+  if (rows[0]) await recordOwnAction(tx, token, visit, before, rows[0], { email: { after: token.email } });
 }

@@ -231,7 +231,7 @@ ${hidden('token', token)}<label for="password">New password</label>
         const hash = await hashPassword(password);
         const used = await db.transaction(async (tx) => {
           const spent = await useToken(tx, token, [purpose]);
-          if (spent) await setPasswordFromLink(tx, spent, hash);
+          if (spent) await setPasswordFromLink(tx, spent, hash, { ip: request.ip });
           return spent;
         });
         if (!used) return invalidLink(reply, purpose);
@@ -280,7 +280,7 @@ ${hidden('token', token)}<button type="submit">Verify my address</button>
       if (fromAnotherSite(request)) return refuseForeign(reply);
       const used = await db.transaction(async (tx) => {
         const spent = await useToken(tx, request.body?.token ?? '', ['verify']);
-        if (spent) await verifyEmailFromLink(tx, spent);
+        if (spent) await verifyEmailFromLink(tx, spent, { ip: request.ip });
         return spent;
       });
       if (!used) return invalidLink(reply, 'verify');

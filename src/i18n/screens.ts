@@ -470,6 +470,9 @@ export const screens = {
         removeRole: 'Role taken back',
         unlock: 'Unlocked',
         resetFactors: 'Second factors reset',
+        resetPassword: 'Password reset by link',
+        acceptInvitation: 'Invitation accepted',
+        verifyEmail: 'E-mail address verified',
       },
     },
     rotateSecret: {
