@@ -1,3 +1,4 @@
+import { LIFETIME_SECONDS } from '../mail/accountLinks.js';
 import type { Database } from './index.js';
 
 /**
@@ -195,6 +196,46 @@ export async function purgeExpiredOidc(db: Database, options: { batch?: number; 
 }
 
 /**
+ * How long a message stays in the outbox (mail_outbox, migration 22): as long as the longest link
+ * a message carries can work (an invitation's 7 days, server/mail/accountLinks.ts), so that every
+ * message purged holds only dead links, and none lingers for ever with a person's address in it.
+ */
+export const OUTBOX_KEPT_SECONDS = Math.max(...Object.values(LIFETIME_SECONDS));
+
+/**
+ * Deletes the outbox's messages older than `keptSeconds`, and the account tokens (reset, invitation
+ * and verification links) an hour past their expiry (used ones expire too). Batched like
+ * purgeOldEvents; each by an index on its age (mail_outbox_age, migration 28; account_tokens_age).
+ */
+export async function purgeOldMail(db: Database, options: { keptSeconds?: number; batch?: number; pauseMs?: number; stopped?: () => boolean } = {}): Promise<number> {
+  const { keptSeconds = OUTBOX_KEPT_SECONDS, batch = PURGE_BATCH, pauseMs = 50, stopped = () => false } = options;
+  const statements: [string, unknown[]][] = [
+    [
+      `DELETE FROM mail_outbox WHERE (company_id, domain_id, id) IN (
+         SELECT company_id, domain_id, id FROM mail_outbox WHERE created_at < now() - make_interval(secs => $1)
+         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [keptSeconds, batch],
+    ],
+    [
+      `DELETE FROM account_tokens WHERE id IN (
+         SELECT id FROM account_tokens WHERE expires_at < now() - interval '1 hour'
+         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+      [batch],
+    ],
+  ];
+  let deleted = 0;
+  for (const [sql, params] of statements) {
+    while (!stopped()) {
+      const { rowCount } = await db.query(sql, params);
+      deleted += rowCount;
+      if (rowCount < batch) break;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+  return deleted;
+}
+
+/**
  * Starts the checks and the sweep; returns the function that stops them (a step under way
  * finishes, no new one starts).
  */
@@ -226,6 +267,13 @@ export function startMaintenance(db: Database, options: MaintenanceOptions = {})
       if (deleted) onStep?.({ sql: `DELETE FROM oidc_payloads (${deleted} expired)`, ms: performance.now() - started });
     } catch (error) {
       if (!stopped) log(`oidc_payloads purge failed: ${(error as Error).message}`);
+    }
+    try {
+      const started = performance.now();
+      const deleted = await purgeOldMail(db, { stopped: () => stopped });
+      if (deleted) onStep?.({ sql: `DELETE FROM mail_outbox, account_tokens (${deleted} past their links' life)`, ms: performance.now() - started });
+    } catch (error) {
+      if (!stopped) log(`mail_outbox purge failed: ${(error as Error).message}`);
     }
     if (!stopped) schedulePurge(purgeEveryMs);
   };

@@ -1421,6 +1421,14 @@ ${sliceCounts('new_rows', '+')}
 END $$;
 `,
   },
+  {
+    id: 28,
+    name: 'mail outbox: an index on its age, for the purge of messages past their links\' life',
+    sql: `
+-- The maintenance purge (server/db/maintenance.ts, purgeOldMail) deletes the oldest messages first.
+CREATE INDEX IF NOT EXISTS mail_outbox_age ON mail_outbox (created_at);
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
