@@ -20,6 +20,13 @@ export type FieldType = 'text' | 'boolean' | 'integer' | 'time';
 export interface NamedFilter {
   type: 'boolean' | 'text';
   sql(value: never, bind: (value: unknown) => string): string;
+  /**
+   * The rows this filter picks, read from a table of their own (a group's members), for the
+   * capped count when it is the list's only filter besides status: the table (alias and all), its
+   * condition (given the placeholder sql() bound), and its columns for the list's key, in order
+   * (docs/PERFORMANCE.md, "Filters and sorts of the users list").
+   */
+  countFrom?(placeholder: string): { from: string; where: string; key: string[] };
 }
 
 export interface ListResource {
@@ -211,6 +218,8 @@ export interface ParsedList {
   sort: { column: string; direction: 'ASC' | 'DESC' };
   /** total=deferred: the page without counting, unless the total is a maintained count anyway (runList). */
   deferTotal?: boolean;
+  /** The named filter's own rows to count from (NamedFilter.countFrom), when it is the only filter besides status. */
+  countFrom?: { from: string; where: string; key: string[] };
 }
 
 /** Validates the list query and turns it into SQL pieces; every mistake is a 400 naming the parameter. */
@@ -223,6 +232,9 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   const where: string[] = [];
   let statusOnly = true;
   let filtered = false;
+  // predicates on anything but status, and the named filter's own rows (NamedFilter.countFrom)
+  let others = 0;
+  let countFrom: ParsedList['countFrom'];
 
   if (query.total !== undefined && query.total !== 'deferred') throw badRequest('total must be "deferred" (or left out, for a counted total)');
   const deferTotal = query.total === 'deferred';
@@ -263,11 +275,14 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
       if (field !== 'q' && !named) fieldOf(resource, field, 'filter');
       if (value === undefined || value === null || value === '') continue;
       if (field !== 'status' || Array.isArray(value)) statusOnly = false;
+      if (field !== 'status') others++;
       if (named) {
         filtered = true;
         if (named.type === 'boolean' && value !== true && value !== false) throw badRequest(`filter: ${field} must be true or false`);
         if (named.type === 'text' && typeof value !== 'string') throw badRequest(`filter: ${field} must be a string`);
-        where.push(named.sql((named.type === 'text' ? noNul(value as string, `filter: ${field}`) : value) as never, bind));
+        let placeholder = '';
+        where.push(named.sql((named.type === 'text' ? noNul(value as string, `filter: ${field}`) : value) as never, (v) => (placeholder = bind(v))));
+        countFrom = named.countFrom?.(placeholder);
         continue;
       }
       if (field === 'q') {
@@ -292,7 +307,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     const match = /^([^,]+),(!=|<>|<=|>=|=|<|>),(.*)$/s.exec(condition);
     if (!match) throw badRequest('condition must be field,operator,value with operator one of = != < <= > >=');
     const [, field, operator, raw] = match;
-    if (field !== 'status') statusOnly = false;
+    if (field !== 'status') statusOnly = false, others++;
     const { column, type } = fieldOf(resource, field, 'condition');
     if (type === 'time') filtered = true;
     where.push(statusAware(field, column, OPERATORS.get(operator)!, coerce(resource, field, raw, 'condition'), bind));
@@ -301,7 +316,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   const statusColumn = resource.fields.status?.column;
   const partition =
     where.length !== 1 ? undefined : where[0] === `${statusColumn} <> 'deleted'` ? 'active' : where[0] === `${statusColumn} = 'deleted'` ? 'deleted' : undefined;
-  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' }, deferTotal };
+  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' }, deferTotal, ...(countFrom && others === 1 ? { countFrom } : {}) };
 }
 
 /**
@@ -342,7 +357,7 @@ function buildListSql(resource: ListResource, parsed: ParsedList, scope: string[
   const limit = parsed.end - parsed.start + 1;
   const keys = resource.key.join(', ');
   const slices = slicesFor(resource, parsed);
-  const count = totalSql(resource, parsed, whereSql);
+  const count = totalSql(resource, parsed, whereSql, scope);
   if (slices && parsed.start > 0) {
     return { pageSql: slicedPageSql(resource, parsed, whereSql, slices), ...count, params: parsed.params };
   }
@@ -435,10 +450,33 @@ function countOrder(resource: ListResource, parsed: ParsedList) {
 }
 
 /**
+ * The rows the capped count walks. Under a filter with rows of its own (a group's members) and
+ * nothing else but status, those rows, each checked against the list by its key (the OFFSET keeps
+ * the check a probe per row, which PostgreSQL would otherwise turn into a join of its choosing): at
+ * 1,000,000 users the planner walked the users' id order to meet 1,001 members of a group of 1%,
+ * 150 users a member (docs/PERFORMANCE.md, "Filters and sorts of the users list"). The scope
+ * (`t.company_id = $1`) is written on the filter's own key columns, so that their index is read.
+ */
+function countedRows(resource: ListResource, parsed: ParsedList, scope: string[], whereSql: string) {
+  const plain = `SELECT 1 FROM ${resource.table} ${whereSql}${countOrder(resource, parsed)}`;
+  const source = parsed.countFrom;
+  if (!source || source.key.length !== resource.key.length) return plain;
+  const onSource: string[] = [];
+  for (const clause of scope) {
+    const match = /^(t\.\w+) = (\$\d+)$/.exec(clause);
+    const at = match ? resource.key.indexOf(match[1]) : -1;
+    if (at < 0) return plain;
+    onSource.push(`${source.key[at]} = ${match![2]}`);
+  }
+  return `SELECT 1 FROM ${source.from} WHERE ${[...onSource, source.where].join(' AND ')}
+    AND EXISTS (SELECT 1 FROM ${resource.table} ${whereSql} AND (${resource.key.join(', ')}) = (${source.key.join(', ')}) OFFSET 0)`;
+}
+
+/**
  * The total and, for a sliced list past its first page (or at the first look at it), the slices'
  * shape, which tells whether they need cutting: one statement either way.
  */
-function totalSql(resource: ListResource, parsed: ParsedList, whereSql: string) {
+function totalSql(resource: ListResource, parsed: ParsedList, whereSql: string, scope: string[]) {
   const sliceable = resource.slices && resource.counts && parsed.partition;
   const slices = sliceable && (parsed.start > 0 || firstLook(resource, whereSql, parsed.params)) ? resource.slices : undefined;
   const countSql = slices
@@ -447,7 +485,7 @@ function totalSql(resource: ListResource, parsed: ParsedList, whereSql: string) 
        FROM ${slices.table} t ${whereSql}`
     : resource.counts && parsed.statusOnly
       ? `SELECT coalesce(sum(t.n), 0)::int AS total FROM ${resource.counts} t ${whereSql}`
-      : `SELECT count(*)::int AS total FROM (SELECT 1 FROM ${resource.table} ${whereSql}${countOrder(resource, parsed)} LIMIT ${countLimit(parsed) + 1}) capped`;
+      : `SELECT count(*)::int AS total FROM (${countedRows(resource, parsed, scope, whereSql)} LIMIT ${countLimit(parsed) + 1}) capped`;
   const estimateSql = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${resource.table} ${whereSql}`;
   return { countSql, estimateSql };
 }

@@ -43,6 +43,40 @@ afterAll(() => server?.close());
 const list = (params: Record<string, unknown>, token = acme.adminToken, path = users()) =>
   call(server, token, 'GET', `${path}?${q({ condition: 'status,!=,deleted', ...params })}`);
 
+describe('the count of a group\'s members (counted from the group)', () => {
+  it('counts the live members in the list\'s own company and domain, capped then estimated', async () => {
+    const { db } = server;
+    // another tenant's group of the same name, and a deleted member of acme's
+    await db.query(`INSERT INTO groups (company_id, domain_id, id, name, display_name, email) VALUES ('other', $1, 'team', 'team', 'Team', 'team@other.example')`, [other.domainId]);
+    await db.query(`INSERT INTO group_members (company_id, domain_id, group_id, member_type, member_id) VALUES ('other', $1, 'team', 'user', 'boss'), ('other', $1, 'team', 'user', 'worker')`, [other.domainId]);
+    await db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email, status) VALUES ('acme', $1, 'gone', 'gone', 'Gone', 'gone@acme.example', 'deleted')`, [acme.domainId]);
+    await db.query(`INSERT INTO group_members (company_id, domain_id, group_id, member_type, member_id) VALUES ('acme', $1, 'team', 'user', 'gone'), ('acme', $1, 'team', 'group', 'administrators')`, [acme.domainId]);
+    const live = await list({ filter: { memberOf: 'team' }, range: [0, 0] });
+    expect(contentRange(live.headers)).toBe('users 0-0/40');
+    const deleted = await call(server, acme.adminToken, 'GET', `${users()}?${q({ filter: { memberOf: 'team' }, condition: 'status,=,deleted' })}`);
+    expect(contentRange(deleted.headers)).toBe('users 0-0/1');
+    const whole = await call(server, acme.adminToken, 'GET', `${users()}?${q({ filter: { memberOf: 'team' }, range: [0, 0] })}`);
+    expect(contentRange(whole.headers)).toBe('users 0-0/41');
+    // with another filter the list's own way
+    const both = await list({ filter: { memberOf: 'team', q: 'Member 1' }, range: [0, 0] });
+    expect(contentRange(both.headers)).toBe('users 0-0/10');
+
+    // past 1,000 members: counted to 1,001, then the planner's estimate (never less)
+    await db.query(`INSERT INTO groups (company_id, domain_id, id, name, display_name, email) VALUES ('acme', $1, 'big', 'big', 'Big', 'big@acme.example')`, [acme.domainId]);
+    await db.query(
+      `INSERT INTO users (company_id, domain_id, id, username, display_name, email)
+       SELECT 'acme', $1, 'b' || i, 'b' || i, 'Big ' || i, 'b' || i || '@acme.example' FROM generate_series(1, 1100) i`,
+      [acme.domainId],
+    );
+    await db.query(`INSERT INTO group_members (company_id, domain_id, group_id, member_type, member_id) SELECT 'acme', $1, 'big', 'user', 'b' || i FROM generate_series(1, 1100) i`, [acme.domainId]);
+    const big = await list({ filter: { memberOf: 'big' }, range: [0, 0] });
+    expect(Number(contentRange(big.headers).split('/')[1])).toBeGreaterThanOrEqual(1001);
+    await db.query(`DELETE FROM group_members WHERE company_id = 'acme' AND group_id = 'big'`);
+    await db.query(`DELETE FROM groups WHERE company_id = 'acme' AND id = 'big'`);
+    await db.query(`DELETE FROM users WHERE company_id = 'acme' AND id ~ '^b[0-9]+$'`);
+  });
+});
+
 describe('total=deferred', () => {
   it('answers * and exactly the page when more rows match than a page holds', async () => {
     const res = await list({ filter: { memberOf: 'team' }, range: [0, 24], sort: ['displayName', 'ASC'], total: 'deferred' });
@@ -118,7 +152,7 @@ describe('total=deferred', () => {
   });
 
   it('is accepted by the export, getMany, QUERY and the groups and applications lists', async () => {
-    const csv = await call(server, acme.adminToken, 'GET', `${users()}/export.csv?${q({ filter: { memberOf: 'team' }, total: 'deferred', columns: 'id' })}`);
+    const csv = await call(server, acme.adminToken, 'GET', `${users()}/export.csv?${q({ filter: { memberOf: 'team' }, condition: 'status,!=,deleted', total: 'deferred', columns: 'id' })}`);
     expect(csv.status).toBe(200);
     expect(csv.text.trim().split('\r\n')).toHaveLength(41);
 
