@@ -1,0 +1,69 @@
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import Tooltip from '@mui/material/Tooltip';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { lazyTooltip } from './LazyTooltip';
+
+/** A lazy tooltip whose MUI Tooltip arrives when the test says so. */
+function deferred() {
+  let arrive: () => void = () => undefined;
+  const loader = vi.fn(
+    () =>
+      new Promise<{ default: typeof Tooltip }>((resolve) => {
+        arrive = () => resolve({ default: Tooltip });
+      }),
+  );
+  return { LazyTooltip: lazyTooltip(loader), loader, arrive: () => act(async () => arrive()) };
+}
+
+afterEach(cleanup);
+
+describe('lazyTooltip', () => {
+  it('renders the child as MUI does, named or described by the title, and loads nothing before the first input', () => {
+    const { LazyTooltip, loader } = deferred();
+    render(
+      <>
+        <LazyTooltip title="Refresh">
+          <button type="button">R</button>
+        </LazyTooltip>
+        <LazyTooltip title="Why not" describeChild>
+          <span>wrapped</span>
+        </LazyTooltip>
+      </>,
+    );
+    expect(screen.getByRole('button', { name: 'Refresh' })).toBeInTheDocument();
+    expect(screen.getByText('wrapped')).toHaveAttribute('title', 'Why not');
+    expect(loader).not.toHaveBeenCalled();
+  });
+
+  it("loads MUI's Tooltip at the first input; the focused child keeps the focus and shows its tooltip on hover", async () => {
+    const { LazyTooltip, loader, arrive } = deferred();
+    render(
+      <LazyTooltip title="Refresh">
+        <button type="button">R</button>
+      </LazyTooltip>,
+    );
+    screen.getByRole('button').focus();
+    fireEvent.keyDown(window, { key: 'Tab' });
+    expect(loader).toHaveBeenCalledTimes(1);
+    fireEvent.keyDown(window, { key: 'Tab' });
+    expect(loader).toHaveBeenCalledTimes(1);
+    await arrive();
+    // MUI's Tooltip mounted the button anew: the new one has the focus and the same name
+    const button = screen.getByRole('button', { name: 'Refresh' });
+    expect(button).toHaveFocus();
+    fireEvent.mouseOver(button);
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('Refresh');
+  });
+
+  it('a controlled open tooltip loads at once', async () => {
+    const { LazyTooltip, loader, arrive } = deferred();
+    render(
+      <LazyTooltip title="Shown" open>
+        <button type="button">R</button>
+      </LazyTooltip>,
+    );
+    expect(loader).toHaveBeenCalledTimes(1);
+    await arrive();
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('Shown');
+  });
+});

@@ -1,0 +1,4 @@
+/** MUI's own Tooltip module, as vite.config.ts (`lazyTooltip`) names it for ./tooltip.ts. */
+declare module 'iam:mui-tooltip' {
+  export { default } from '@mui/material/Tooltip';
+}
