@@ -142,6 +142,21 @@ describe('data provider: soft-deletable users', () => {
     expect(readable(requests[1].url)).toContain('&condition=status,=,deleted');
     expect(readable(requests[1].url)).not.toContain('"condition"');
   });
+
+  it('asks a deferred total and answers pageInfo when more rows follow uncounted, the total when the page reaches the end', async () => {
+    const answers = [
+      { json: [{ id: 'a' }, { id: 'b' }, { id: 'c' }], headers: { 'Content-Range': 'users 3-5/*' } },
+      { json: [{ id: 'd' }], headers: { 'Content-Range': 'users 6-6/7' } },
+    ];
+    const { requests } = mockFetch(() => answers.shift()!);
+    const uncounted = await provider.getList('users', { ...page, meta: { deferTotal: true } });
+    expect(readable(requests[0].url)).toBe(
+      '/api/companys/acme/domainNames/main/users?total=deferred&filter={"q":"x"}&range=[3,5]&sort=["name","ASC"]&condition=status,!=,deleted',
+    );
+    expect(uncounted).toEqual({ data: [{ id: 'a' }, { id: 'b' }, { id: 'c' }], pageInfo: { hasNextPage: true, hasPreviousPage: true } });
+    const last = await provider.getList('users', { ...page, pagination: { page: 3, perPage: 3 }, meta: { deferTotal: true } });
+    expect(last).toEqual({ data: [{ id: 'd' }], total: 7 });
+  });
 });
 
 describe('data provider: long id lists (docs/DECISIONS.md, "Long list queries")', () => {

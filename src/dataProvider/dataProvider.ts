@@ -32,6 +32,11 @@ export interface IamMeta {
    * (a user and a group member may share an id; a permission grant is an API and a scope).
    */
   body?: unknown;
+  /**
+   * Ask for the list's page without counting it (`total=deferred`): when more rows follow and the
+   * total is not kept, the answer's total is `*` and getList returns react-admin's pageInfo instead.
+   */
+  deferTotal?: boolean;
 }
 
 /** A user who administers a domain (member of its active `administrators` group, maybe through nested groups). */
@@ -200,9 +205,17 @@ export function createDataProvider({
     getList: async (resource, params) => {
       const declaration = declarationOf(resource);
       const { conditions, filter } = dateRanges(declaration, params.filter);
-      const { provider, segment } = collection(resource, params.meta, [...conditionsOf(declaration, params.meta, params.filter), ...conditions]);
+      const meta = params.meta as IamMeta | undefined;
+      const deferred = meta?.deferTotal ? { ...meta, query: { ...meta.query, total: 'deferred' } } : meta;
+      const { provider, segment } = collection(resource, deferred, [...conditionsOf(declaration, meta, params.filter), ...conditions]);
       const result = await provider.getList(segment, { ...params, filter });
-      return { ...result, data: withIds(declaration, result.data) as typeof result.data };
+      const data = withIds(declaration, result.data) as typeof result.data;
+      // `users 0-24/*`: more rows follow, uncounted (simple-rest reads the star as NaN)
+      if (Number.isNaN(result.total)) {
+        const page = params.pagination?.page ?? 1;
+        return { data, pageInfo: { hasNextPage: true, hasPreviousPage: page > 1 } };
+      }
+      return { ...result, data };
     },
 
     getManyReference: async (resource, params) => {

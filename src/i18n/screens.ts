@@ -90,6 +90,8 @@ export const screens = {
       previous: 'Previous page',
       next: 'Next page',
       range: '%{from}-%{to} of %{total}',
+      // a page shown before its list is counted (docs/CONSOLE.md, "Lists")
+      rangeMore: '%{from}-%{to} of more than %{to}',
       selectRow: 'Select %{name}',
       selectAll: 'Select all rows',
       any: 'Any',

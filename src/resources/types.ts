@@ -184,6 +184,11 @@ export interface ResourceDeclaration {
   softDelete?: SoftDelete;
   defaultSort: { field: string; order: 'ASC' | 'DESC' };
   pageSize: number;
+  /**
+   * The list shows its page first and its total when counted (`total=deferred`, docs/CONSOLE.md,
+   * "Lists"): counting a filtered million-user list costs more than the page.
+   */
+  deferredTotal?: boolean;
   /** How many page numbers the pagination shows at once (docs/CONSOLE.md, "Constants"). */
   pageWindow: number;
   /** Console routes (docs/CONSOLE.md, "Routes"). */

@@ -116,14 +116,20 @@ export function DeclaredList({
         title={title}
         perPage={pageSize}
         sort={declaration.defaultSort}
-        queryOptions={{ meta: meta as Record<string, unknown> | undefined }}
+        queryOptions={{ meta: (declaration.deferredTotal ? { ...meta, deferTotal: true } : meta) as Record<string, unknown> | undefined }}
         filters={filters.length ? filters : undefined}
         filter={filter}
         actions={embedded ? actions : <ListTools actions={actions} preferenceKey={preferenceKey} moreFilters={hasMoreFilters(declaration, hiddenFilters)} />}
         empty={false}
         storeKey={embedded ? false : (storeKey ?? `${declaration.name}.list`)}
         disableSyncWithLocation={embedded}
-        pagination={<WindowPagination window={pageWindow} rowsPerPageOptions={rowsPerPageOptions(pageSize)} />}
+        pagination={
+          <WindowPagination
+            window={pageWindow}
+            rowsPerPageOptions={rowsPerPageOptions(pageSize)}
+            deferred={declaration.deferredTotal ? { meta, filter } : undefined}
+          />
+        }
       >
         <SelectionReset />
         <Grid

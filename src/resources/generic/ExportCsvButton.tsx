@@ -53,7 +53,10 @@ export async function exportUrl(
  * is; read through the signed-in http client (the export needs the list's permission).
  */
 export function ExportCsvButton({ meta, columns, filename, filter }: ExportCsvButtonProps) {
-  const { resource, filterValues, sort, total } = useListContext();
+  const { resource, filterValues, sort, total, data } = useListContext();
+  // an uncounted list (total=deferred) has rows when its page has
+  const rows = data?.length ?? 0;
+  const empty = total === undefined ? rows === 0 : total === 0;
   const translate = useTranslate();
   const notify = useNotify();
   const chosen = useChosenColumns();
@@ -82,7 +85,7 @@ export function ExportCsvButton({ meta, columns, filename, filter }: ExportCsvBu
   };
 
   return (
-    <Button startIcon={<DownloadIcon />} disabled={!total || exporting} onClick={exportRows}>
+    <Button startIcon={<DownloadIcon />} disabled={empty || exporting} onClick={exportRows}>
       {translate('iam.statusList.export')}
     </Button>
   );

@@ -46,8 +46,9 @@ function renderRoutes(path: string) {
   );
 }
 
+// the list screens load lazily: a busy machine takes more than findAll's default second
 const checkboxOf = async (name: string) =>
-  within((await screen.findAllByRole('row')).find((row) => within(row).queryByText(name))!).getByRole('checkbox');
+  within((await screen.findAllByRole('row', {}, { timeout: 5000 })).find((row) => within(row).queryByText(name))!).getByRole('checkbox');
 
 beforeEach(() =>
   updateSession({ company: { id: 'acme', name: 'acme' }, domain: { id: 'main', name: 'main' }, accessToken: 't' }),
@@ -67,7 +68,7 @@ describe('a list selection does not outlive its context', () => {
     expect(screen.getByRole('button', { name: 'Delete' })).toBeEnabled();
 
     await userEvent.click(screen.getByRole('button', { name: 'New' }));
-    await userEvent.click(await screen.findByRole('button', { name: 'Cancel' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Cancel' }, { timeout: 5000 }));
 
     expect(await checkboxOf('Ada')).not.toBeChecked();
     expect(await checkboxOf('Grace')).not.toBeChecked();

@@ -1,7 +1,8 @@
 import { Box, Button, IconButton, MenuItem, TextField, Typography } from '@mui/material';
 import ChevronLeftIcon from '@mui/icons-material/ChevronLeft';
 import ChevronRightIcon from '@mui/icons-material/ChevronRight';
-import { useListContext, useTranslate } from 'react-admin';
+import { useGetList, useListContext, useTranslate } from 'react-admin';
+import type { IamMeta } from '../../dataProvider';
 
 /** The page numbers to show: `size` consecutive pages around the current one, inside 1..pageCount. */
 export function pageWindow(page: number, pageCount: number, size: number): number[] {
@@ -16,16 +17,39 @@ export const rowsPerPageOptions = (pageSize: number) => [...new Set([pageSize, 2
 interface WindowPaginationProps {
   window: number;
   rowsPerPageOptions: number[];
+  /**
+   * The list asks its page with `total=deferred` (its declaration's deferredTotal): these are its
+   * meta and fixed filter, to ask the same list's total once the page shows.
+   */
+  deferred?: { meta?: IamMeta; filter?: Record<string, unknown> };
+}
+
+/**
+ * The total of a list whose page came uncounted: the same list asked again for one row, counted
+ * (docs/CONSOLE.md, "Lists"). Until it comes the range says "of more than".
+ */
+function useDeferredTotal(deferred: WindowPaginationProps['deferred'], enabled: boolean) {
+  const { resource, filterValues, sort } = useListContext();
+  const { total } = useGetList(
+    resource,
+    { pagination: { page: 1, perPage: 1 }, sort, filter: { ...filterValues, ...deferred?.filter }, meta: { ...deferred?.meta, deferTotal: false } },
+    { enabled: enabled && Boolean(deferred), staleTime: 30_000 },
+  );
+  return total;
 }
 
 /** Pagination with a fixed window of page numbers (docs/CONSOLE.md, "Constants") and a rows-per-page choice. */
-export function WindowPagination({ window, rowsPerPageOptions }: WindowPaginationProps) {
-  const { page, perPage, total, setPage, setPerPage, isPending } = useListContext();
+export function WindowPagination({ window, rowsPerPageOptions, deferred }: WindowPaginationProps) {
+  const { page, perPage, total: listed, hasNextPage, setPage, setPerPage, isPending } = useListContext();
   const translate = useTranslate();
-  if (isPending || !total) return null;
-  const pageCount = Math.max(1, Math.ceil(total / perPage));
+  const uncounted = listed === undefined && hasNextPage !== undefined;
+  const counted = useDeferredTotal(deferred, uncounted);
+  // a count (or its estimate) never says less than the rows already paged through
+  const total = uncounted ? (counted === undefined ? undefined : Math.max(counted, page * perPage + (hasNextPage ? 1 : 0))) : listed;
+  if (isPending || (!total && !uncounted)) return null;
+  const pageCount = total ? Math.max(1, Math.ceil(total / perPage)) : page + (hasNextPage ? 1 : 0);
   const from = (page - 1) * perPage + 1;
-  const to = Math.min(total, page * perPage);
+  const to = total ? Math.min(total, page * perPage) : page * perPage;
 
   return (
     <Box
@@ -51,7 +75,7 @@ export function WindowPagination({ window, rowsPerPageOptions }: WindowPaginatio
         </TextField>
       </Box>
       <Typography variant="body2" sx={{ mx: 1 }}>
-        {translate('iam.list.range', { from, to, total })}
+        {total ? translate('iam.list.range', { from, to, total }) : translate('iam.list.rangeMore', { from, to })}
       </Typography>
       <IconButton aria-label={translate('iam.list.previous')} disabled={page <= 1} onClick={() => setPage(page - 1)}>
         <ChevronLeftIcon />

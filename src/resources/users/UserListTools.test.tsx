@@ -224,3 +224,42 @@ describe('users list bulk actions', () => {
     expect(await screen.findByRole('tooltip')).toHaveTextContent('Owner');
   });
 });
+
+describe('users list total, counted after the page (total=deferred)', () => {
+  /** The page uncounted (`*`), the follow-up count as `count` says: a number, or a failure. */
+  const uncounted = (count: number | 'fails') => (request: RecordedRequest) => {
+    const url = new URL(request.url, 'http://x');
+    if (request.method === 'GET' && url.pathname === USERS_URL) {
+      if (url.searchParams.get('total') === 'deferred') return { json: people, headers: { 'Content-Range': 'users 0-2/*' } };
+      if (count === 'fails') return { status: 503, json: { statusCode: 503, error: 'Service Unavailable', message: 'busy' } };
+      return { json: people.slice(0, 1), headers: { 'Content-Range': `users 0-0/${count}` } };
+    }
+    return provider(request);
+  };
+
+  it('shows the page first, then asks the same list for its total and pages by it', async () => {
+    const { requests } = mockFetch(uncounted(1234));
+    open();
+    await screen.findByText('Ada', {}, { timeout: 5000 });
+    await screen.findByText('1-3 of 1234');
+    const lists = requests.filter((request) => request.method === 'GET' && request.url.includes(`${USERS_URL}?`)).map((request) => readable(request.url));
+    const page = lists.find((url) => url.includes('total=deferred'))!;
+    const count = lists.find((url) => !url.includes('total=deferred'))!;
+    expect(page).toContain('range=[0,2]');
+    // the same list (filter, sort, status) for one row, counted
+    expect(count).toContain('range=[0,0]');
+    expect(count.replace(/range=\[[^\]]*\]&?/, '')).toBe(page.replace('total=deferred&', '').replace(/range=\[[^\]]*\]&?/, ''));
+    expect(screen.getByRole('button', { name: 'Page 2' })).toBeInTheDocument();
+  });
+
+  it('says "of more than" and still offers the next page while the total is unknown', async () => {
+    mockFetch(uncounted('fails'));
+    open();
+    await screen.findByText('Ada', {}, { timeout: 5000 });
+    await screen.findByText('1-3 of more than 3');
+    expect(screen.getByRole('button', { name: 'Next page' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'Previous page' })).toBeDisabled();
+    // the export does not wait for a count: the page has rows
+    expect(screen.getByRole('button', { name: 'Export CSV' })).toBeEnabled();
+  });
+});

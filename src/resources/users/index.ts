@@ -54,6 +54,7 @@ export const users: ResourceDeclaration = {
   softDelete: { field: 'status', active: 'active', deleted: 'deleted' },
   defaultSort: { field: 'displayName', order: 'ASC' },
   pageSize: 3,
+  deferredTotal: true,
   pageWindow: 4,
   routes: { list: '/users', form: '/users-new', deleted: '/users-deleted', record: '/users/:id' },
   history: {},
