@@ -63,3 +63,17 @@ export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<voi
     JSON.stringify(entry.changes),
   ]);
 }
+
+/**
+ * Records what a person did to her own account outside the management API (a reset or an invitation
+ * link followed, an address verified, a password changed at sign-in) as her own action: the actor is
+ * herself, through `via` (no application of hers: a name for the page), from `ip`. Call it after the
+ * write, whose users trigger saw no actor (these pages run outside any /api request): this is then
+ * the one record, named. Never put a secret in `changes` (a hash only says { hidden: true }).
+ */
+export async function recordOwnAction(tx: Queryable, person: { companyId: string; domainId: string; userId: string }, via: { clientId: string; ip: string }, action: string, changes: Record<string, unknown>): Promise<void> {
+  const actor: AuditActor = { userId: person.userId, companyId: person.companyId, domainId: person.domainId, clientId: via.clientId, ip: via.ip };
+  // transaction-local, as the management API's own (db/index.ts): it ends with the caller's transaction
+  await tx.query(`SELECT set_config('iam.actor', $1, true)`, [JSON.stringify(actor)]);
+  await recordAudit(tx, { companyId: person.companyId, domainId: person.domainId, resourceType: 'users', resourceId: person.userId, action, changes });
+}

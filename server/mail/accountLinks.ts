@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { clearSignInCounters } from '../api/accountState.js';
-import { recordAudit } from '../api/audit.js';
+import { recordOwnAction } from '../api/audit.js';
 import type { Database, Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import type { Language } from './language.js';
@@ -138,21 +138,13 @@ interface AccountColumns {
   email_verified: boolean;
 }
 
-/**
- * Records what the person did with her link on her history, as her own action (actor: herself,
- * through 'account-link', from the page's address). The audit trigger of users saw no actor during
- * the write (these pages run outside the management API), so this is the one record, named; it
- * holds what changed, never the password's hash nor the token.
- */
-async function recordOwnAction(tx: Queryable, token: AccountToken, visit: LinkVisit, before: AccountColumns, after: AccountColumns, extra: Record<string, unknown> = {}) {
-  const actor = { userId: token.userId, companyId: token.companyId, domainId: token.domainId, clientId: 'account-link', ip: visit.ip };
-  // transaction-local, like the management API's own (db/index.ts): it ends with this transaction
-  await tx.query(`SELECT set_config('iam.actor', $1, true)`, [JSON.stringify(actor)]);
+/** What a link changed, on her history as her own action (server/api/audit.ts, recordOwnAction). */
+async function recordLinkAction(tx: Queryable, token: AccountToken, visit: LinkVisit, before: AccountColumns, after: AccountColumns, extra: Record<string, unknown> = {}) {
   const changes: Record<string, unknown> = { ...extra };
   for (const column of ['required_actions', 'email_verified'] as const) {
     if (JSON.stringify(before[column]) !== JSON.stringify(after[column])) changes[column] = { before: before[column], after: after[column] };
   }
-  await recordAudit(tx, { companyId: token.companyId, domainId: token.domainId, resourceType: 'users', resourceId: token.userId, action: OWN_ACTIONS[token.purpose], changes });
+  await recordOwnAction(tx, token, { clientId: 'account-link', ip: visit.ip }, OWN_ACTIONS[token.purpose], changes);
 }
 
 /** Her columns a link changes, read before the change (locked: the write follows in this transaction). */
@@ -186,7 +178,7 @@ export async function setPasswordFromLink(tx: Queryable, token: AccountToken, pa
   await tx.query(`DELETE FROM sign_in_steps WHERE company_id = $1 AND domain_id = $2 AND user_id = $3`, at);
   await clearSignInCounters(tx, { companyId: token.companyId, domainId: token.domainId, userId: token.userId });
   // a secret that changed is only said to have changed, as the audit trigger does for password_hash
-  await recordOwnAction(tx, token, visit, before, rows[0] ?? before, { password_hash: { hidden: true } });
+  await recordLinkAction(tx, token, visit, before, rows[0] ?? before, { password_hash: { hidden: true } });
 }
 
 /** A verification link followed: the address it was sent to is hers (recorded on her history: verifyEmail). */
@@ -198,5 +190,5 @@ export async function verifyEmailFromLink(tx: Queryable, token: AccountToken, vi
      RETURNING required_actions, email_verified`,
     [token.companyId, token.domainId, token.userId, token.email],
   );
-  if (rows[0]) await recordOwnAction(tx, token, visit, before, rows[0], { email: { after: token.email } });
+  if (rows[0]) await recordLinkAction(tx, token, visit, before, rows[0], { email: { after: token.email } });
 }

@@ -1,4 +1,5 @@
 import { endSignInsAfterNewPassword } from '../api/accountState.js';
+import { recordOwnAction } from '../api/audit.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import { passwordProblem, policyOf } from '../policies.js';
 import { registerStep, stepForm } from './signInSteps.js';
@@ -7,7 +8,7 @@ import { registerStep, stepForm } from './signInSteps.js';
  * The required action "change password" (docs/CONSOLE.md, "Account states"): an administrator who
  * set a password may ask the person to choose her own at her next sign-in. The page takes the new
  * password twice, checks the domain's policy, hashes it on the password threads and ends every
- * other sign-in the old one made.
+ * other sign-in the old one made; her history records it as her own changePassword.
  */
 registerStep({
   id: 'change-password',
@@ -26,7 +27,7 @@ registerStep({
 <input type="password" id="confirm" name="confirm" autocomplete="new-password" required>`,
       submit: 'Change password and continue',
     }),
-  submit: async ({ db, user, tenant, body }) => {
+  submit: async ({ db, user, tenant, body, request }) => {
     const password = body.password ?? '';
     if (password !== (body.confirm ?? '')) return { error: 'The two passwords do not match.' };
     const problem = passwordProblem(await policyOf(db, tenant), password);
@@ -40,6 +41,12 @@ registerStep({
         [tenant.companyId, tenant.domainId, user.id, hash],
       );
       await endSignInsAfterNewPassword(tx, { ...tenant, userId: user.id });
+      // on her history as her own change (the hash only said to have changed)
+      const after = user.requiredActions.filter((name) => name !== 'change-password');
+      await recordOwnAction(tx, { ...tenant, userId: user.id }, { clientId: 'sign-in', ip: request.ip }, 'changePassword', {
+        password_hash: { hidden: true },
+        required_actions: { before: user.requiredActions, after },
+      });
     });
     return { done: true };
   },

@@ -475,6 +475,7 @@ export const screens = {
         resetPassword: 'Password reset by link',
         acceptInvitation: 'Invitation accepted',
         verifyEmail: 'E-mail address verified',
+        changePassword: 'Password changed at sign-in',
       },
     },
     rotateSecret: {

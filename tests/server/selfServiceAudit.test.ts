@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../server/ids.js';
 import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
-import { setPassword } from './oauthHelpers.js';
+import { consoleLoginFields, CookieJar, formAction, injectBrowser, pkce, postLogin, setPassword } from './oauthHelpers.js';
 
 /**
  * What a person does with her own e-mailed links is on her history (docs/CONSOLE.md, "E-mail, reset
  * links and invitations"): a reset, an accepted invitation and a verification are recorded as her
  * own action (actor: herself, through 'account-link', from the page's address), each named, and no
- * record ever holds the password's hash or the link's token.
+ * record ever holds the password's hash or the link's token. So is a new password she chooses at
+ * sign-in when one is required of her (changePassword, through 'sign-in').
  */
 let server: TestServer;
 let acme: Tenant;
@@ -115,5 +116,24 @@ describe("a person's own links on her history", () => {
       required_actions: { before: ['verify-email'], after: [] },
     });
     await expectNoSecretsInLog([link.token, sha256(link.token)]);
+  });
+
+  it('a new password chosen at sign-in (the change-password action) is recorded as her own changePassword', async () => {
+    await server.db.query(`UPDATE users SET required_actions = '{change-password}' WHERE company_id = 'acme' AND id = 'worker'`);
+    const first = await postLogin(server, consoleLoginFields(pkce().challenge, { email: 'worker@acme.example', password: NEW_PASSWORD, company: 'acme' }), { 'sec-fetch-site': 'same-origin' });
+    expect(first.headers.location).toBe('/oauth/steps');
+    const jar = new CookieJar();
+    jar.keep(first.headers['set-cookie'] as string[] | string | undefined);
+    const browser = injectBrowser(server, jar, { remoteAddress: PAGE_ADDRESS, headers: { 'sec-fetch-site': 'same-origin' } });
+    const page = await browser.get('/oauth/steps');
+    expect(page.body).toContain('Choose a new password');
+    const chosen = 'her very own password 7';
+    const done = await browser.post(formAction(page.body)!, { step: 'change-password', password: chosen, confirm: chosen });
+    expect(done.location?.searchParams.get('code'), done.body.slice(0, 300)).toBeTruthy();
+    const changed = (await historyOf('worker')).find((event) => event.action === 'changePassword');
+    expect(changed).toMatchObject({ actorUserId: 'worker', actorClientId: 'sign-in', actorIp: PAGE_ADDRESS });
+    expect(changed!.changes).toEqual({ password: { hidden: true }, required_actions: { before: ['change-password'], after: [] } });
+    const { rows } = await server.db.query<{ hash: string }>(`SELECT password_hash AS hash FROM users WHERE company_id = 'acme' AND id = 'worker'`);
+    await expectNoSecretsInLog([rows[0].hash, chosen]);
   });
 });
