@@ -342,6 +342,12 @@ export const screens = {
       removeContent: 'The users and groups themselves are kept.',
       select: 'Select %{name}',
       selectPage: 'Select every row of this page',
+      // docs/CONSOLE.md, "Groups": the Members tab's filters and export
+      anyType: 'Users and groups',
+      emailDomain: 'E-mail domain',
+      emailDomainHelp: 'e.g. globex.com',
+      filtersLabel: 'Filter the members',
+      noMatch: 'No members match the search or filters. Change or clear them to see more.',
     },
     groupPermissions: {
       tab: 'Permissions',
@@ -556,6 +562,12 @@ export const screens = {
       scopeDeleted: 'Permission %{permission} purged',
       noScopes: 'No permission scopes yet.',
       company: 'Company',
+      // docs/CONSOLE.md, "APIs and permission scopes": the search and a scope's own address
+      searchScopes: 'Search permission scopes',
+      copyScopeLink: 'Copy the link to %{permission}',
+      linkedScope: 'Showing permission scope %{permission} only.',
+      linkedScopeMissing: 'This API has no permission scope %{permission}: it may have been purged.',
+      showAllScopes: 'Show all',
     },
     wizard: {
       previous: 'Previous',
@@ -853,6 +865,16 @@ export const screens = {
         subject: 'Subject',
         purpose: 'Purpose',
         sentAt: 'Sent',
+      },
+    },
+    // a group's members: the headers of their CSV export
+    groupMembers: {
+      name: 'Member |||| Members',
+      fields: {
+        id: 'ID',
+        displayName: 'Display Name',
+        email: 'Email',
+        type: 'Type',
       },
     },
     permissionScopes: {

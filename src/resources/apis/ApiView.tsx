@@ -5,6 +5,7 @@ import { getSession } from '../../session/session';
 import { CodeSnippet } from '../applications/CodeSnippet';
 import { apiSnippet } from '../applications/quickStart';
 import { useDiscovery } from '../applications/useDiscovery';
+import { linkedPart } from '../generic/recordLink';
 import { RecordTabs } from '../generic/RecordTabs';
 import { ApiFormScreen, type ApiFormState } from './ApiForm';
 import { DomainTab } from './DomainTab';
@@ -30,12 +31,15 @@ function QuickStart({ api }: { api: Record<string, unknown> }) {
 
 /**
  * /apis-view: Quick Start, Settings, Permission, Domain and History tabs (docs/CONSOLE.md, "APIs and
- * permission scopes" and "History and audit log").
+ * permission scopes" and "History and audit log"); at a record address, the tab and scope it names.
  */
 export default function ApiView() {
   const translate = useTranslate();
   const navigate = useNavigate();
-  const state = (useLocation().state ?? {}) as ApiFormState;
+  const location = useLocation();
+  const state = (location.state ?? {}) as ApiFormState;
+  // a permission scope's address (`?tab=permission&scope=…`) opens the tab on that scope
+  const { scope } = linkedPart(location.search);
   const api = state.api;
   const close = () => goBack(navigate, '/apis');
 
@@ -71,7 +75,7 @@ export default function ApiView() {
             <ApiFormScreen state={{ ...state, mode: 'view' }} onDone={close} title={translate('iam.apis.tabs.settings')} />
           ),
         },
-        { id: 'permission', labelKey: 'iam.apis.tabs.permission', content: <PermissionTab apiId={String(api.id)} onClose={close} /> },
+        { id: 'permission', labelKey: 'iam.apis.tabs.permission', content: <PermissionTab key={scope} apiId={String(api.id)} scope={scope} context={{ companyId, domainId: String(api.domain ?? '') }} onClose={close} /> },
         {
           id: 'domain',
           labelKey: 'iam.apis.tabs.domain',

@@ -1,22 +1,28 @@
 import { useState, type FormEvent } from 'react';
-import { Box, Button, FormControlLabel, IconButton, Stack, Switch, TextField as MuiTextField, Typography } from '@mui/material';
+import { Alert, Box, Button, FormControlLabel, IconButton, Link, Stack, Switch, TextField as MuiTextField, Tooltip, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import DeleteForeverIcon from '@mui/icons-material/DeleteForever';
+import LinkIcon from '@mui/icons-material/Link';
 import {
   Datagrid,
+  FunctionField,
   ListBase,
   TextField,
   useCreate,
   useDelete,
   useListContext,
+  useLocation,
+  useNavigate,
   useNotify,
   useRecordContext,
   useTranslate,
+  type RaRecord,
 } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 import type { PathContext } from '../../session/session';
 import { DisabledReason } from '../generic/DisabledReason';
 import { checkValue } from '../generic/fieldChecks';
+import { scopeHref } from '../generic/recordLink';
 import { useAllowed } from '../generic/useAllowed';
 import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
 import { SaveErrorAlert } from '../generic/SaveErrorAlert';
@@ -157,11 +163,112 @@ function AddScopeForm({ meta, editing, error, setError }: AddScopeFormProps) {
   );
 }
 
+/** The search box over the API's scopes (filter.q: permission and description, on the API's own rows). */
+function ScopeSearch() {
+  const translate = useTranslate();
+  const { filterValues, setFilters } = useListContext();
+  const [text, setText] = useState(typeof filterValues.q === 'string' ? filterValues.q : '');
+  return (
+    <MuiTextField
+      type="search"
+      size="small"
+      label={translate('iam.apis.searchScopes')}
+      value={text}
+      onChange={(event) => {
+        setText(event.target.value);
+        const q = event.target.value.trim();
+        // from page 1, once typing pauses (react-admin's debounce); a linked scope's filter goes
+        setFilters(q ? { q } : {}, {});
+      }}
+      sx={{ mt: 1, mb: 1, width: { xs: '100%', sm: 320 } }}
+    />
+  );
+}
+
+/**
+ * Opened at a scope's address: the list holds that scope alone and says so; Show all goes to the
+ * address without the scope (the tab stays), so the address always says what is shown.
+ */
+function LinkedScopeNotice({ scope }: { scope: string }) {
+  const translate = useTranslate();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const { filterValues, total, isPending } = useListContext();
+  if (!Array.isArray(filterValues.id)) return null;
+  const missing = !isPending && total === 0;
+  const showAll = () => {
+    const query = new URLSearchParams(location.search);
+    query.delete('scope');
+    navigate(`${location.pathname}?${query.toString()}`, { replace: true, state: location.state });
+  };
+  return (
+    <Alert
+      severity={missing ? 'warning' : 'info'}
+      role="status"
+      sx={{ mb: 1 }}
+      action={<Button onClick={showAll}>{translate('iam.apis.showAllScopes')}</Button>}
+    >
+      {translate(missing ? 'iam.apis.linkedScopeMissing' : 'iam.apis.linkedScope', { permission: scope })}
+    </Alert>
+  );
+}
+
+interface ScopeLinkProps {
+  apiId: string;
+  context: PathContext;
+}
+
+/**
+ * A scope's permission as a link to its own address (docs/CONSOLE.md, "Routes"): opened in place it
+ * finds the scope on this tab; copied or opened in a new tab it opens the API there. Beside it, Copy link.
+ */
+function ScopePermission({ apiId, context }: ScopeLinkProps) {
+  const record = useRecordContext();
+  const translate = useTranslate();
+  const notify = useNotify();
+  const navigate = useNavigate();
+  const location = useLocation();
+  if (!record) return null;
+  const permission = String(record.permission);
+  const href = scopeHref(apiId, permission, context);
+  if (!href) return <>{permission}</>;
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(new URL(href, window.location.origin).href);
+      notify('iam.recordLink.copied', { type: 'info' });
+    } catch {
+      notify('iam.secret.copyFailed', { type: 'warning' });
+    }
+  };
+  return (
+    <Box component="span" sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.5, overflowWrap: 'anywhere' }}>
+      <Link
+        href={href}
+        underline="hover"
+        onClick={(event) => {
+          if (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+          event.preventDefault();
+          // the screen's state stays: the same API, this scope found
+          navigate(href, { state: location.state });
+        }}
+      >
+        {permission}
+      </Link>
+      <Tooltip title={translate('iam.apis.copyScopeLink', { permission })}>
+        <IconButton size="small" aria-label={translate('iam.apis.copyScopeLink', { permission })} onClick={copy}>
+          <LinkIcon fontSize="inherit" />
+        </IconButton>
+      </Tooltip>
+    </Box>
+  );
+}
+
 /**
  * The Permission tab (docs/CONSOLE.md, "APIs and permission scopes"): Permission (required) and Description inputs with Add, enabled only in
- * edit mode; below, the API's scopes with a delete action per row, 15 per page.
+ * edit mode; below, a search and the API's scopes, each a link to its own address, with a delete
+ * action per row, 15 per page. Opened at a scope's address (`scope`), it lists that scope, marked.
  */
-export function PermissionTab({ apiId, onClose }: { apiId: string; onClose: () => void }) {
+export function PermissionTab({ apiId, scope, context, onClose }: { apiId: string; scope?: string; context: PathContext; onClose: () => void }) {
   const translate = useTranslate();
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<SaveFailure['alert']>();
@@ -174,6 +281,8 @@ export function PermissionTab({ apiId, onClose }: { apiId: string; onClose: () =
       perPage={permissionScopes.pageSize}
       sort={permissionScopes.defaultSort}
       queryOptions={{ meta: meta as Record<string, unknown> }}
+      // the scope's primary key: that one row, wherever it falls in the list
+      filterDefaultValues={scope ? { id: [scope] } : undefined}
       disableSyncWithLocation
       storeKey={false}
     >
@@ -189,16 +298,19 @@ export function PermissionTab({ apiId, onClose }: { apiId: string; onClose: () =
         </DisabledReason>
       </Stack>
       <AddScopeForm meta={meta} editing={editing} error={error} setError={setError} />
+      <ScopeSearch />
+      {scope && <LinkedScopeNotice scope={scope} />}
       <Datagrid
         bulkActionButtons={false}
         rowClick={false}
+        rowSx={(record: RaRecord) => (record.id === scope ? { backgroundColor: 'action.selected' } : {})}
         empty={
           <Typography sx={{ p: 2 }} color="text.secondary">
             {translate('iam.apis.noScopes')}
           </Typography>
         }
       >
-        <TextField source="permission" sortable={false} />
+        <FunctionField source="permission" sortable={false} render={() => <ScopePermission apiId={apiId} context={context} />} />
         <TextField source="description" sortable={false} />
         <DeleteScopeButton meta={meta} editing={editing} onDone={() => setError(undefined)} />
       </Datagrid>

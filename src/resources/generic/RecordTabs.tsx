@@ -1,10 +1,11 @@
 import { Suspense, useState, type ComponentType, type ReactNode } from 'react';
 import { Box, Card, CardContent, LinearProgress, Paper, Tab, Tabs, Typography } from '@mui/material';
-import { Title, useCanAccessResources, useTranslate, type RaRecord } from 'react-admin';
+import { Title, useCanAccessResources, useLocation, useTranslate, type RaRecord } from 'react-admin';
 import type { PathContext } from '../../session/session';
 import { auditEvents, HistoryTab } from '../auditEvents';
 import type { RecordTabProps } from '../types';
 import { useDeclaration } from './DeclarationContext';
+import { linkedPart } from './recordLink';
 
 
 export interface RecordTab {
@@ -64,8 +65,11 @@ export function RecordTabs({ idPrefix, tabs, record, context, title, label, maxW
     : [];
   const { canAccess: readable } = useCanAccessResources({ action: 'list', resources: declared.map((tab) => tab.lists) });
   const shown: ShownTab[] = [...tabs, ...declared.filter((tab) => readable?.[tab.lists])];
-  const [active, setActive] = useState(shown[0]?.id);
-  const [visited, setVisited] = useState<ReadonlySet<string>>(() => new Set([shown[0]?.id]));
+  // a record address may name one of the screen's own tabs (`?tab=members`, generic/recordLink)
+  const { tab: linked } = linkedPart(useLocation().search);
+  const first = tabs.find((tab) => tab.id === linked && !tab.disabled)?.id ?? shown[0]?.id;
+  const [active, setActive] = useState(first);
+  const [visited, setVisited] = useState<ReadonlySet<string>>(() => new Set([first]));
   const select = (id: string) => {
     setActive(id);
     setVisited((before) => new Set(before).add(id));

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { registry } from '../registry';
-import { isCurrentPlace, parseRecordLink, RECORD_LINKS, recordHref } from './recordLink';
+import { isCurrentPlace, linkedPart, memberHref, parseRecordLink, RECORD_LINKS, recordHref, scopeHref } from './recordLink';
 
 const here = { companyId: 'acme', domainId: 'main' };
 
@@ -28,6 +28,20 @@ describe('record addresses', () => {
     // only the type's own scope counts
     expect(parseRecordLink('auditEvents', '7', '?company=globex&domain=prod', here)).toEqual({ type: 'auditEvents', id: '7', companyId: 'globex', domainId: '' });
     expect(parseRecordLink('companies', 'globex', '?company=x&domain=y', here)).toEqual({ type: 'companies', id: 'globex', companyId: '', domainId: '' });
+  });
+
+  it('name a tab of the screen, and a permission scope of an API', () => {
+    expect(recordHref('groups', 'ops', here, { tab: 'members' })).toBe('/groups/ops?company=acme&domain=main&tab=members');
+    expect(scopeHref('api 1', 'read:orders', here)).toBe('/apis/api%201?company=acme&domain=main&tab=permission&scope=read%3Aorders');
+    expect(linkedPart('?company=acme&domain=main&tab=permission&scope=read%3Aorders')).toEqual({ tab: 'permission', scope: 'read:orders' });
+    expect(linkedPart('?company=acme&domain=main')).toEqual({});
+    // the place is read as for any record address
+    expect(parseRecordLink('apis', 'a1', '?company=globex&domain=prod&tab=permission&scope=x', here)).toEqual({ type: 'apis', id: 'a1', companyId: 'globex', domainId: 'prod' });
+  });
+
+  it("name a group member's own record: a user's or a nested group's", () => {
+    expect(memberHref({ id: 'u1', type: 'user' }, here)).toBe('/users/u1?company=acme&domain=main');
+    expect(memberHref({ id: 'ops', type: 'group' }, here)).toBe('/groups/ops?company=acme&domain=main');
   });
 
   it('say whether the current place must change first', () => {

@@ -29,13 +29,19 @@ export const RECORD_LINKS: Readonly<Record<string, LinkShape>> = {
   companies: { path: '/companies/', scope: 'none', switches: false },
 };
 
-/** A record's shareable address in that company and domain; undefined for a type without one. */
-export function recordHref(type: string, id: unknown, context: PathContext): string | undefined {
+/**
+ * A record's shareable address in that company and domain; undefined for a type without one.
+ * `within` names a place inside its screen: the tab that opens (`tab`, one of the screen's own tabs'
+ * ids) and what that tab finds (`scope`: an API's permission scope), read back by `linkedPart`.
+ */
+export function recordHref(type: string, id: unknown, context: PathContext, within: LinkedPart = {}): string | undefined {
   const shape = RECORD_LINKS[type];
   if (!shape || id === undefined || id === null || id === '') return undefined;
   const query = new URLSearchParams();
   if (shape.scope !== 'none') query.set('company', context.companyId);
   if (shape.scope === 'domain') query.set('domain', context.domainId);
+  if (within.tab) query.set('tab', within.tab);
+  if (within.scope) query.set('scope', within.scope);
   const search = query.toString();
   return `${shape.path}${encodeURIComponent(String(id))}${search ? `?${search}` : ''}`;
 }
@@ -65,3 +71,30 @@ export function isCurrentPlace(link: ParsedRecordLink, current: PathContext): bo
   if (!shape?.switches) return true;
   return link.companyId === current.companyId && (shape.scope !== 'domain' || link.domainId === current.domainId);
 }
+
+/** A place inside a record's screen that its address may name (docs/CONSOLE.md, "Routes"). */
+export interface LinkedPart {
+  /** One of the screen's own tabs (a group's `members`, an API's `permission`). */
+  tab?: string;
+  /** An API's permission scope, found and marked on its Permission tab. */
+  scope?: string;
+}
+
+/** The tab and scope an address names (`?…&tab=permission&scope=read:orders`); absent ones are left out. */
+export function linkedPart(search: string): LinkedPart {
+  const query = new URLSearchParams(search);
+  const part: LinkedPart = {};
+  const tab = query.get('tab');
+  const scope = query.get('scope');
+  if (tab) part.tab = tab;
+  if (scope) part.scope = scope;
+  return part;
+}
+
+/** A permission scope's own address: its API's, opening the Permission tab on that scope. */
+export const scopeHref = (apiId: string, permission: string, context: PathContext) =>
+  recordHref('apis', apiId, context, { tab: 'permission', scope: permission });
+
+/** A group member's address: the user's or the nested group's own. */
+export const memberHref = (member: { id: string; type: string }, context: PathContext) =>
+  recordHref(member.type === 'group' ? 'groups' : 'users', member.id, context);

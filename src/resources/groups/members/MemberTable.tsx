@@ -1,5 +1,5 @@
-import { Checkbox, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
-import { useTranslate, type ListControllerResult } from 'react-admin';
+import { Checkbox, Link, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
+import { useNavigate, useTranslate, type ListControllerResult } from 'react-admin';
 import type { ResourceDeclaration } from '../../types';
 import { PagedTableFrame } from '../panel/PagedTableFrame';
 import type { Member } from './member';
@@ -28,11 +28,33 @@ interface MemberTableProps {
   onSelect: (members: readonly Member[], selected: boolean) => void;
   emptyText: string;
   showEmail?: boolean;
+  /** Each member's own address (generic/recordLink): its name becomes a link there. */
+  linkOf?: (member: Member) => string | undefined;
 }
 
 /** A server-paged table of members or candidates with checkboxes (the selection survives paging). */
-export function MemberTable({ label, list, declaration, selected, onSelect, emptyText, showEmail = false }: MemberTableProps) {
+export function MemberTable({ label, list, declaration, selected, onSelect, emptyText, showEmail = false, linkOf }: MemberTableProps) {
   const translate = useTranslate();
+  const navigate = useNavigate();
+  const nameOf = (row: Member) => {
+    const href = linkOf?.(row);
+    if (!href) return row.displayName;
+    return (
+      // a real link (copied, or opened in a new tab); a click opens the record here, never selects the row
+      <Link
+        href={href}
+        underline="hover"
+        onClick={(event) => {
+          event.stopPropagation();
+          if (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+          event.preventDefault();
+          navigate(href);
+        }}
+      >
+        {row.displayName}
+      </Link>
+    );
+  };
   const rows = list.data ?? [];
   const selectedOnPage = rows.filter((row) => selected.has(memberKey(row))).length;
 
@@ -67,7 +89,7 @@ export function MemberTable({ label, list, declaration, selected, onSelect, empt
                     onChange={(event) => onSelect([row], event.target.checked)}
                   />
                 </TableCell>
-                <TableCell>{row.displayName}</TableCell>
+                <TableCell sx={{ overflowWrap: 'anywhere' }}>{nameOf(row)}</TableCell>
                 {showEmail && <TableCell>{row.email}</TableCell>}
                 <TableCell>{translate(`iam.members.types.${row.type}`)}</TableCell>
               </TableRow>

@@ -108,3 +108,86 @@ describe('group Members tab', () => {
     await waitFor(() => expect(screen.queryByText(/would have no active administrator left/)).not.toBeInTheDocument());
   });
 });
+
+describe('group Members tab: filters, links and export', () => {
+  const people = [
+    { id: 'u1', displayName: 'Ada', type: 'user', email: 'ada@globex.com' },
+    { id: 'u2', displayName: 'Bob', type: 'user', email: 'bob@initech.com' },
+    { id: 'ops', displayName: 'Operations', type: 'group', email: 'ops@globex.com' },
+  ];
+  const filterOf = (request: RecordedRequest) => new URL(request.url, 'http://x').searchParams.get('filter');
+  const memberLists = (requests: RecordedRequest[]) => requests.filter((request) => /\/groups\/ops\/members\?/.test(request.url)).map(filterOf);
+
+  /** The members as the provider filters them (type, e-mail domain, search). */
+  function filtering(request: RecordedRequest) {
+    const url = new URL(request.url, 'http://x');
+    if (url.pathname.endsWith('/members/export.csv')) return { json: 'id,Display Name\r\n' };
+    if (url.pathname.endsWith('/members')) {
+      const filter = JSON.parse(url.searchParams.get('filter') ?? '{}') as { type?: string; emailDomain?: string; q?: string };
+      const rows = people.filter(
+        (member) =>
+          (!filter.type || member.type === filter.type) &&
+          (!filter.emailDomain || member.email.endsWith(`@${filter.emailDomain}`)) &&
+          (!filter.q || `${member.displayName} ${member.email}`.toLowerCase().includes(filter.q.toLowerCase())),
+      );
+      return { json: rows, headers: { 'Content-Range': rows.length ? `members 0-${rows.length - 1}/${rows.length}` : 'members */0' } };
+    }
+    return { json: [] };
+  }
+
+  const ops = { id: 'ops', name: 'ops', displayName: 'Ops', email: 'o@example.com' };
+
+  it('shows e-mails, filters by type, e-mail domain and search on the provider, and says when nothing matches', async () => {
+    const { requests } = mockFetch(filtering);
+    await openMembers(ops);
+    expect(await screen.findByText('ada@globex.com')).toBeInTheDocument();
+    expect(screen.getByRole('columnheader', { name: 'Email' })).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('combobox', { name: 'Type' }));
+    await userEvent.click(await screen.findByRole('option', { name: 'Groups' }));
+    await waitFor(() => expect(memberLists(requests).at(-1)).toBe('{"type":"group"}'));
+    await waitFor(() => expect(screen.queryByText('Ada')).toBeNull());
+    expect(screen.getByText('Operations')).toBeInTheDocument();
+
+    await userEvent.type(screen.getByRole('searchbox', { name: 'E-mail domain' }), 'initech.com');
+    await waitFor(() => expect(memberLists(requests).at(-1)).toBe('{"type":"group","emailDomain":"initech.com"}'));
+    expect(await screen.findByText('No members match the search or filters. Change or clear them to see more.')).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('combobox', { name: 'Type' }));
+    await userEvent.click(await screen.findByRole('option', { name: 'Users and groups' }));
+    await userEvent.clear(screen.getByRole('searchbox', { name: 'E-mail domain' }));
+    await userEvent.type(screen.getByRole('searchbox', { name: 'Search' }), ' bob ');
+    await waitFor(() => expect(memberLists(requests).at(-1)).toBe('{"q":"bob"}'));
+    expect(await screen.findByText('bob@initech.com')).toBeInTheDocument();
+    expect(screen.queryByText('Ada')).toBeNull();
+  }, 60_000);
+
+  it("links each member to its own record: a user's or a nested group's address", async () => {
+    mockFetch(filtering);
+    const { locations } = await openMembers(ops);
+    const ada = await screen.findByRole('link', { name: 'Ada' });
+    expect(ada).toHaveAttribute('href', '/users/u1?company=acme&domain=main');
+    expect(screen.getByRole('link', { name: 'Operations' })).toHaveAttribute('href', '/groups/ops?company=acme&domain=main');
+    // following it opens the member, never selects the row
+    await userEvent.click(ada);
+    await waitFor(() => expect(locations.at(-1)).toBe('/users/u1'));
+  }, 60_000);
+
+  it('exports the members as filtered, with their e-mail, under their headers', async () => {
+    const { requests } = mockFetch(filtering);
+    const createObjectURL = vi.fn(() => 'blob:x');
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() }));
+    await openMembers(ops);
+    await screen.findByText('Ada');
+    await userEvent.type(screen.getByRole('searchbox', { name: 'E-mail domain' }), 'globex.com');
+    await waitFor(() => expect(memberLists(requests).at(-1)).toBe('{"emailDomain":"globex.com"}'));
+    await waitFor(() => expect(screen.queryByText('Bob')).toBeNull());
+    await userEvent.click(screen.getByRole('button', { name: 'Export CSV' }));
+    await waitFor(() => expect(requests.some((request) => request.url.includes('/members/export.csv'))).toBe(true));
+    const exported = new URL(requests.find((request) => request.url.includes('/members/export.csv'))!.url, 'http://x');
+    expect(exported.pathname).toBe(`${BASE}/groups/ops/members/export.csv`);
+    expect(exported.searchParams.get('filter')).toBe('{"emailDomain":"globex.com"}');
+    expect(exported.searchParams.get('columns')).toBe('id,displayName,email,type');
+    expect(JSON.parse(exported.searchParams.get('labels')!)).toEqual(['ID', 'Display Name', 'Email', 'Type']);
+  }, 60_000);
+});

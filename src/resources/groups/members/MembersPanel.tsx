@@ -1,13 +1,15 @@
 import { useState } from 'react';
-import { Alert, Box, Button, Stack, Typography } from '@mui/material';
+import { Alert, Box, Button, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import ArrowBackIcon from '@mui/icons-material/ArrowBack';
 import DeleteIcon from '@mui/icons-material/Delete';
 import { useQueryClient } from '@tanstack/react-query';
-import { Confirm, useDeleteMany, useNavigate, useNotify, useTranslate } from 'react-admin';
+import { Confirm, ListContextProvider, useDeleteMany, useNavigate, useNotify, useTranslate } from 'react-admin';
 import type { PathContext } from '../../../session/session';
 import { DisabledReason } from '../../generic/DisabledReason';
-import { useDeclaration } from '../../generic/DeclarationContext';
+import { DeclarationContext, useDeclaration } from '../../generic/DeclarationContext';
+import { ExportCsvButton } from '../../generic/ExportCsvButton';
+import { memberHref } from '../../generic/recordLink';
 import { useAllowed } from '../../generic/useAllowed';
 import { groupMembers } from '../index';
 import { groupMeta, useErrorText, useGroupList } from '../panel/useGroupList';
@@ -15,6 +17,48 @@ import { AddMembersDialog } from './AddMembersDialog';
 import { useMembersRemovalReason } from './lastAdministrator';
 import { memberRef, type Member } from './member';
 import { MemberTable, toggleSelection } from './MemberTable';
+
+/** What the Members tab filters by: the provider's search, the member type and the e-mail domain. */
+export interface MemberFilterValues {
+  q: string;
+  type: '' | 'user' | 'group';
+  emailDomain: string;
+}
+
+const NO_FILTER: MemberFilterValues = { q: '', type: '', emailDomain: '' };
+
+/** The list filter of these values: the set ones, trimmed (an empty box filters nothing). */
+export function memberFilter(values: MemberFilterValues): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values)
+      .map(([name, value]) => [name, value.trim()])
+      .filter(([, value]) => value !== ''),
+  );
+}
+
+/** The search box, the type and the e-mail domain above the members (docs/CONSOLE.md, "Groups"). */
+function MemberFilters({ values, onChange }: { values: MemberFilterValues; onChange: (values: MemberFilterValues) => void }) {
+  const translate = useTranslate();
+  const set = (name: keyof MemberFilterValues) => (event: { target: { value: string } }) => onChange({ ...values, [name]: event.target.value });
+  return (
+    <Box role="search" aria-label={translate('iam.members.filtersLabel')} sx={{ display: 'flex', gap: 1, flexWrap: 'wrap', mb: 1 }}>
+      <TextField type="search" size="small" label={translate('iam.members.search')} value={values.q} onChange={set('q')} />
+      <TextField select size="small" label={translate('iam.members.type')} value={values.type} onChange={set('type')} sx={{ minWidth: 180 }}>
+        <MenuItem value="">{translate('iam.members.anyType')}</MenuItem>
+        <MenuItem value="user">{translate('iam.members.users')}</MenuItem>
+        <MenuItem value="group">{translate('iam.members.groups')}</MenuItem>
+      </TextField>
+      <TextField
+        type="search"
+        size="small"
+        label={translate('iam.members.emailDomain')}
+        placeholder={translate('iam.members.emailDomainHelp')}
+        value={values.emailDomain}
+        onChange={set('emailDomain')}
+      />
+    </Box>
+  );
+}
 
 interface MembersPanelProps {
   context: PathContext;
@@ -24,7 +68,8 @@ interface MembersPanelProps {
 /**
  * The Members tab (docs/CONSOLE.md, "Groups"): the group's members (the embedded groupMembers
  * resource), paged, with Add (the modal) and Delete. It names the group and leads back to the
- * groups list.
+ * groups list. The members are filtered by search, type and e-mail domain (in the panel, as its
+ * page is), show their e-mail, link to their own records, and export as CSV as filtered.
  */
 export function MembersPanel({ context, group }: MembersPanelProps) {
   const translate = useTranslate();
@@ -36,6 +81,13 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
   const [adding, setAdding] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const members = useGroupList<Member>(groupMembers, context, group.id);
+  const [filters, setFilterValues] = useState<MemberFilterValues>(NO_FILTER);
+  const filtering = Object.keys(memberFilter(filters)).length > 0;
+  const changeFilters = (values: MemberFilterValues) => {
+    setFilterValues(values);
+    // from page 1, once typing pauses (useGroupList's debounce)
+    members.setFilters(memberFilter(values), {});
+  };
   const [deleteMany, removal] = useDeleteMany();
   const error = useErrorText()(removal.error);
 
@@ -90,7 +142,18 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
             {translate('iam.members.delete')}
           </Button>
         </DisabledReason>
+        <ListContextProvider value={members}>
+          {/* the export's headers are the members' (resources.groupMembers), not the groups' */}
+          <DeclarationContext.Provider value={groupMembers}>
+            <ExportCsvButton
+              meta={groupMeta(context, group.id)}
+              columns={['id', 'displayName', 'email', 'type']}
+              filename={`members-${group.id}`}
+            />
+          </DeclarationContext.Provider>
+        </ListContextProvider>
       </Stack>
+      <MemberFilters values={filters} onChange={changeFilters} />
       {error && (
         <Alert severity="error" role="alert" sx={{ mb: 1 }}>
           {error}
@@ -102,7 +165,9 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
         declaration={groupMembers}
         selected={selected}
         onSelect={(rows, isSelected) => setSelected((previous) => toggleSelection(previous, rows, isSelected))}
-        emptyText="iam.members.empty"
+        emptyText={filtering ? 'iam.members.noMatch' : 'iam.members.empty'}
+        showEmail
+        linkOf={(member) => memberHref(member, context)}
       />
       <Confirm
         isOpen={confirming}
