@@ -4,7 +4,7 @@ import { ADMIN_GROUP } from '../oauth/tokens.js';
 import { keepingAnAdministrator } from './administrators.js';
 import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
 import { email, id, optionalText, requiredText, status } from './schemas.js';
-import { groupListFields } from './listFields.js';
+import { groupFilters, groupListFields } from './listFields.js';
 
 /**
  * Groups of a domain. Plain CRUD: the routes are produced from this definition (resource.ts);
@@ -26,6 +26,7 @@ export const groupDefinition = {
     ...groupListFields,
   },
   search: `(t.display_name || ' ' || t.name || ' ' || t.email)`,
+  filters: groupFilters,
   key: ['t.company_id', 't.domain_id', 't.id'],
   defaultSort: 'displayName',
 } satisfies ResourceDefinition;

@@ -72,10 +72,18 @@ export const userFilters: Record<string, NamedFilter> = {
 export const groupListFields = {
   // direct members (users and groups), on the group's primary key
   memberCount: { column: `(SELECT count(*)::int FROM group_members gm WHERE gm.company_id = t.company_id AND gm.domain_id = t.domain_id AND gm.group_id = t.id)`, type: 'integer', listed: false },
-  createdAt: { column: 't.created_at', listed: false },
+  // groups_live_by_created (migration 29)
+  createdAt: { column: 't.created_at', time: true },
   updatedAt: { column: 't.updated_at', listed: false },
   ...deletedFields('groups'),
 } as const;
+
+const GROUP_MEMBERS = `SELECT 1 FROM group_members gm WHERE gm.company_id = t.company_id AND gm.domain_id = t.domain_id AND gm.group_id = t.id`;
+
+export const groupFilters: Record<string, NamedFilter> = {
+  // groups nobody is in (a probe of the group's primary key per group); false: those with members
+  noMembers: flag(`NOT EXISTS (${GROUP_MEMBERS})`, `EXISTS (${GROUP_MEMBERS})`),
+};
 
 export const applicationFilters: Record<string, NamedFilter> = {
   // applications_grant_types (GIN): applications whose grant types include this one

@@ -1429,6 +1429,14 @@ END $$;
 CREATE INDEX IF NOT EXISTS mail_outbox_age ON mail_outbox (created_at);
 `,
   },
+  {
+    id: 29,
+    name: 'groups list: created time (sort and range) on its own index',
+    sql: `
+-- The groups list's Created filter and sort (server/api/listFields.ts), on the live list.
+CREATE INDEX IF NOT EXISTS groups_live_by_created ON groups (company_id, domain_id, created_at, id) WHERE status <> 'deleted';
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

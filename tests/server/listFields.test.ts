@@ -213,6 +213,24 @@ describe('other lists: fields and filters', () => {
     expect(members.body).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'ann', email: 'ann@Globex.com' }), expect.objectContaining({ id: 'administrators', type: 'group', email: 'admins@example.com' })]));
   });
 
+  it('groups: no members, created in a range, sorted by created time; another tenant 404', async () => {
+    await server.db.query(
+      `INSERT INTO groups (company_id, domain_id, id, name, display_name, email, created_at) VALUES ('acme', $1, 'empty', 'empty', 'Empty', 'empty@acme.example', now() - interval '3 days')`,
+      [acme.domainId],
+    );
+    await server.db.query(`UPDATE groups SET created_at = now() - interval '30 days' WHERE company_id = 'acme' AND id IN ('sales', 'administrators')`);
+    const groups = (params: Record<string, unknown>, token = acme.adminToken) =>
+      call(server, token, 'GET', `${domainPath()}/groups?${q({ condition: 'status,!=,deleted', ...params })}`);
+    expect(ids((await groups({ filter: { noMembers: true } })).body)).toEqual(['empty']);
+    expect(ids((await groups({ filter: { noMembers: false } })).body).sort()).toEqual(['administrators', 'sales']);
+    const recent = await groups({ condition: ['status,!=,deleted', `createdAt,>=,${new Date(Date.now() - 7 * 86_400_000).toISOString()}`] });
+    expect(ids(recent.body)).toEqual(['empty']);
+    expect(ids((await groups({ sort: ['createdAt', 'DESC'] })).body)[0]).toBe('empty');
+    expect((await groups({ condition: ['status,!=,deleted', 'createdAt,>=,yesterday'] })).status).toBe(400);
+    expect((await groups({ filter: { noMembers: 'maybe' } })).status).toBe(400);
+    expect((await groups({ filter: { noMembers: true } }, other.adminToken)).status).toBe(404);
+  });
+
   it('applications by type and grant type, APIs by signing algorithm, companies by type', async () => {
     const base = `/api/acme/${acme.domainId}`;
     for (const [name, type, grants] of [
