@@ -749,6 +749,7 @@ export const screens = {
       fields: {
         id: 'ID',
         memberCount: 'Members',
+        noMembers: 'No members',
         createdAt: 'Created',
         updatedAt: 'Updated',
         deletedAt: 'Deleted',

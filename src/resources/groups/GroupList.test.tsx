@@ -63,3 +63,17 @@ describe('groups lists', () => {
     expect(JSON.parse(writes(requests)[1].body!)).toEqual(['devs']);
   });
 });
+
+describe('groups list filters', () => {
+  it('Add filter offers No members and Created; No members is sent as the provider names it', async () => {
+    const { requests } = mockFetch(provider);
+    open(groups.routes.list);
+    await screen.findByText('devs@example.com', {}, { timeout: 5000 });
+    await userEvent.click(screen.getByRole('button', { name: 'Add filter' }));
+    const menu = await screen.findByRole('menu');
+    const offered = within(menu).getAllByRole('menuitemcheckbox').map((item) => item.textContent);
+    expect(offered).toEqual(expect.arrayContaining(['No members', 'Created']));
+    await userEvent.click(within(menu).getByRole('menuitemcheckbox', { name: 'No members' }));
+    await waitFor(() => expect(readable(requests.at(-1)!.url)).toContain('filter={"noMembers":true}'));
+  });
+});

@@ -20,9 +20,9 @@ export const groups: ResourceDeclaration = {
     { source: 'displayName', kind: 'text', required: true, maxLength: 200 },
     { source: 'notes', kind: 'textarea', maxLength: 2000 },
     { source: 'email', kind: 'email', required: true, maxLength: 254 },
-    // shown only: the provider neither filters nor sorts by them (docs/CONSOLE.md, "Lists")
+    // shown only: the provider neither filters nor sorts by them (docs/CONSOLE.md, "Lists"), but Created
     { source: 'memberCount', kind: 'number', sortable: false },
-    { source: 'createdAt', kind: 'dateTime', sortable: false },
+    { source: 'createdAt', kind: 'dateTime' },
     { source: 'updatedAt', kind: 'dateTime', sortable: false },
     { source: 'deletedAt', kind: 'dateTime', sortable: false },
     { source: 'deletedBy', kind: 'text', sortable: false },
@@ -30,6 +30,10 @@ export const groups: ResourceDeclaration = {
   listColumns: ['displayName', 'email'],
   moreColumns: ['name', 'memberCount', 'createdAt', 'updatedAt', 'deletedAt', 'deletedBy'],
   searchable: true,
+  filters: [
+    { source: 'createdAt', kind: 'dateRange', more: true },
+    { source: 'noMembers', kind: 'boolean', more: true },
+  ],
   formFields: ['name', 'displayName', 'notes', 'email'],
   idFromField: 'name',
   softDelete: { field: 'status', active: 'active', deleted: 'deleted' },
