@@ -42,8 +42,9 @@ function MemberFilters({ values, onChange }: { values: MemberFilterValues; onCha
   const set = (name: keyof MemberFilterValues) => (event: { target: { value: string } }) => onChange({ ...values, [name]: event.target.value });
   return (
     <Box role="search" aria-label={translate('iam.members.filtersLabel')} sx={{ display: 'flex', gap: 1, flexWrap: 'wrap', mb: 1 }}>
-      <TextField type="search" size="small" label={translate('iam.members.search')} value={values.q} onChange={set('q')} />
-      <TextField select size="small" label={translate('iam.members.type')} value={values.type} onChange={set('type')} sx={{ minWidth: 180 }}>
+      {/* one row on a laptop (the theme's inputs are full width), wrapping on a phone */}
+      <TextField type="search" size="small" fullWidth={false} label={translate('iam.members.search')} value={values.q} onChange={set('q')} sx={{ flex: '2 1 240px' }} />
+      <TextField select size="small" fullWidth={false} label={translate('iam.members.type')} value={values.type} onChange={set('type')} sx={{ flex: '0 1 200px', minWidth: 160 }}>
         <MenuItem value="">{translate('iam.members.anyType')}</MenuItem>
         <MenuItem value="user">{translate('iam.members.users')}</MenuItem>
         <MenuItem value="group">{translate('iam.members.groups')}</MenuItem>
@@ -55,6 +56,8 @@ function MemberFilters({ values, onChange }: { values: MemberFilterValues; onCha
         placeholder={translate('iam.members.emailDomainHelp')}
         value={values.emailDomain}
         onChange={set('emailDomain')}
+        fullWidth={false}
+        sx={{ flex: '1 1 200px' }}
       />
     </Box>
   );
