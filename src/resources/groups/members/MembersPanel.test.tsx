@@ -191,3 +191,16 @@ describe('group Members tab: filters, links and export', () => {
     expect(JSON.parse(exported.searchParams.get('labels')!)).toEqual(['ID', 'Display Name', 'Email', 'Type']);
   }, 60_000);
 });
+
+describe("a group's address naming its Members tab", () => {
+  it('opens the group on its Members tab (?tab=members); an unknown tab opens General', async () => {
+    mockFetch(provider([{ id: 'u1', displayName: 'Ada', type: 'user' }]));
+    const group = { id: 'ops', name: 'ops', displayName: 'Operations', email: 'o@example.com' };
+    renderScreen(groups, GroupForm, { pathname: '/groups/ops', search: '?company=acme&domain=main&tab=members', state: { company, domain, group, mode: 'view' } });
+    expect(await screen.findByRole('tab', { name: 'Members' })).toHaveAttribute('aria-selected', 'true');
+    expect(await screen.findByRole('heading', { name: 'Members of Operations' })).toBeInTheDocument();
+    cleanup();
+    renderScreen(groups, GroupForm, { pathname: '/groups/ops', search: '?company=acme&domain=main&tab=nope', state: { company, domain, group, mode: 'view' } });
+    expect(await screen.findByRole('tab', { name: 'General' })).toHaveAttribute('aria-selected', 'true');
+  }, 60_000);
+});
