@@ -40,6 +40,8 @@ export interface SignInState {
   /** What she must do at her next sign-in (server/oauth/signInSteps.ts). */
   requiredActions: string[];
   emailVerified: boolean;
+  /** She has a password (else an invitation lets her choose one: sendInvitation refuses her once she has). */
+  hasPassword: boolean;
 }
 
 /** What may be required of a person at her next sign-in (migration 21's check). */
@@ -64,11 +66,12 @@ async function signInState(db: Queryable, at: UserParams, limits: { failures: nu
         : factorLock
           ? { until: factorLock, because: 'too many wrong second-factor codes' }
           : undefined;
-  const user = await db.query<{ blockedAt: Date | null; requiredActions: string[]; emailVerified: boolean }>(
-    `SELECT blocked_at AS "blockedAt", required_actions AS "requiredActions", email_verified AS "emailVerified" FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
+  const user = await db.query<{ blockedAt: Date | null; requiredActions: string[]; emailVerified: boolean; hasPassword: boolean }>(
+    `SELECT blocked_at AS "blockedAt", required_actions AS "requiredActions", email_verified AS "emailVerified", password_hash IS NOT NULL AS "hasPassword"
+       FROM users WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
     [at.companyId, at.domainId, at.userId],
   );
-  const { blockedAt, requiredActions, emailVerified } = user.rows[0] ?? { blockedAt: null, requiredActions: [], emailVerified: false };
+  const { blockedAt, requiredActions, emailVerified, hasPassword } = user.rows[0] ?? { blockedAt: null, requiredActions: [], emailVerified: false, hasPassword: false };
   return {
     failedSignIns: failed?.n ?? 0,
     lockedUntil: lock ? new Date(lock.until).toISOString() : null,
@@ -76,6 +79,7 @@ async function signInState(db: Queryable, at: UserParams, limits: { failures: nu
     blockedAt: blockedAt ? new Date(blockedAt).toISOString() : null,
     requiredActions,
     emailVerified,
+    hasPassword,
   };
 }
 
@@ -114,6 +118,7 @@ export async function accountStateRoutes(app: FastifyInstance) {
       blockedAt: { type: ['string', 'null'] },
       requiredActions: { type: 'array', items: { type: 'string' } },
       emailVerified: { type: 'boolean' },
+      hasPassword: { type: 'boolean' },
     },
   };
   const userParams = params('companyId', 'domainId', 'userId');

@@ -79,3 +79,17 @@ describe('a locked account', () => {
     expect((await call(server, acme.adminToken, 'POST', `${user()}/unlock`, { extra: 1 })).status).toBe(400);
   });
 });
+
+describe('whether she has a password', () => {
+  it('is part of her sign-in state: false until one is set, as sendInvitation reads it', async () => {
+    const invitee = `/api/companys/acme/domainNames/${acme.domainId}/users/invitee`;
+    await server.db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email) VALUES ('acme', $1, 'invitee', 'invitee', 'Invitee', 'invitee@acme.example')`, [acme.domainId]);
+    expect((await call(server, acme.adminToken, 'GET', `${invitee}/signInState`)).body).toMatchObject({ hasPassword: false });
+    expect((await call(server, acme.adminToken, 'GET', `${user()}/signInState`)).body).toMatchObject({ hasPassword: true });
+    const set = await call(server, acme.adminToken, 'POST', `${invitee}/password`, { authVerification: await bcrypt.hash('the invitee password', 10) });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ hasPassword: true });
+    // another tenant learns nothing of it
+    expect((await call(server, other.adminToken, 'GET', `${invitee}/signInState`)).status).toBe(404);
+  });
+});

@@ -17,10 +17,12 @@ const USER = '/api/companys/acme/domainNames/main/users/u1';
 const ada = { id: 'u1', username: 'ada', displayName: 'Ada', email: 'ada@example.com', status: 'active' };
 const context = { companyId: 'acme', domainId: 'main' };
 let configured = false;
+let hasPassword = false;
 
 function provider(request: RecordedRequest) {
   const { pathname } = new URL(request.url, 'http://console');
   if (pathname === '/api/roles') return rolesAnswer();
+  if (pathname === `${USER}/signInState`) return { json: { failedSignIns: 0, lockedUntil: null, lockedBecause: null, blockedAt: null, requiredActions: [], emailVerified: true, hasPassword } };
   if (request.method === 'POST' && pathname === `${USER}/sendInvitation`) return { status: 409, json: { message: 'user u1 has a password already: send a reset link instead' } };
   if (request.method === 'POST' && pathname.startsWith(`${USER}/send`)) return { json: { messageId: 'm1', recipient: 'ada@example.com', mailConfigured: configured } };
   return { status: 404, json: { message: 'not found' } };
@@ -30,6 +32,7 @@ const show = (user: Record<string, unknown> & { id: string } = ada) => renderPan
 
 beforeEach(() => {
   configured = false;
+  hasPassword = false;
   updateSession({ company: { id: 'acme', name: 'acme' }, domain: { id: 'main', name: 'main' }, accessToken: 't', user: { id: 'me', displayName: 'Me', email: 'me@example.com' } });
 });
 afterEach(() => {
@@ -72,6 +75,19 @@ describe('the E-mail panel', () => {
     await userEvent.hover(reset.parentElement!);
     expect(await screen.findByRole('tooltip')).toHaveTextContent('Needs the Owner, Administrator, User manager or Support role');
     expect(requests.filter((request) => request.method === 'POST')).toEqual([]);
+  });
+
+  it('offers Resend invitation only while she has no password (the provider refuses it after)', async () => {
+    mockFetch(provider, { permissions: permissionsOf('support') });
+    show();
+    expect(await screen.findByRole('button', { name: 'Resend invitation' })).toBeInTheDocument();
+    cleanup();
+    hasPassword = true;
+    mockFetch(provider, { permissions: permissionsOf('support') });
+    show();
+    expect(await screen.findByRole('button', { name: 'Send reset link' })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getAllByRole('button').map((button) => button.textContent)).toEqual(['Send reset link', 'Send verification e-mail']));
+    expect(screen.queryByRole('button', { name: 'Resend invitation' })).toBeNull();
   });
 
   it('is not shown for a deleted user', () => {

@@ -6,6 +6,7 @@ import { config } from '../../config';
 import { httpClient } from '../../http/httpClient';
 import { DisabledReason } from '../generic/DisabledReason';
 import { neededRoles, useRoles } from '../generic/useAllowed';
+import { useSignInState } from './accountState';
 import type { UserPanelProps } from './UserPanels';
 
 /** The three messages support staff send, each a POST to …/users/{u}/{route} (users:recover). */
@@ -38,7 +39,7 @@ function useMayRecover({ companyId, domainId }: UserPanelProps['context']) {
  * The user screen's E-mail panel (docs/CONSOLE.md, "E-mail, reset links and invitations"): Send
  * reset link, Resend invitation, Send verification e-mail, each confirmed, then a notification
  * saying whether it went to the mail server or waits in the outbox. Whoever sends never sees the
- * link.
+ * link. Resend invitation is for a user without a password: it is not offered once she has one.
  */
 export default function EmailActions({ user, context }: UserPanelProps) {
   const translate = useTranslate();
@@ -50,6 +51,11 @@ export default function EmailActions({ user, context }: UserPanelProps) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const userId = String(user.id);
+  // the Account panel's cached state: once she has a password, the provider refuses an invitation
+  // (409); offered when she has none, or when the state cannot be read (the provider decides)
+  const { data: state, isError } = useSignInState(context, userId);
+  const invite = isError || (state !== undefined && state.hasPassword !== true);
+  const sends = SENDS.filter((one) => one.route !== 'sendInvitation' || invite);
   const options = { name: String(user.displayName || user.username || user.id), email: String(user.email ?? '') };
   if (user.status === 'deleted') return null;
 
@@ -76,7 +82,7 @@ export default function EmailActions({ user, context }: UserPanelProps) {
           {translate('iam.emailActions.title')}
         </Typography>
         <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 1 }}>
-          {SENDS.map((one) => (
+          {sends.map((one) => (
             <DisabledReason key={one.route} reason={may.reason}>
               <Button variant="outlined" disabled={!may.allowed || busy} onClick={() => {
                   setAsking(one);

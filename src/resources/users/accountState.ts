@@ -22,6 +22,8 @@ export interface SignInState {
   blockedAt?: string | null;
   requiredActions?: string[];
   emailVerified?: boolean;
+  /** She has a password: an invitation to choose one is refused (409). */
+  hasPassword?: boolean;
 }
 
 export type AccountAction =
