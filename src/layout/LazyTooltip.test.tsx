@@ -67,3 +67,33 @@ describe('lazyTooltip', () => {
     expect(await screen.findByRole('tooltip')).toHaveTextContent('Shown');
   });
 });
+
+describe('lazyTooltip and a menu', () => {
+  it('a child anchoring an open menu keeps its node until the menu has closed', async () => {
+    const { LazyTooltip, arrive } = deferred();
+    const { rerender } = render(
+      <LazyTooltip title="Profile">
+        <button type="button" aria-owns="menu">
+          P
+        </button>
+      </LazyTooltip>,
+    );
+    const anchor = screen.getByRole('button', { name: 'Profile' });
+    fireEvent.pointerDown(window);
+    await arrive();
+    expect(screen.getByRole('button', { name: 'Profile' })).toBe(anchor);
+    vi.useFakeTimers();
+    try {
+      rerender(
+        <LazyTooltip title="Profile">
+          <button type="button">P</button>
+        </LazyTooltip>,
+      );
+      expect(screen.getByRole('button', { name: 'Profile' })).toBe(anchor);
+      await act(async () => vi.advanceTimersByTime(600));
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(screen.getByRole('button', { name: 'Profile' })).not.toBe(anchor);
+  });
+});

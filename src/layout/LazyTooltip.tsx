@@ -4,8 +4,10 @@ import {
   forwardRef,
   isValidElement,
   useCallback,
+  useEffect,
   useLayoutEffect,
   useRef,
+  useState,
   useSyncExternalStore,
   type ComponentType,
   type ReactElement,
@@ -27,21 +29,16 @@ const FIRST_INPUT = ['pointerover', 'pointerdown', 'keydown', 'touchstart', 'foc
  * as MUI renders it (with the title as its accessible name, or its description with `describeChild`);
  * nothing can show a tooltip before the first input anyway. When it arrives, every tooltip becomes
  * MUI's, which mounts the child anew: the child that had the focus gets it back, and the one under the
- * pointer is hovered again, so a tooltip asked for meanwhile opens.
+ * pointer is hovered again, so a tooltip asked for meanwhile opens; a child anchoring an open menu
+ * (aria-expanded, aria-owns) changes after the menu has closed.
  */
 export function lazyTooltip(loadReal: () => Promise<{ default: RealTooltip }>) {
   let Real: RealTooltip | undefined;
   let loading: Promise<unknown> | undefined;
-  /** Where the focus and the pointer were when MUI's tooltip arrived. */
-  let focusedAtSwap: Element | null = null;
-  let hoveredAtSwap: Element | null = null;
   const listeners = new Set<() => void>();
 
   const load = () => {
     loading ??= loadReal().then((module) => {
-      focusedAtSwap = document.activeElement;
-      const hovered = document.querySelectorAll(':hover');
-      hoveredAtSwap = hovered[hovered.length - 1] ?? null;
       Real = module.default;
       listeners.forEach((listener) => listener());
     });
@@ -59,38 +56,56 @@ export function lazyTooltip(loadReal: () => Promise<{ default: RealTooltip }>) {
 
   const LazyTooltip = forwardRef<Element, TooltipProps>(function LazyTooltip(props, ref) {
     const Loaded = useSyncExternalStore(subscribe, () => Real, () => Real);
-    // the child's node before the swap (kept when React detaches it, to compare it with the focus)
+    const [swapped, setSwapped] = useState(false);
+    // the child's node before the swap (kept as React detaches it) and after
     const before = useRef<Element | null>(null);
     const keep = useCallback((node: Element | null) => {
       if (node) before.current = node;
     }, []);
     const after = useRef<Element | null>(null);
+    const carried = useRef({ focus: false, hover: false });
+    const deferred = useRef(false);
     const { title, describeChild, disableHoverListener, open } = props;
     const children = isValidElement(props.children) ? props.children : createElement('span', null, props.children);
-    const beforeRef = useForkRef((children.props as { ref?: Ref<Element> }).ref, ref, keep);
+    const childProps = children.props as Record<string, unknown>;
+    const beforeRef = useForkRef(childProps.ref as Ref<Element> | undefined, ref, keep);
     const afterRef = useForkRef(ref, after);
+    // a child anchoring an open menu keeps its node until the menu has closed: the menu is placed
+    // at that node and gives the focus back to it
+    const anchoring = childProps['aria-expanded'] === true || childProps['aria-expanded'] === 'true' || Boolean(childProps['aria-owns']);
     if (open && !Loaded) void load();
 
-    useLayoutEffect(() => {
-      const old = before.current;
-      const now = after.current;
-      if (!Loaded || !old || !now) return;
-      before.current = null;
-      if (focusedAtSwap === old && now instanceof HTMLElement) now.focus();
-      if (hoveredAtSwap && old.contains(hoveredAtSwap)) now.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
-    }, [Loaded]);
+    useEffect(() => {
+      if (!Loaded || swapped) return;
+      if (anchoring) {
+        deferred.current = true;
+        return;
+      }
+      const swap = () => {
+        const node = before.current;
+        carried.current = { focus: node !== null && document.activeElement === node, hover: node?.matches(':hover') ?? false };
+        setSwapped(true);
+      };
+      if (!deferred.current) return swap();
+      // its menu closed: swap once the menu's closing transition has given the focus back
+      const timer = setTimeout(swap, 500);
+      return () => clearTimeout(timer);
+    }, [Loaded, swapped, anchoring]);
 
-    if (Loaded) return createElement(Loaded, { ...props, ref: afterRef });
+    useLayoutEffect(() => {
+      const now = after.current;
+      if (!swapped || !now) return;
+      if (carried.current.focus && now instanceof HTMLElement) now.focus();
+      if (carried.current.hover) now.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+    }, [swapped]);
+
+    if (Loaded && swapped) return createElement(Loaded, { ...props, ref: afterRef });
     // the name or description MUI's Tooltip gives its closed child
     const titleIsString = typeof title === 'string';
     const nameOrDescription = describeChild
       ? { title: titleIsString && !disableHoverListener ? title : undefined }
       : { 'aria-label': titleIsString ? title : undefined };
-    return cloneElement(children as ReactElement<Record<string, unknown>>, {
-      ...nameOrDescription,
-      ...(children.props as Record<string, unknown>),
-      ref: beforeRef,
-    });
+    return cloneElement(children as ReactElement<Record<string, unknown>>, { ...nameOrDescription, ...childProps, ref: beforeRef });
   });
   return LazyTooltip;
 }
