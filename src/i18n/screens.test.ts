@@ -63,3 +63,10 @@ describe('messages of the first screen (en.ts) and of the screens that load on u
     expect(i18nProvider.translate('resources.users.fields.displayName')).toBe('Display Name');
   });
 });
+
+describe("the audit trail's words", () => {
+  it('label every action the Audit log filters by', async () => {
+    const { AUDIT_ACTIONS } = await import('../resources/auditEvents/vocabulary');
+    for (const action of AUDIT_ACTIONS) expect(typeof valueOf(screens, `iam.audit.actions.${action}`), action).toBe('string');
+  });
+});

@@ -27,6 +27,20 @@ export const AUDIT_ACTIONS = [
   'removeRole',
   'unlock',
   'resetFactors',
+  // account states and recovery (docs/CONSOLE.md, "Account states")
+  'block',
+  'unblock',
+  'setPassword',
+  'requiredActions',
+  'sendResetLink',
+  'sendVerification',
+  'sendInvitation',
+  'securityPolicy',
+  // a person's own actions (reset and invitation links, verification, a change at sign-in)
+  'resetPassword',
+  'acceptInvitation',
+  'verifyEmail',
+  'changePassword',
 ] as const;
 
 /** One record of a company's log, as GET /api/companys/{c}/auditEvents answers it. */
