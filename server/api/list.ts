@@ -534,25 +534,34 @@ export async function runList<T>(
  * total=deferred (docs/DECISIONS.md, "Deferred list totals"): the page alone, one row longer than
  * asked, which tells whether more follow; the matches are not counted (under a named filter the
  * count cost 2-12x the page). The guard's access check, which rides in the count statement
- * otherwise, runs first on its own: nothing is read before it passes.
+ * otherwise, rides in the page statement (once: an uncorrelated subquery), and no row is answered
+ * unless it passes (as in the count, the tenant's rows are read in that statement and, when it
+ * fails, dropped); an empty page checks it on its own. So one statement in all, where a counted list
+ * takes two or three.
  */
 async function runDeferred<T>(db: Queryable, resource: ListResource, parsed: ParsedList, scope: string[], access?: (from: number) => AccessCheck): Promise<ListResult<T>> {
-  const check = access?.(1);
-  if (check) {
-    const { rows } = await db.query<{ access?: string[] }>(`SELECT ${check.sql}`, check.params);
-    check.assert(rows[0]);
-    check.done();
-  }
+  const check = access?.(parsed.params.length + 1);
   const where = [...scope, ...parsed.where];
   const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const limit = parsed.end - parsed.start + 1;
-  const pageSql = plainPageSql(resource, { ...parsed, end: parsed.end + 1 }, whereSql);
-  const page = await db.query<T>(parsed.filtered ? CUSTOM_PLAN + pageSql : pageSql, parsed.params);
-  if (page.rows.length > limit) return { rows: page.rows.slice(0, limit), start: parsed.start, total: undefined };
-  if (page.rows.length > 0 || parsed.start === 0) return { rows: page.rows, start: parsed.start, total: parsed.start + page.rows.length };
+  const select = check ? `${resource.select}, (SELECT ${check.sql.replace(/ AS access$/, '')}) AS "${ACCESS_COLUMN}"` : resource.select;
+  const pageSql = plainPageSql({ ...resource, select }, { ...parsed, end: parsed.end + 1 }, whereSql);
+  const page = await db.query<Record<string, unknown>>(parsed.filtered ? CUSTOM_PLAN + pageSql : pageSql, check ? [...parsed.params, ...check.params] : parsed.params);
+  if (check && page.rows.length) check.assert({ access: page.rows[0][ACCESS_COLUMN] as string[] });
+  else if (check) {
+    const alone = access!(1);
+    alone.assert((await db.query<{ access?: string[] }>(`SELECT ${alone.sql}`, alone.params)).rows[0]);
+  }
+  check?.done();
+  const rows = (check ? page.rows.map(({ [ACCESS_COLUMN]: _, ...row }) => row) : page.rows) as T[];
+  if (rows.length > limit) return { rows: rows.slice(0, limit), start: parsed.start, total: undefined };
+  if (rows.length > 0 || parsed.start === 0) return { rows, start: parsed.start, total: parsed.start + rows.length };
   // a page past the end says nothing about where the end is: counted as without total=deferred (access already checked)
   return runList(db, resource, { ...parsed, deferTotal: false }, scope);
 }
+
+/** The guard's column in a deferred page's rows (no field of a record starts with two underscores). */
+const ACCESS_COLUMN = '__access';
 
 /**
  * A filtered users list is planned for its values on every call (no prepared generic plan): the
