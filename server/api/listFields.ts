@@ -58,6 +58,8 @@ export const userFilters: Record<string, NamedFilter> = {
     type: 'text',
     sql: (groupId: string, bind) =>
       `EXISTS (SELECT 1 FROM group_members gm WHERE gm.company_id = t.company_id AND gm.domain_id = t.domain_id AND gm.group_id = ${bind(groupId)} AND gm.member_type = 'user' AND gm.member_id = t.id)`,
+    // a group of 1% and one of a third want different plans (list.ts customPlans)
+    planPerValue: true,
     // counted from the group's members (its primary key), each looked up among the users
     countFrom: (groupId) => ({ from: 'group_members m', where: `m.group_id = ${groupId} AND m.member_type = 'user'`, key: ['m.company_id', 'm.domain_id', 'm.member_id'] }),
   },
