@@ -190,6 +190,35 @@ describe('group Members tab: filters, links and export', () => {
     expect(exported.searchParams.get('columns')).toBe('id,displayName,email,type');
     expect(JSON.parse(exported.searchParams.get('labels')!)).toEqual(['ID', 'Display Name', 'Email', 'Type']);
   }, 60_000);
+
+  it('a filter set is written to the address (&members=...), and an address carrying one opens the tab filtered', async () => {
+    const { requests } = mockFetch(filtering);
+    const { addresses } = await openMembers(ops);
+    await screen.findByText('Ada');
+    await userEvent.type(screen.getByRole('searchbox', { name: 'E-mail domain' }), 'globex.com');
+    await waitFor(() => expect(decodeURIComponent(addresses.at(-1)!)).toContain('members={"emailDomain":"globex.com"}'));
+    cleanup();
+
+    const fresh = mockFetch(filtering);
+    const group = { id: 'ops', name: 'ops', displayName: 'Operations', email: 'o@example.com' };
+    renderScreen(groups, GroupForm, {
+      pathname: '/groups/ops',
+      search: `?company=acme&domain=main&tab=members&members=${encodeURIComponent('{"type":"group","nonsense":1}')}`,
+      state: { company, domain, group, mode: 'view' },
+    });
+    expect(await screen.findByText('Operations', { selector: 'a' })).toBeInTheDocument();
+    expect(memberLists(fresh.requests)[0]).toBe('{"type":"group"}');
+    expect(screen.getByRole('combobox', { name: 'Type' })).toHaveTextContent('Groups');
+    expect(requests.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('reads only what it knows from the address', async () => {
+    const { membersFromAddress } = await import('./MembersPanel');
+    expect(membersFromAddress('{"q":"bo","type":"admin","emailDomain":3}')).toEqual({ q: 'bo', type: '', emailDomain: '' });
+    expect(membersFromAddress('not json')).toEqual({ q: '', type: '', emailDomain: '' });
+    expect(membersFromAddress('[1]')).toEqual({ q: '', type: '', emailDomain: '' });
+    expect(membersFromAddress(null)).toEqual({ q: '', type: '', emailDomain: '' });
+  });
 });
 
 describe("a group's address naming its Members tab", () => {

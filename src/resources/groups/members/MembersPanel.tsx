@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useLocation, useSearchParams } from 'react-router-dom';
 import { Alert, Box, Button, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import ArrowBackIcon from '@mui/icons-material/ArrowBack';
@@ -25,8 +26,6 @@ export interface MemberFilterValues {
   emailDomain: string;
 }
 
-const NO_FILTER: MemberFilterValues = { q: '', type: '', emailDomain: '' };
-
 /** The list filter of these values: the set ones, trimmed (an empty box filters nothing). */
 export function memberFilter(values: MemberFilterValues): Record<string, string> {
   return Object.fromEntries(
@@ -34,6 +33,23 @@ export function memberFilter(values: MemberFilterValues): Record<string, string>
       .map(([name, value]) => [name, value.trim()])
       .filter(([, value]) => value !== ''),
   );
+}
+
+/**
+ * The filter an address carries (`&members={"emailDomain":"globex.com"}`, docs/CONSOLE.md, "Groups"),
+ * so a filtered Members tab is a link; anything else in it is ignored.
+ */
+export function membersFromAddress(text: string | null): MemberFilterValues {
+  let given: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(text ?? '{}');
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) given = parsed;
+  } catch {
+    // not JSON: no filter
+  }
+  const textOf = (value: unknown) => (typeof value === 'string' ? value : '');
+  const type = given.type === 'user' || given.type === 'group' ? given.type : '';
+  return { q: textOf(given.q), type, emailDomain: textOf(given.emailDomain) };
 }
 
 /** The search box, the type and the e-mail domain above the members (docs/CONSOLE.md, "Groups"). */
@@ -71,8 +87,8 @@ interface MembersPanelProps {
 /**
  * The Members tab (docs/CONSOLE.md, "Groups"): the group's members (the embedded groupMembers
  * resource), paged, with Add (the modal) and Delete. It names the group and leads back to the
- * groups list. The members are filtered by search, type and e-mail domain (in the panel, as its
- * page is), show their e-mail, link to their own records, and export as CSV as filtered.
+ * groups list. The members are filtered by search, type and e-mail domain (kept in the address,
+ * so a filtered tab is a link), show their e-mail, link to their own records, and export as CSV as filtered.
  */
 export function MembersPanel({ context, group }: MembersPanelProps) {
   const translate = useTranslate();
@@ -83,13 +99,27 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
   const [selected, setSelected] = useState<Map<string, Member>>(new Map());
   const [adding, setAdding] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const members = useGroupList<Member>(groupMembers, context, group.id);
-  const [filters, setFilterValues] = useState<MemberFilterValues>(NO_FILTER);
+  const [address, setAddress] = useSearchParams();
+  const { state } = useLocation();
+  // read from the address once, when the tab opens; then the tab writes it
+  const [filters, setFilterValues] = useState<MemberFilterValues>(() => membersFromAddress(address.get('members')));
+  const members = useGroupList<Member>(groupMembers, context, group.id, undefined, memberFilter(filters));
   const filtering = Object.keys(memberFilter(filters)).length > 0;
   const changeFilters = (values: MemberFilterValues) => {
     setFilterValues(values);
     // from page 1, once typing pauses (useGroupList's debounce)
     members.setFilters(memberFilter(values), {});
+    setAddress(
+      (previous) => {
+        const next = new URLSearchParams(previous);
+        const set = memberFilter(values);
+        if (Object.keys(set).length) next.set('members', JSON.stringify(set));
+        else next.delete('members');
+        return next;
+      },
+      // the screen's navigation state (the group, its company and domain) stays
+      { replace: true, state },
+    );
   };
   const [deleteMany, removal] = useDeleteMany();
   const error = useErrorText()(removal.error);

@@ -19,11 +19,14 @@ export function useGroupList<T extends RaRecord>(
   context: PathContext,
   groupId: string,
   query?: Record<string, string>,
+  /** The filter it opens with (the Members tab's, from its address). */
+  filterDefaultValues?: Record<string, string>,
 ): ListControllerResult<T> {
   return useListController<T>({
     resource: declaration.name,
     perPage: declaration.pageSize,
     sort: declaration.defaultSort,
+    filterDefaultValues,
     debounce: 300,
     queryOptions: { meta: groupMeta(context, groupId, { query }) as Record<string, unknown> },
     disableSyncWithLocation: true,
