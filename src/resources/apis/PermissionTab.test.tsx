@@ -48,6 +48,8 @@ describe('API Permission tab', () => {
 
     await userEvent.type(screen.getByRole('searchbox', { name: 'Search permission scopes' }), 'users');
     await waitFor(() => expect(scopeLists(requests).at(-1)).toBe('{"q":"users"}'));
+    // the search is in the address: a searched tab is a link
+    await waitFor(() => expect(addresses.at(-1)).toContain('scopes=users'));
     await waitFor(() => expect(screen.queryByRole('link', { name: 'write:orders' })).toBeNull());
     expect(screen.getByRole('link', { name: 'read:users' })).toBeInTheDocument();
 
@@ -84,4 +86,13 @@ describe('API Permission tab', () => {
     const notice = await screen.findByText('This API has no permission scope gone: it may have been purged.');
     expect(within(notice.closest('[role="status"]')!).getByRole('button', { name: 'Show all' })).toBeInTheDocument();
   }, 60_000);
+
+  it('opens searched at an address carrying the search (&scopes=)', async () => {
+    const { requests } = mockFetch(provider);
+    renderScreen(apis, ApiView, { pathname: '/apis/api1', search: '?company=acme&domain=main&tab=permission&scopes=write', state });
+    expect(await screen.findByRole('link', { name: 'write:orders' })).toBeInTheDocument();
+    expect(scopeLists(requests)[0]).toBe('{"q":"write"}');
+    expect(screen.getByRole('searchbox', { name: 'Search permission scopes' })).toHaveValue('write');
+    expect(screen.queryByRole('link', { name: 'read:users' })).toBeNull();
+  });
 });

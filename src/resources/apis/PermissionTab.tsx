@@ -167,6 +167,8 @@ function AddScopeForm({ meta, editing, error, setError }: AddScopeFormProps) {
 function ScopeSearch() {
   const translate = useTranslate();
   const { filterValues, setFilters } = useListContext();
+  const navigate = useNavigate();
+  const location = useLocation();
   const [text, setText] = useState(typeof filterValues.q === 'string' ? filterValues.q : '');
   return (
     <MuiTextField
@@ -179,6 +181,12 @@ function ScopeSearch() {
         const q = event.target.value.trim();
         // from page 1, once typing pauses (react-admin's debounce); a linked scope's filter goes
         setFilters(q ? { q } : {}, {});
+        // the address says what is shown: the search (`&scopes=`), no longer the linked scope
+        const query = new URLSearchParams(location.search);
+        query.delete('scope');
+        if (q) query.set('scopes', q);
+        else query.delete('scopes');
+        navigate({ pathname: location.pathname, search: `?${query}` }, { replace: true, state: location.state });
       }}
       sx={{ mt: 1, mb: 1, width: { xs: '100%', sm: 320 } }}
     />
@@ -270,6 +278,8 @@ function ScopePermission({ apiId, context }: ScopeLinkProps) {
  */
 export function PermissionTab({ apiId, scope, context, onClose }: { apiId: string; scope?: string; context: PathContext; onClose: () => void }) {
   const translate = useTranslate();
+  // a search kept in the address (`&scopes=read`): a searched tab is a link too
+  const search = new URLSearchParams(useLocation().search).get('scopes')?.trim();
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<SaveFailure['alert']>();
   const meta = scopeMeta(apiId);
@@ -282,7 +292,7 @@ export function PermissionTab({ apiId, scope, context, onClose }: { apiId: strin
       sort={permissionScopes.defaultSort}
       queryOptions={{ meta: meta as Record<string, unknown> }}
       // the scope's primary key: that one row, wherever it falls in the list
-      filterDefaultValues={scope ? { id: [scope] } : undefined}
+      filterDefaultValues={scope ? { id: [scope] } : search ? { q: search } : undefined}
       disableSyncWithLocation
       storeKey={false}
     >
