@@ -38,6 +38,12 @@ export interface ListResource {
   table: string;
   /** Select list producing the API shape. */
   select: string;
+  /**
+   * The same for a list of live records (`status <> 'deleted'`), the fields only deleted records
+   * have as NULL: their subqueries (the audit trail's delete) cost planning time on every call of a
+   * list planned per call (0.5 ms of 2.2 on the embedded database), and never run for a live row.
+   */
+  liveSelect?: string;
   /** API field -> SQL column (on alias t) that filters, conditions and sorting may name. */
   fields: Record<string, { column: string; type?: FieldType }>;
   /** Filters named in filter={...} besides the fields (their names never clash with a field's). */
@@ -370,15 +376,22 @@ function buildListSql(resource: ListResource, parsed: ParsedList, scope: string[
   return { pageSql: plainPageSql(resource, parsed, whereSql), ...count, params: parsed.params };
 }
 
+/** The select list of this list's rows (ListResource.liveSelect), plus `extra` columns. */
+function selectOf(resource: ListResource, parsed: ParsedList, extra = '') {
+  const live = resource.liveSelect && parsed.where.includes(`${resource.fields.status?.column} <> 'deleted'`);
+  return `${live ? resource.liveSelect : resource.select}${extra}`;
+}
+
 /** A page without slices. Deep pages walk the key columns first (an index-only scan) and fetch whole rows for the page alone. */
-function plainPageSql(resource: ListResource, parsed: ParsedList, whereSql: string) {
+function plainPageSql(resource: ListResource, parsed: ParsedList, whereSql: string, extra = '') {
   const limit = parsed.end - parsed.start + 1;
   const keys = resource.key.join(', ');
+  const select = selectOf(resource, parsed, extra);
   return parsed.start > 0
-      ? `SELECT ${resource.select} FROM ${resource.table}
+      ? `SELECT ${select} FROM ${resource.table}
          WHERE (${keys}) IN (SELECT ${keys} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit} OFFSET ${parsed.start})
          ORDER BY ${parsed.orderBy}`
-      : `SELECT ${resource.select} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit}`;
+      : `SELECT ${select} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit}`;
 }
 
 function slicesFor(resource: ListResource, parsed: ParsedList) {
@@ -407,7 +420,7 @@ function slicedPageSql(resource: ListResource, parsed: ParsedList, whereSql: str
         FROM ${slices.table} t ${whereSql}) s
       WHERE before <= (SELECT first FROM bounds)
       ORDER BY lo_name DESC, lo_id DESC LIMIT 1)
-    SELECT ${resource.select} FROM ${resource.table}
+    SELECT ${selectOf(resource, parsed)} FROM ${resource.table}
     WHERE (${keys}) IN (
       -- the literal LIMIT tells the planner a page is small (a nested loop, not a scan of the table);
       -- the outer one trims a descending page that reaches the start of the list
@@ -550,8 +563,8 @@ async function runDeferred<T>(db: Queryable, resource: ListResource, parsed: Par
   const where = [...scope, ...parsed.where];
   const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const limit = parsed.end - parsed.start + 1;
-  const select = check ? `${resource.select}, (SELECT ${check.sql.replace(/ AS access$/, '')}) AS "${ACCESS_COLUMN}"` : resource.select;
-  const pageSql = plainPageSql({ ...resource, select }, { ...parsed, end: parsed.end + 1 }, whereSql);
+  const accessColumn = check ? `, (SELECT ${check.sql.replace(/ AS access$/, '')}) AS "${ACCESS_COLUMN}"` : '';
+  const pageSql = plainPageSql(resource, { ...parsed, end: parsed.end + 1 }, whereSql, accessColumn);
   const page = await db.query<Record<string, unknown>>(parsed.customPlan ? CUSTOM_PLAN + pageSql : pageSql, check ? [...parsed.params, ...check.params] : parsed.params);
   if (check && page.rows.length) check.assert({ access: page.rows[0][ACCESS_COLUMN] as string[] });
   else if (check) {

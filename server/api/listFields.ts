@@ -23,12 +23,13 @@ export function deletedFields(resourceType: 'users' | 'groups' | 'applications' 
       AND a.domain_id = t.domain_id AND a.action = 'delete'
     ORDER BY a.occurred_at DESC, a.id DESC LIMIT 1) END`;
   return {
-    deletedAt: { column: last('a.occurred_at'), type: 'nullableText', listed: false },
+    deletedAt: { column: last('a.occurred_at'), type: 'nullableText', listed: false, deletedOnly: true },
     deletedBy: {
       column: last(`CASE WHEN a.actor_company_id = t.company_id THEN coalesce(au.display_name, a.actor_user_id, a.actor_client_id)
         ELSE coalesce(ac.display_name, a.actor_company_id) END`),
       type: 'nullableText',
       listed: false,
+      deletedOnly: true,
     },
   } as const;
 }

@@ -31,6 +31,8 @@ export interface Field {
   listColumn?: string;
   /** A point in time: conditions take ISO 8601 times (anything else is a 400, never a database error). */
   time?: true;
+  /** Only a deleted record has it: a list of live records reads it as NULL, without planning its SQL (list.ts liveSelect). */
+  deletedOnly?: true;
 }
 
 export interface ResourceDefinition {
@@ -111,7 +113,10 @@ export function listResource(definition: ResourceDefinition): ListResource {
     fields[name] = field.type === 'integer' || field.type === 'boolean' ? { column, type: field.type } : field.time ? { column, type: 'time' } : { column };
   }
   const { name, table, search, filters, key, defaultSort, defaultOrder, counts, slices } = definition;
-  return { name, table, select: selectList(definition), fields, filters, search, key, unlisted, defaultSort, defaultOrder, counts, slices };
+  const live = Object.values(definition.fields).some((field: Field) => field.deletedOnly)
+    ? selectList({ ...definition, fields: Object.fromEntries(Object.entries(definition.fields).map(([name, field]: [string, Field]) => [name, field.deletedOnly ? { ...field, column: 'NULL' } : field])) })
+    : undefined;
+  return { name, table, select: selectList(definition), ...(live ? { liveSelect: live } : {}), fields, filters, search, key, unlisted, defaultSort, defaultOrder, counts, slices };
 }
 
 /** The response schema of one record (serialization writes its properties in this order). */
