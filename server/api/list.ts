@@ -27,6 +27,14 @@ export interface NamedFilter {
    * (docs/PERFORMANCE.md, "Filters and sorts of the users list").
    */
   countFrom?(placeholder: string): { from: string; where: string; key: string[] };
+  /**
+   * The same rows kept in the list's order too (a group's members with their user's display name):
+   * when this filter is the list's only one besides status and the list is in `sort.column`'s
+   * order, the page walks them in that order (`sort.as`, then the last key column) and looks each
+   * up among the list's rows by its key, instead of walking the whole list and probing each row
+   * (docs/PERFORMANCE.md, "Filters and sorts of the users list").
+   */
+  orderedFrom?(placeholder: string): { from: string; where: string; key: string[]; sort: { column: string; as: string } };
   /** Its best plan depends on its value (a group's size): planned for it on every call (customPlans). */
   planPerValue?: boolean;
 }
@@ -230,6 +238,11 @@ export interface ParsedList {
   deferTotal?: boolean;
   /** The named filter's own rows to count from (NamedFilter.countFrom), when it is the only filter besides status. */
   countFrom?: { from: string; where: string; key: string[] };
+  /**
+   * The named filter's own rows in the list's order (NamedFilter.orderedFrom), when it is the only
+   * filter besides status and the list is sorted in that order; `clause` is its predicate in where.
+   */
+  orderedFrom?: { from: string; where: string; key: string[]; order: string; clause: string };
 }
 
 /** Validates the list query and turns it into SQL pieces; every mistake is a 400 naming the parameter. */
@@ -246,6 +259,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   // predicates on anything but status, and the named filter's own rows (NamedFilter.countFrom)
   let others = 0;
   let countFrom: ParsedList['countFrom'];
+  let orderedFrom: ParsedList['orderedFrom'];
 
   if (query.total !== undefined && query.total !== 'deferred') throw badRequest('total must be "deferred" (or left out, for a counted total)');
   const deferTotal = query.total === 'deferred';
@@ -293,8 +307,14 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
         if (named.type === 'boolean' && value !== true && value !== false) throw badRequest(`filter: ${field} must be true or false`);
         if (named.type === 'text' && typeof value !== 'string') throw badRequest(`filter: ${field} must be a string`);
         let placeholder = '';
-        where.push(named.sql((named.type === 'text' ? noNul(value as string, `filter: ${field}`) : value) as never, (v) => (placeholder = bind(v))));
+        const clause = named.sql((named.type === 'text' ? noNul(value as string, `filter: ${field}`) : value) as never, (v) => (placeholder = bind(v)));
+        where.push(clause);
         countFrom = named.countFrom?.(placeholder);
+        const ordered = named.orderedFrom?.(placeholder);
+        if (ordered && ordered.sort.column === sortColumn && ordered.key.length === resource.key.length) {
+          const last = ordered.key[ordered.key.length - 1];
+          orderedFrom = { from: ordered.from, where: ordered.where, key: ordered.key, order: `${ordered.sort.as} ${direction}, ${last} ${direction}`, clause };
+        }
         continue;
       }
       if (field === 'q') {
@@ -328,7 +348,8 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   const statusColumn = resource.fields.status?.column;
   const partition =
     where.length !== 1 ? undefined : where[0] === `${statusColumn} <> 'deleted'` ? 'active' : where[0] === `${statusColumn} = 'deleted'` ? 'deleted' : undefined;
-  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' }, deferTotal, customPlan, ...(countFrom && others === 1 ? { countFrom } : {}) };
+  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' }, deferTotal, customPlan,
+    ...(countFrom && others === 1 ? { countFrom } : {}), ...(orderedFrom && others === 1 ? { orderedFrom } : {}) };
 }
 
 /**
@@ -387,6 +408,17 @@ function plainPageSql(resource: ListResource, parsed: ParsedList, whereSql: stri
   const limit = parsed.end - parsed.start + 1;
   const keys = resource.key.join(', ');
   const select = selectOf(resource, parsed, extra);
+  const ordered = parsed.orderedFrom;
+  if (ordered) {
+    // the filter's own rows in the list's order, each looked up by its key and checked against
+    // the rest of the list's conditions (the scope reaches them through the join's equalities);
+    // its own predicate is what the walk reads, so it is left out
+    const join = resource.key.map((column, i) => `${column} = ${ordered.key[i]}`).join(' AND ');
+    const rest = whereSql.replace(/^WHERE /, '').replace(ordered.clause, 'true');
+    return `SELECT ${select} FROM ${ordered.from} JOIN ${resource.table} ON ${join}
+      WHERE ${ordered.where} AND ${rest}
+      ORDER BY ${ordered.order} LIMIT ${limit}${parsed.start > 0 ? ` OFFSET ${parsed.start}` : ''}`;
+  }
   return parsed.start > 0
       ? `SELECT ${select} FROM ${resource.table}
          WHERE (${keys}) IN (SELECT ${keys} FROM ${resource.table} ${whereSql} ORDER BY ${parsed.orderBy} LIMIT ${limit} OFFSET ${parsed.start})

@@ -1437,6 +1437,66 @@ CREATE INDEX IF NOT EXISTS mail_outbox_age ON mail_outbox (created_at);
 CREATE INDEX IF NOT EXISTS groups_live_by_created ON groups (company_id, domain_id, created_at, id) WHERE status <> 'deleted';
 `,
   },
+  {
+    id: 30,
+    name: 'group members in the users list\'s order: the member\'s display name on the membership, kept by triggers',
+    sql: `
+-- The users list filtered by memberOf reads the group's members in name order
+-- (server/api/listFields.ts, NamedFilter.orderedFrom; docs/PERFORMANCE.md, "Filters and sorts of
+-- the users list"): a copy of the user's display_name on each of her memberships (NULL for group
+-- members), in the column's default collation like users.display_name, kept by the triggers below.
+ALTER TABLE group_members ADD COLUMN IF NOT EXISTS member_name text;
+
+-- a new membership takes the user's name
+CREATE OR REPLACE FUNCTION group_members_member_name() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.member_type = 'user' THEN
+    NEW.member_name := (SELECT u.display_name FROM users u
+      WHERE u.company_id = NEW.company_id AND u.domain_id = NEW.domain_id AND u.id = NEW.member_id);
+  ELSE
+    NEW.member_name := NULL;
+  END IF;
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS group_members_member_name ON group_members;
+CREATE TRIGGER group_members_member_name BEFORE INSERT OR UPDATE OF member_type, member_id ON group_members
+  FOR EACH ROW EXECUTE FUNCTION group_members_member_name();
+
+-- a renamed user's memberships follow her (group_members_by_member); only a change of the name
+-- runs it (the WHEN), not a sign-in's time or a status
+CREATE OR REPLACE FUNCTION users_member_name() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE group_members gm SET member_name = NEW.display_name
+  WHERE gm.company_id = NEW.company_id AND gm.domain_id = NEW.domain_id AND gm.member_type = 'user' AND gm.member_id = NEW.id;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS users_member_name ON users;
+CREATE TRIGGER users_member_name AFTER UPDATE OF display_name ON users
+  FOR EACH ROW WHEN (OLD.display_name IS DISTINCT FROM NEW.display_name) EXECUTE FUNCTION users_member_name();
+-- a user inserted after a membership naming her id (none through the API, which adds existing
+-- users only) gives it her name: once per statement, not per row of a bulk insert
+CREATE OR REPLACE FUNCTION users_member_name_new() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE group_members gm SET member_name = n.display_name
+  FROM new_rows n
+  WHERE gm.company_id = n.company_id AND gm.domain_id = n.domain_id AND gm.member_type = 'user' AND gm.member_id = n.id
+    AND gm.member_name IS DISTINCT FROM n.display_name;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS users_member_name_new ON users;
+CREATE TRIGGER users_member_name_new AFTER INSERT ON users REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION users_member_name_new();
+
+UPDATE group_members gm SET member_name = u.display_name
+FROM users u
+WHERE gm.member_type = 'user' AND u.company_id = gm.company_id AND u.domain_id = gm.domain_id AND u.id = gm.member_id
+  AND gm.member_name IS DISTINCT FROM u.display_name;
+
+-- a group's user members in the users list's order (display name, then id)
+CREATE INDEX IF NOT EXISTS group_members_by_name ON group_members (company_id, domain_id, group_id, member_name, member_id)
+  WHERE member_type = 'user';
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
