@@ -1447,12 +1447,14 @@ CREATE INDEX IF NOT EXISTS groups_live_by_created ON groups (company_id, domain_
 -- members), in the column's default collation like users.display_name, kept by the triggers below.
 ALTER TABLE group_members ADD COLUMN IF NOT EXISTS member_name text;
 
--- a new membership takes the user's name
+-- a new membership takes the user's name; FOR SHARE: a rename committing meanwhile waits for the
+-- membership (whose row its trigger then sees), or the membership for the rename (and reads the new name)
 CREATE OR REPLACE FUNCTION group_members_member_name() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.member_type = 'user' THEN
-    NEW.member_name := (SELECT u.display_name FROM users u
-      WHERE u.company_id = NEW.company_id AND u.domain_id = NEW.domain_id AND u.id = NEW.member_id);
+    SELECT u.display_name INTO NEW.member_name FROM users u
+    WHERE u.company_id = NEW.company_id AND u.domain_id = NEW.domain_id AND u.id = NEW.member_id
+    FOR SHARE;
   ELSE
     NEW.member_name := NULL;
   END IF;

@@ -170,6 +170,34 @@ describe('memberOf in name order', () => {
   });
 });
 
+describe('concurrent writes (PostgreSQL)', () => {
+  it.runIf(process.env.DATABASE_URL)('a rename committed while a membership is being added reaches it', async () => {
+    const { db } = server;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inserted!: () => void;
+    const didInsert = new Promise<void>((resolve) => (inserted = resolve));
+    // u07 is in no group (i % 3 = 1)
+    const adding = db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO group_members (company_id, domain_id, group_id, member_type, member_id) VALUES ('acme', $1, 'team', 'user', 'u07')`, [acme.domainId]);
+      inserted();
+      await held;
+    });
+    await didInsert;
+    const renaming = db.query(`UPDATE users SET display_name = 'Racer' WHERE company_id = 'acme' AND domain_id = $1 AND id = 'u07'`, [acme.domainId]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await adding;
+    await renaming;
+    const { rows } = await db.query<{ member_name: string }>(
+      `SELECT member_name FROM group_members WHERE company_id = 'acme' AND domain_id = $1 AND group_id = 'team' AND member_type = 'user' AND member_id = 'u07'`,
+      [acme.domainId],
+    );
+    expect(rows).toEqual([{ member_name: 'Racer' }]);
+    await expectSameAsPlain('team');
+  });
+});
+
 describe('tenancy', () => {
   it('matches memberships of the list\'s own company and domain only', async () => {
     // other's group id, asked on acme's list: nothing of other's
