@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../server/db/migrations.js';
 import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
 
 /**
@@ -137,7 +138,7 @@ describe('memberOf in name order', () => {
     await expectSameAsPlain('team');
   });
 
-  it('keeps the member name in step: a user created after a membership naming her id, and the backfill', async () => {
+  it('keeps the member name in step (a user created after a membership naming her id), and the page reads it', async () => {
     const { db } = server;
     await db.query(`INSERT INTO group_members (company_id, domain_id, group_id, member_type, member_id) VALUES ('acme', $1, 'team', 'user', 'late')`, [acme.domainId]);
     await db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email) VALUES ('acme', $1, 'late', 'late', 'Aardvark', 'late@acme.example')`, [acme.domainId]);
@@ -166,6 +167,16 @@ describe('memberOf in name order', () => {
        WHERE u.company_id = gm.company_id AND u.domain_id = gm.domain_id AND u.id = gm.member_id AND gm.company_id = 'acme' AND gm.domain_id = $1 AND gm.member_id = $2`,
       [acme.domainId, last],
     );
+    await expectSameAsPlain('team');
+  });
+
+  it('migration 30 backfills the names of memberships made before it, and runs again harmlessly', async () => {
+    const { db } = server;
+    await db.query(`UPDATE group_members SET member_name = NULL`);
+    await db.query(`DELETE FROM schema_migrations WHERE id = 30`);
+    await migrate(db);
+    const missing = await db.query(`SELECT 1 FROM group_members WHERE member_type = 'user' AND member_name IS NULL AND company_id = 'acme'`);
+    expect(missing.rows).toEqual([]);
     await expectSameAsPlain('team');
   });
 });
