@@ -179,13 +179,14 @@ describe('APIs', () => {
       await page.getByRole('textbox', { name: /^Permission/ }).fill(permission);
       await page.getByRole('textbox', { name: /^Description/ }).fill(description);
       await add.click();
-      await poll(() => page.getByRole('cell', { name: permission, exact: true }).count()).toBe(1);
+      // each scope's permission is a link to its own address (docs/CONSOLE.md, "APIs and permission scopes")
+      await poll(() => page.getByRole('link', { name: permission, exact: true }).count()).toBe(1);
     }
     await checkA11y(page);
     await screenshot(page, 'apis-permission-light');
 
     await page.getByRole('button', { name: 'Purge orders:delete' }).click();
-    await poll(() => page.getByRole('cell', { name: 'orders:delete', exact: true }).count()).toBe(0);
+    await poll(() => page.getByRole('link', { name: 'orders:delete', exact: true }).count()).toBe(0);
 
     const apiId = (await api('GET', `root/default/api?filter=${encodeURIComponent(JSON.stringify({ q: apiName }))}`)).json[0].id;
     for (let index = 0; index < 18; index++) {
