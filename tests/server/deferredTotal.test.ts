@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
+import { call, createTenant, startServer, type Tenant, type TestServer, listQuery as q } from './helpers.js';
 
 /**
  * total=deferred on the lists (docs/CONSOLE.md, "Data provider conventions"; docs/DECISIONS.md,
@@ -11,10 +11,6 @@ let server: TestServer;
 let acme: Tenant;
 let other: Tenant;
 const users = () => `/api/companys/acme/domainNames/${acme.domainId}/users`;
-const q = (params: Record<string, unknown>) =>
-  Object.entries(params)
-    .map(([name, value]) => `${name}=${encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value))}`)
-    .join('&');
 const contentRange = (headers: Record<string, unknown>) => String(headers['content-range']);
 
 beforeAll(async () => {

@@ -114,6 +114,16 @@ export async function listeningServer(overrides: Partial<ServerConfig> = {}): Pr
   return { server, issuer };
 }
 
+/**
+ * A list request's query string: strings as they are, anything else as JSON (filter, sort, range),
+ * and `condition` repeated once per triple when given a list of them.
+ */
+export const listQuery = (params: Record<string, unknown>) =>
+  Object.entries(params)
+    .flatMap(([name, value]) => (name === 'condition' ? [value].flat() : [value]).map((one) => [name, one] as const))
+    .map(([name, value]) => `${name}=${encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value))}`)
+    .join('&');
+
 /** app.inject with a bearer token and a JSON body; returns status, parsed JSON and headers. */
 export async function call(
   server: { app: FastifyInstance },

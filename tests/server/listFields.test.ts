@@ -2,7 +2,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, startServer, type Tenant, tokenFor, type TestServer } from './helpers.js';
+import { call, createTenant, startServer, type Tenant, tokenFor, type TestServer, listQuery as q } from './helpers.js';
 import { consoleLoginFields, pkce, postLogin, redirectParams, setPassword } from './oauthHelpers.js';
 
 /**
@@ -16,10 +16,6 @@ let other: Tenant;
 const PASSWORD = 'list fields password 1';
 const domainPath = () => `/api/companys/acme/domainNames/${acme.domainId}`;
 const users = () => `${domainPath()}/users`;
-const q = (params: Record<string, unknown>) =>
-  Object.entries(params)
-    .flatMap(([name, value]) => (Array.isArray(value) && name === 'condition' ? value : [value]).map((v) => `${name}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`))
-    .join('&');
 const ids = (body: { id: string }[]) => body.map((row) => row.id);
 
 /** Rows of a CSV answer (RFC 4180: quoted fields may hold commas, quotes and line breaks). */

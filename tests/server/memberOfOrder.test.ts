@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../server/db/migrations.js';
-import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
+import { call, createTenant, startServer, type Tenant, type TestServer, listQuery as q } from './helpers.js';
 
 /**
  * The users list filtered by memberOf alone, in name order, reads the group's members in that order
@@ -15,12 +15,6 @@ let acme: Tenant;
 let other: Tenant;
 const usersOf = (tenant: Tenant) => `/api/companys/${tenant.companyId}/domainNames/${tenant.domainId}/users`;
 const groupsOf = (tenant: Tenant) => `/api/companys/${tenant.companyId}/domainNames/${tenant.domainId}/groups`;
-// (conditions repeat their parameter)
-const q = (params: Record<string, unknown>) =>
-  Object.entries(params)
-    .flatMap(([name, value]) => (name === 'condition' ? [value].flat() : [value]).map((one) => [name, one] as const))
-    .map(([name, value]) => `${name}=${encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value))}`)
-    .join('&');
 
 beforeAll(async () => {
   server = await startServer();
