@@ -38,6 +38,9 @@ export function statusForDatabaseError(error: unknown): { status: number; messag
   switch (code) {
     case '23505':
       return { status: 409, message: 'duplicated error: record already exist!' };
+    // a rule the database keeps whatever the path (migration 31: the provider's last Owner)
+    case 'IA409':
+      return { status: 409, message: (error as Error).message };
     case '23503':
       return { status: 400, message: `a referenced record does not exist (${detail})` };
     case '23502':
