@@ -113,6 +113,10 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     setCookie(reply, token, IDLE_MINUTES * 60);
   };
 
+  /** Counts one answer (a code, a key, a password) of the session before it is checked: its number, or undefined when the session is gone. */
+  const countAttempt = async (session: Session) =>
+    (await db.query<{ failures: number }>(`UPDATE account_sessions SET failures = failures + 1 WHERE id = $1 AND expires_at > now() RETURNING failures`, [session.id])).rows[0]?.failures;
+
   const setPending = (session: Session, pending: Session['pending']) => db.query(`UPDATE account_sessions SET pending = $2 WHERE id = $1`, [session.id, JSON.stringify(pending)]);
 
   const endSession = async (reply: FastifyReply, session?: Session) => {
@@ -218,20 +222,26 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       const client = { id: consoleClientId, companyId: session.user.companyId, domainId: session.user.domainId };
       const challenge = session.pending.challenge;
       await setPending(session, {});
+      // counted before the check, in one statement (signInSteps.ts says why): past five, nothing is checked
+      const attempt = await countAttempt(session);
+      if (attempt === undefined) return reply.redirect(home(session.user), 303);
+      const tooMany = async (record: boolean) => {
+        if (record) await recordSignIn(db, attemptOf(request), { outcome: 'second_factor_failed', client, userId: session.user.id, login: session.user.email, detail: 'account page' });
+        await endSession(reply, session);
+        return send(reply, 401, loginForm({ company: session.user.companyId, domain: session.user.domainId }, { error: 'Too many wrong codes. Sign in again.' }));
+      };
+      if (attempt > MAX_FACTOR_FAILURES) return tooMany(false);
       const locked = await factorsLocked(db, ref(session.user));
       const amr = locked ? undefined : await proveFactor(db, rp, ref(session.user), { code: request.body?.code, webauthn: request.body?.webauthn || undefined, challenge });
       if (amr) {
-        await db.query(`UPDATE account_sessions SET verified = true, amr = $2, pending = '{}' WHERE id = $1`, [session.id, ['pwd', ...amr]]);
+        // a right answer gives its count back; no row: wrong codes sent alongside ended the session meanwhile
+        const kept = await db.query(`UPDATE account_sessions SET verified = true, amr = $2, pending = '{}', failures = failures - 1 WHERE id = $1 RETURNING id`, [session.id, ['pwd', ...amr]]);
+        if (kept.rows.length === 0) return reply.redirect(home(session.user), 303);
         await recordSignIn(db, attemptOf(request), { outcome: 'success', client, userId: session.user.id, login: session.user.email, detail: 'account page' });
         trustDevice(options.devices, reply, session.user);
         return reply.redirect('/account', 303);
       }
-      const { rows } = await db.query<{ failures: number }>(`UPDATE account_sessions SET failures = failures + 1 WHERE id = $1 RETURNING failures`, [session.id]);
-      if ((rows[0]?.failures ?? MAX_FACTOR_FAILURES) >= MAX_FACTOR_FAILURES) {
-        await recordSignIn(db, attemptOf(request), { outcome: 'second_factor_failed', client, userId: session.user.id, login: session.user.email, detail: 'account page' });
-        await endSession(reply, session);
-        return send(reply, 401, loginForm({ company: session.user.companyId, domain: session.user.domainId }, { error: 'Too many wrong codes. Sign in again.' }));
-      }
+      if (attempt >= MAX_FACTOR_FAILURES) return tooMany(true);
       return send(reply, 401, await verifyPage(session, locked ? LOCKED_MESSAGE : 'That code or key is not right. Try again.'));
     },
   );
@@ -320,15 +330,21 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       if (!session) return reply;
       const factor = await factorOf(session, request.params.id);
       if (!factor) return send(reply, 404, renderErrorPage('No such factor of yours.'));
+      // wrong passwords here end the session as wrong codes do: no guessing from a stolen session
+      // (counted before the check, as codes are, so that passwords sent at once count one each)
+      const attempt = await countAttempt(session);
+      if (attempt === undefined || attempt > MAX_FACTOR_FAILURES) {
+        await endSession(reply, session);
+        return reply.redirect(home(session.user), 303);
+      }
       if (!(await passwordMatches(session.user, request.body?.password ?? ''))) {
-        // wrong passwords here end the session as wrong codes do: no guessing from a stolen session
-        const { rows } = await db.query<{ failures: number }>(`UPDATE account_sessions SET failures = failures + 1 WHERE id = $1 RETURNING failures`, [session.id]);
-        if ((rows[0]?.failures ?? MAX_FACTOR_FAILURES) >= MAX_FACTOR_FAILURES) {
+        if (attempt >= MAX_FACTOR_FAILURES) {
           await endSession(reply, session);
           return reply.redirect(home(session.user), 303);
         }
         return send(reply, 401, removePage({ factor, error: 'Wrong password.' }));
       }
+      await db.query(`UPDATE account_sessions SET failures = failures - 1 WHERE id = $1`, [session.id]);
       await removeFactors(db, ref(session.user), factor.id);
       return reply.redirect('/account?done=removed', 303);
     },

@@ -166,22 +166,28 @@ export async function stepPage(
   const body = Object.fromEntries(Object.entries((request.body ?? {}) as Record<string, unknown>).filter(([, value]) => typeof value === 'string')) as Record<string, string>;
   // an answer to a step already done (a second tab, the back button): show the current one
   if (body.step !== step.id) return show(200);
+  // Each answer is counted before it is checked, in one statement: answers sent at once count one
+  // each, and only the first MAX_STEP_FAILURES of a sign-in are checked at all (a count read, then
+  // written back after the check, let any number of simultaneous guesses through).
+  const counted = await db.query<{ failures: number }>(`UPDATE sign_in_steps SET failures = failures + 1 WHERE id = $1 AND expires_at > now() RETURNING failures`, [pending.id]);
+  const attempt = counted.rows[0]?.failures;
+  if (attempt === undefined) return expired();
+  const tooMany = async (record: boolean) => {
+    await db.query(`DELETE FROM sign_in_steps WHERE id = $1`, [pending.id]);
+    // one event per ended sign-in (the answer that reached the limit), which the factors' hourly lock counts (mfa/factors.ts)
+    if (record) await recordSignIn(db, attemptOf(request), { outcome: 'second_factor_failed', client: { id: pending.clientId, ...tenant }, userId: user.id, login: pending.login, detail: `${attempt} wrong answers at ${step!.id}` });
+    reply.header('Set-Cookie', cookie('', 0, setting.secure));
+    sendPage(reply, 401, renderErrorPage('Too many wrong answers. Please sign in again.'));
+    return { kind: 'sent' } as const;
+  };
+  if (attempt > MAX_STEP_FAILURES) return tooMany(false);
   const answer = await step.submit({ ...input, body });
-  if ('error' in answer) {
-    const failures = pending.failures + 1;
-    const who = { id: pending.clientId, ...tenant };
-    if (failures >= MAX_STEP_FAILURES) {
-      await db.query(`DELETE FROM sign_in_steps WHERE id = $1`, [pending.id]);
-      await recordSignIn(db, attemptOf(request), { outcome: 'second_factor_failed', client: who, userId: user.id, login: pending.login, detail: `${failures} wrong answers at ${step.id}` });
-      reply.header('Set-Cookie', cookie('', 0, setting.secure));
-      sendPage(reply, 401, renderErrorPage('Too many wrong answers. Please sign in again.'));
-      return { kind: 'sent' };
-    }
-    await db.query(`UPDATE sign_in_steps SET failures = $2 WHERE id = $1`, [pending.id, failures]);
-    return show(400, answer.error);
-  }
+  if ('error' in answer) return attempt >= MAX_STEP_FAILURES ? tooMany(true) : show(400, answer.error);
+  // a right answer gives its count back (the limit is on wrong ones), in the statement that keeps
+  // what it proved; no row: too many wrong answers sent alongside ended the sign-in meanwhile
   const amr = [...new Set([...pending.amr, ...(answer.amr ?? [])])];
-  await db.query(`UPDATE sign_in_steps SET amr = $2::text[] WHERE id = $1`, [pending.id, amr]);
+  const kept = await db.query(`UPDATE sign_in_steps SET amr = $2::text[], failures = failures - 1 WHERE id = $1 RETURNING id`, [pending.id, amr]);
+  if (kept.rows.length === 0) return expired();
   pending.amr = amr;
   const after = await findUserById(db, tenant, pending.userId);
   if (!after || after.blocked) return expired();
