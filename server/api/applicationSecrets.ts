@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HttpError, notFound } from '../errors.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
 import { inScope, locateRecords } from './guard.js';
 import { errorResponses } from './schemas.js';
@@ -13,7 +13,7 @@ export const MAX_GRACE_SECONDS = 2592000;
  * previous secret is kept: rotating again ends the grace of the one before.
  */
 export async function applicationSecretRoutes(app: FastifyInstance) {
-  const { db } = app.ctx;
+  const { db, config } = app.ctx;
 
   app.post<{ Params: { id: string }; Body: { graceSeconds?: number } }>(
     '/application/:id/secret',
@@ -52,18 +52,22 @@ export async function applicationSecretRoutes(app: FastifyInstance) {
              previous_secret_expires_at = CASE WHEN $3::int > 0 AND t.client_secret_hash IS NOT NULL THEN now() + make_interval(secs => $3::int) END,
              client_secret_hash = $2,
              updated_at = now()
-         WHERE t.id = $1 AND ${inScope('t.company_id', '$4')} AND t.status <> 'deleted'
+         WHERE t.id = $1 AND ${inScope('t.company_id', '$4')} AND t.status <> 'deleted' AND t.id <> $5
          RETURNING t.id, t.previous_secret_expires_at AS "previousSecretExpiresAt"`,
-        [request.params.id, sha256(secret), grace, request.principal.companyId],
+        [request.params.id, sha256(secret), grace, request.principal.companyId, config.consoleClientId],
       ));
       const row = rows[0];
       if (!row) {
         // A soft-deleted application signs nobody in; a new secret for it would be a dead end.
-        const deleted = await db.query(`SELECT 1 FROM applications t WHERE t.id = $1 AND ${inScope('t.company_id', '$2')}`, [
+        const found = await db.query(`SELECT 1 FROM applications t WHERE t.id = $1 AND ${inScope('t.company_id', '$2')}`, [
           request.params.id,
           request.principal.companyId,
         ]);
-        if (deleted.rowCount > 0) throw new HttpError(409, `application ${request.params.id} is deleted: recover it before rotating its secret`);
+        // the console signs in with PKCE alone; a secret given to it would be a door nobody watches (docs/CONSOLE.md, "Applications")
+        if (found.rowCount > 0 && request.params.id === config.consoleClientId) {
+          throw badRequest(`${request.params.id} is this console's own application: it is a public client and has no secret to rotate`);
+        }
+        if (found.rowCount > 0) throw new HttpError(409, `application ${request.params.id} is deleted: recover it before rotating its secret`);
         throw notFound(`application ${request.params.id}`);
       }
       const expires = row.previousSecretExpiresAt;

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { badRequest, HttpError } from '../errors.js';
+import { badRequest, forbidden, HttpError } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
 import { idNotAvailable, uniqueByConstraint } from './unique.js';
 import { checkAccess, inScope, locateRecords } from './guard.js';
+import { OWNER } from './roles.js';
 import { addListRoute, bodyProperties, type CrudRules, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, recordSchema, selectList } from './resource.js';
 import { applicationFilters, deletedFields } from './listFields.js';
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';
@@ -251,12 +252,35 @@ function defaultGrantTypes(appType: ApplicationSettings['app_type'] | undefined)
   return appType === 'machine' ? ['client_credentials'] : [...APPLICATION_DEFAULTS.grant_types];
 }
 
+/** What of the console application may be changed, by an Owner: how it is shown, nothing of how it signs in. */
+const CONSOLE_DISPLAY = new Set<string>(['client_name', 'description', 'logo_uri']);
+const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The console application is the provider's own door: a redirect URI, origin, grant type or client
+ * type added to it would hand an Owner's code and console token to whoever added it (docs/CONSOLE.md,
+ * "Applications"). Its security settings follow PUBLIC_URL (seed.ts) and nobody changes them here, an
+ * Owner neither; a setting sent as stored is no change (the console's form sends whole records).
+ * Its name, description and logo are an Owner's to change, where the application is.
+ */
+async function checkConsoleChange(db: Queryable, writer: ApplicationWriter, current: Application, next: ApplicationSettings): Promise<void> {
+  if (next.status === 'deleted') throw badRequest(`${current.id} is this console's own application: it cannot be deleted`);
+  const changed = SETTINGS.filter((name) => !sameValue(next[name], current[name]));
+  const locked = changed.find((name) => !CONSOLE_DISPLAY.has(name));
+  if (locked) throw badRequest(`${locked}: the console application's sign-in settings follow PUBLIC_URL and cannot be changed; only its client_name, description and logo_uri can`);
+  if (changed.length === 0) return;
+  const held = await checkAccess(db, writer.principal, current.companyId, current.domain, 'applications:write');
+  if (!held.includes(OWNER)) throw forbidden(`Your role does not allow changing the console application's ${changed.join(', ')}: it needs the Owner role.`);
+}
+
 /** Every write of an application goes through here. */
 export const applications = {
   /** The caller has already been checked against companyId/domainId (guard or checkAccess). */
-  async create(db: Queryable, companyId: string, domainId: string, body: ApplicationBody): Promise<Application & { client_secret: string }> {
+  async create(db: Queryable, consoleClientId: string, companyId: string, domainId: string, body: ApplicationBody): Promise<Application & { client_secret: string }> {
     if (body.id && body.client_id && body.id !== body.client_id) throw badRequest('id must equal client_id');
     const clientId = body.client_id || body.id || randomAlphanumeric(32);
+    // the console's id names the provider's own door, wherever it is asked for (clients.ts, isConsoleClient)
+    if (clientId === consoleClientId) throw idNotAvailable('application', clientId);
     const secret = body.client_secret || randomAlphanumeric(32);
     const given = definedSettings(body);
     const settings = normalizeSettings({ ...APPLICATION_DEFAULTS, grant_types: defaultGrantTypes(given.app_type), ...given });
@@ -281,9 +305,7 @@ export const applications = {
       throw badRequest('domain: an application cannot move to another company or domain');
     }
     const next = normalizeSettings({ ...current, ...definedSettings(body) }, current);
-    if (clientId === writer.consoleClientId && next.status === 'deleted') {
-      throw badRequest(`${clientId} is this console's own application: it cannot be deleted`);
-    }
+    if (clientId === writer.consoleClientId) await checkConsoleChange(db, writer, current, next);
     const assignments = SETTINGS.map((name, i) => `${name} = $${i + 2}${JSONB_COLUMNS.has(name) ? '::jsonb' : ''}`);
     const updated = await uniqueByConstraint({ applications_name: next.client_name }, async () => {
       const { rows } = await db.query<Application>(
@@ -318,7 +340,7 @@ const applicationRules = (consoleClientId: string): CrudRules<Application, Appli
   async create(db, { caller }, body) {
     const { companyId, domain } = body as ApplicationBody & { companyId: string; domain: string };
     await checkAccess(db, caller, companyId, domain, 'applications:write');
-    return applications.create(db, companyId, domain, body);
+    return applications.create(db, consoleClientId, companyId, domain, body);
   },
   async update(db, { caller }, changes) {
     const updated: Application[] = [];
@@ -356,7 +378,7 @@ export async function applicationRoutes(app: FastifyInstance) {
     { config: { permission: 'applications:write' }, schema: { tags, params: params('companyId', 'domainId'), body: createBody(['client_name']), response: { 201: createdApplicationJson, ...errorResponses } } },
     async (request, reply) => {
       const { companyId, domainId } = request.params;
-      const created = await db.transaction((tx) => applications.create(tx, companyId, domainId, request.body));
+      const created = await db.transaction((tx) => applications.create(tx, config.consoleClientId, companyId, domainId, request.body));
       return reply.status(201).send(created);
     },
   );

@@ -1,5 +1,6 @@
 import type { ClientMetadata } from 'oidc-provider';
 import { safeEqual, sha256 } from '../ids.js';
+import { DEFAULT_DOMAIN, ROOT_COMPANY } from '../seed.js';
 import type { Tenant } from './accounts.js';
 
 /** The device authorization grant (RFC 8628) by its registered name; applications store `device_code`. */
@@ -136,6 +137,16 @@ export interface ClientExtras {
 
 export const extrasOf = (client: unknown) => client as ClientExtras;
 export const tenantOf = (client: unknown): Tenant => ({ companyId: extrasOf(client).company_id, domainId: extrasOf(client).domain_id });
+/**
+ * Is this client the console application, by its stored identity: the console's client id where
+ * seed.ts puts it, the root company's default domain (docs/CONSOLE.md, "Sign-ins and rights": the
+ * console alone gets user:admin without a consent page). A client id alone is no proof.
+ */
+export const isConsoleClient = (client: unknown, consoleClientId: string) => {
+  const extras = extrasOf(client);
+  return extras.clientId === consoleClientId && extras.company_id === ROOT_COMPANY && extras.domain_id === DEFAULT_DOMAIN && !extras.self_registered;
+};
+
 /** A client that authenticates with nothing: PKCE stands in for its secret. */
 export const isPublicClient = (client: unknown) => extrasOf(client).tokenEndpointAuthMethod === 'none';
 

@@ -2,7 +2,7 @@ import type Provider from 'oidc-provider';
 import type { Client, Grant } from 'oidc-provider';
 import type { Database } from '../db/index.js';
 import { ADMIN_SCOPE, holdsConsoleRole, type Tenant } from './accounts.js';
-import { extrasOf, tenantOf } from './clients.js';
+import { extrasOf, isConsoleClient, tenantOf } from './clients.js';
 import { apiScopeNames, findActiveApi, hasConsent, IDENTITY_SCOPES, OFFLINE_ACCESS, type ResourceApi, splitScope } from './resources.js';
 import { sameTenant } from './signInTenant.js';
 
@@ -55,7 +55,8 @@ export async function planGrant(
   if (!api) {
     const admin = asked.includes(ADMIN_SCOPE) && !client.self_registered && (await holdsConsoleRole(db, tenant.companyId, tenant.domainId, input.user.id));
     resourceScopes = admin ? [ADMIN_SCOPE] : [];
-    if (admin && client.clientId !== input.consoleClientId) {
+    // the console is known by its stored identity, never by a client id alone (clients.ts)
+    if (admin && !isConsoleClient(input.client, input.consoleClientId)) {
       const who = { ...tenant, userId: input.user.id, clientId: client.clientId, resource: input.managementApi };
       consentNeeded = !(await hasConsent(db, who, ADMIN_SCOPE));
     }
