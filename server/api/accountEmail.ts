@@ -1,3 +1,4 @@
+import { actsOnParam } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../errors.js';
 import { queueAccountLink } from '../mail/accountLinks.js';
@@ -77,7 +78,7 @@ export async function accountEmailRoutes(app: FastifyInstance) {
     app.post<{ Params: UserParams }>(
       `${domainPath}/users/:userId/${send.route}`,
       {
-        config: { permission: 'users:recover' },
+        config: { permission: 'users:recover', acts: actsOnParam('user', 'userId') },
         schema: {
           tags,
           summary: send.summary,

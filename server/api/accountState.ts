@@ -1,3 +1,4 @@
+import { actsOnParam } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
@@ -137,7 +138,7 @@ export async function accountStateRoutes(app: FastifyInstance) {
     app.route<{ Params: UserParams; Body: B }>({
       method,
       url: `${path}/${name}`,
-      config: { permission },
+      config: { permission, acts: actsOnParam('user', 'userId') },
       schema: { tags, summary, params: userParams, body, response: { 200: state, ...errorResponses } },
       handler: async (request) =>
         db.transaction(async (tx) => {

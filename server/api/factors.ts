@@ -1,3 +1,4 @@
+import { actsOnParam } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import { listFactors, removeFactors } from '../mfa/factors.js';
 import { recordAudit } from './audit.js';
@@ -70,7 +71,7 @@ export async function factorRoutes(app: FastifyInstance) {
   app.delete<{ Params: UserParams }>(
     path,
     {
-      config: { permission: 'users:write' },
+      config: { permission: 'users:write', acts: actsOnParam('user', 'userId') },
       schema: { tags, summary: "Removes all the user's second factors; the factors left (none)", params: params('companyId', 'domainId', 'userId'), response: { 200: { type: 'array', items: factor }, ...errorResponses } },
     },
     async (request) => remove(request.params),
@@ -79,7 +80,7 @@ export async function factorRoutes(app: FastifyInstance) {
   app.delete<{ Params: UserParams & { factorId: string } }>(
     `${path}/:factorId`,
     {
-      config: { permission: 'users:write' },
+      config: { permission: 'users:write', acts: actsOnParam('user', 'userId') },
       schema: {
         tags,
         summary: "Removes one of the user's second factors; the factors left",

@@ -1,3 +1,4 @@
+import { actsOnParam } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
@@ -119,13 +120,13 @@ export async function groupPermissionRoutes(app: FastifyInstance) {
 
   app.post<{ Params: GroupParams; Body: PermissionRef[] }>(
     path,
-    { config: { permission: 'groups:write' }, schema: { tags, summary: 'Grant permissions [{apiId, permission}] to the group, all or nothing', params: groupParams, body: refList, response: { 200: permissionList, ...errorResponses } } },
+    { config: { permission: 'groups:write', acts: actsOnParam('group', 'groupId') }, schema: { tags, summary: 'Grant permissions [{apiId, permission}] to the group, all or nothing', params: groupParams, body: refList, response: { 200: permissionList, ...errorResponses } } },
     async (request) => db.transaction((tx) => groupPermissions.add(tx, request.params, request.body)),
   );
 
   app.delete<{ Params: GroupParams; Body: PermissionRef[] }>(
     path,
-    { config: { permission: 'groups:write' }, schema: { tags, summary: 'Take permissions [{apiId, permission}] back from the group, all or nothing', params: groupParams, body: refList, response: { 200: permissionList, ...errorResponses } } },
+    { config: { permission: 'groups:write', acts: actsOnParam('group', 'groupId') }, schema: { tags, summary: 'Take permissions [{apiId, permission}] back from the group, all or nothing', params: groupParams, body: refList, response: { 200: permissionList, ...errorResponses } } },
     async (request) => db.transaction((tx) => groupPermissions.remove(tx, request.params, request.body)),
   );
 }

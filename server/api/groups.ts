@@ -130,6 +130,7 @@ export const groupRoutes = crudRoutes(groupDefinition, {
   tags: ['groups'],
   path: '/companys/:companyId/domainNames/:domainId/groups',
   idParam: 'groupId',
+  principal: 'group',
   scope: { params: ['companyId', 'domainId'], where: ['t.company_id = $1', 't.domain_id = $2'] },
   rules: groups,
   bodies: {

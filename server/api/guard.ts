@@ -4,6 +4,7 @@ import type { Queryable } from '../db/index.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { ADMIN_SCOPE, verifyAccessToken } from '../oauth/tokens.js';
 import { noteActorRoles } from './audit.js';
+import { checkDeclaredContainment } from './containment.js';
 import { heldGrants, rolesSentence } from './roles.js';
 
 declare module 'fastify' {
@@ -63,6 +64,11 @@ export function registerGuard(app: FastifyInstance) {
       if (!permission) throw new Error(`${route.method} ${route.url}: no permission declared (config: { permission })`);
       route.schema = { ...route.schema, 'x-permission': permission } as typeof route.schema;
     }
+    // a write that reaches a domain's users or groups says which ones (containment.ts), or that it reaches none
+    if (!['GET', 'HEAD', 'QUERY'].includes(String(route.method)) && /\/domainNames\/:domainId\/(users|groups)\b/.test(route.url) && !route.config?.acts) {
+      throw new Error(`${route.method} ${route.url}: a write to users or groups declares what it acts on (config: { acts })`);
+    }
+    if (route.config?.acts) route.schema = { ...route.schema, 'x-acts-on-principals': route.config.acts !== 'nobody' } as typeof route.schema;
   });
 
   app.addHook('onRequest', async (request) => {
@@ -95,6 +101,12 @@ export function registerGuard(app: FastifyInstance) {
     if (!held) held = await checkAccess(db, principal, located === 'own company' ? principal.companyId : params.companyId, located === 'own company' ? undefined : params.domainId, permission);
     noteActorRoles(held);
     request.accessChecked = true;
+  });
+
+  // after validation (the body names the principals of a bulk write): nobody acts on more than they hold
+  app.addHook('preHandler', async (request) => {
+    if (isPublic(request)) return;
+    await checkDeclaredContainment(app.ctx.db, request);
   });
 
   // Fails closed: a route that answers without its access having been checked is a bug, never data.

@@ -1,3 +1,5 @@
+import type { FastifyRequest } from 'fastify';
+import type { ActsOn } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
@@ -202,6 +204,16 @@ export async function memberRoutes(app: FastifyInstance) {
     description: 'member ids, or {id, type} objects when a user and a group share an id',
   } as const;
 
+  /**
+   * What a change of members acts on (containment.ts): each member named, and the group, whose
+   * membership is a role assignment when it gives roles.
+   */
+  const actsOnMembers = (request: FastifyRequest): ActsOn => {
+    const { companyId, domainId, groupId, memberId } = request.params as GroupParams & { memberId?: string };
+    const refs: MemberRef[] = memberId !== undefined ? [{ id: memberId, type: (request.query as { type?: MemberType }).type }] : ((request.body as MemberRef[] | undefined) ?? []);
+    return { companyId, domainId, principals: refs.map(refOf), membershipOf: groupId };
+  };
+
   /** A group with no rows may not exist at all: only then is the extra lookup paid (a list stays at guard + page + count). */
   const requireGroupWhenEmpty = async (rows: unknown[], { companyId, domainId, groupId }: GroupParams) => {
     if (rows.length === 0) await getGroups(db, companyId, domainId, [groupId]);
@@ -216,7 +228,7 @@ export async function memberRoutes(app: FastifyInstance) {
 
   app.post<{ Params: GroupParams; Body: { id: string; type: MemberType }[] }>(
     `${base}/members`,
-    { config: { permission: 'groups:write' }, schema: { tags, params: groupParams, body: addBody, response: { 200: memberList, ...errorResponses } } },
+    { config: { permission: 'groups:write', acts: actsOnMembers }, schema: { tags, params: groupParams, body: addBody, response: { 200: memberList, ...errorResponses } } },
     async (request) => {
       const { companyId, domainId, groupId } = request.params;
       return db.transaction((tx) => members.add(tx, companyId, domainId, groupId, request.body));
@@ -226,7 +238,7 @@ export async function memberRoutes(app: FastifyInstance) {
   app.delete<{ Params: GroupParams & { memberId: string }; Querystring: { type?: MemberType } }>(
     `${base}/members/:memberId`,
     {
-      config: { permission: 'groups:write' },
+      config: { permission: 'groups:write', acts: actsOnMembers },
       schema: {
         tags,
         params: params('companyId', 'domainId', 'groupId', 'memberId'),
@@ -243,7 +255,7 @@ export async function memberRoutes(app: FastifyInstance) {
 
   app.delete<{ Params: GroupParams; Body: MemberRef[] }>(
     `${base}/members`,
-    { config: { permission: 'groups:write' }, schema: { tags, params: groupParams, body: removeBody, response: { 200: memberList, ...errorResponses } } },
+    { config: { permission: 'groups:write', acts: actsOnMembers }, schema: { tags, params: groupParams, body: removeBody, response: { 200: memberList, ...errorResponses } } },
     async (request) => {
       const { companyId, domainId, groupId } = request.params;
       return db.transaction((tx) => members.remove(tx, companyId, domainId, groupId, request.body));

@@ -1,3 +1,4 @@
+import { type ActsOn, actsOnBody, actsOnParam, type PrincipalType } from './containment.js';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../context.js';
@@ -440,6 +441,10 @@ export interface CrudOptions<R, B, P> {
   permissions?: Partial<Record<'read' | 'write' | 'purge', string>>;
   /** Where its records are, when its path names no company (guard.ts, locateRecords). */
   locate?: Locate;
+  /** Its records are principals (users, groups): a change needs containment of each (containment.ts). */
+  principal?: PrincipalType;
+  /** Its records belong to a principal (a user's sessions): every write acts on that one. */
+  acts?: (request: FastifyRequest) => ActsOn;
 }
 
 /**
@@ -465,6 +470,10 @@ export function crudRoutes<R, B extends object, P>(definition: ResourceDefinitio
     const { locate } = options;
     declarePermissionResource(definition.permission);
     const permission = (verb: 'read' | 'write' | 'purge') => ({ permission: options.permissions?.[verb] ?? `${definition.permission}:${verb}`, ...(locate ? { locate } : {}) });
+    // what a write acts on, when the records are principals: the path's one, or the body's list
+    const { principal } = options;
+    const actsOnOne = options.acts ? { acts: options.acts } : principal ? { acts: actsOnParam(principal, idParam) } : {};
+    const actsOnList = options.acts ? { acts: options.acts } : principal ? { acts: actsOnBody(principal) } : {};
     if (routes.has('list')) addListRoute(app, definition, { path: options.path, tags, scope, summary: options.summaries?.list, locate });
 
     if (routes.has('get')) {
@@ -474,32 +483,32 @@ export function crudRoutes<R, B extends object, P>(definition: ResourceDefinitio
     }
     if (routes.has('create')) {
       const created = options.responses?.created ?? record;
-      app.post(options.path, { config: permission('write'), schema: schema('create', { ...collectionParams, body: bodies.create, response: { 201: created, ...errorResponses } }) }, async (request, reply) => {
+      app.post(options.path, { config: { ...permission('write'), ...(principal ? { acts: 'nobody' as const } : {}) }, schema: schema('create', { ...collectionParams, body: bodies.create, response: { 201: created, ...errorResponses } }) }, async (request, reply) => {
         const result = await db.transaction((tx) => rules.create!(tx, context(request), request.body as B));
         return reply.status(201).send(result);
       });
     }
     if (routes.has('update')) {
-      app.put(item, { config: permission('write'), schema: schema('update', { ...itemParams, body: bodies.update, response: { 200: updated, ...errorResponses } }) }, async (request) => {
+      app.put(item, { config: { ...permission('write'), ...actsOnOne }, schema: schema('update', { ...itemParams, body: bodies.update, response: { 200: updated, ...errorResponses } }) }, async (request) => {
         const change = { id: recordId(request), body: request.body as B };
         return (await db.transaction((tx) => rules.update!(tx, context(request), [change])))[0];
       });
     }
     if (routes.has('updateList')) {
       const body = bodies.updateList;
-      app.put(options.path, { config: permission('write'), schema: schema('updateList', { ...collectionParams, body, response: { 200: { type: 'array', items: updated }, ...errorResponses } }) }, async (request) => {
+      app.put(options.path, { config: { ...permission('write'), ...actsOnList }, schema: schema('updateList', { ...collectionParams, body, response: { 200: { type: 'array', items: updated }, ...errorResponses } }) }, async (request) => {
         const changes = (request.body as (B & { id: string })[]).map((patch) => ({ id: patch.id, body: patch }));
         return db.transaction((tx) => rules.update!(tx, context(request), changes));
       });
     }
     if (routes.has('remove')) {
-      app.delete(item, { config: permission('purge'), schema: schema('remove', { ...itemParams, response: { 200: record, ...errorResponses } }) }, async (request) => {
+      app.delete(item, { config: { ...permission('purge'), ...actsOnOne }, schema: schema('remove', { ...itemParams, response: { 200: record, ...errorResponses } }) }, async (request) => {
         return (await db.transaction((tx) => rules.remove!(tx, context(request), [recordId(request)])))[0];
       });
     }
     if (routes.has('removeList')) {
       const body = bodies.removeList ?? idList;
-      app.delete(options.path, { config: permission('purge'), schema: schema('removeList', { ...collectionParams, body, response: { 200: records, ...errorResponses } }) }, async (request) => {
+      app.delete(options.path, { config: { ...permission('purge'), ...actsOnList }, schema: schema('removeList', { ...collectionParams, body, response: { 200: records, ...errorResponses } }) }, async (request) => {
         return db.transaction((tx) => rules.remove!(tx, context(request), request.body as string[]));
       });
     }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
+import { assertContains } from './containment.js';
 import { accessColumns, inScope } from './guard.js';
 import { crudRoutes, type RecordOf, type ResourceDefinition, selectList, type WriteContext } from './resource.js';
 import { allPermissions, OWNER, permissionsOf, ROLE_IDS, ROLES } from './roles.js';
@@ -74,6 +75,10 @@ const rules = {
     );
     if (!rows[0]) throw notFound(`${body.holderType} ${body.holderId}`);
     if (!rows[0].above) throw badRequest(`companyId: a role is held over the holder's own company (${body.holderCompanyId}) or a company below it`);
+    // nobody gives more than they hold, nor to someone who holds more than they do
+    await assertContains(db, caller, { companyId: body.holderCompanyId, domainId: body.holderDomainId, principals: [{ type: body.holderType as 'user' | 'group', id: body.holderId }] }, [
+      { role: body.role, companyId: scopeCompany, domainId: scopeDomain },
+    ]);
     try {
       const inserted = await db.query<RoleAssignment>(
         `INSERT INTO role_assignments AS t (company_id, domain_id, holder_type, holder_id, role, scope_company_id, scope_domain_id)
@@ -87,7 +92,7 @@ const rules = {
     }
   },
 
-  async remove(db: Queryable, { params }: WriteContext<{ companyId: string }>, ids: string[]): Promise<RoleAssignment[]> {
+  async remove(db: Queryable, { params, caller }: WriteContext<{ companyId: string }>, ids: string[]): Promise<RoleAssignment[]> {
     const removed: RoleAssignment[] = [];
     for (const assignmentId of [...new Set(ids)]) {
       const { rows } = await db.query<RoleAssignment>(`SELECT ${SELECT} FROM role_assignments t WHERE t.id = $1 AND ${inScope('t.scope_company_id', '$2')} FOR UPDATE`, [
@@ -95,7 +100,12 @@ const rules = {
         params.companyId,
       ]);
       if (!rows[0]) throw notFound(`role assignment ${assignmentId}`);
-      await assertNotLastOwner(db, rows[0]);
+      const taken = rows[0];
+      // taking a role back is giving it: only where the caller holds it, from someone she contains
+      await assertContains(db, caller, { companyId: taken.holderCompanyId, domainId: taken.holderDomainId, principals: [{ type: taken.holderType as 'user' | 'group', id: taken.holderId }] }, [
+        { role: taken.role, companyId: taken.companyId, domainId: taken.domainId },
+      ]);
+      await assertNotLastOwner(db, taken);
       await db.query(`DELETE FROM role_assignments WHERE id = $1`, [assignmentId]);
       removed.push(rows[0]);
     }

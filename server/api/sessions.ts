@@ -1,3 +1,4 @@
+import { actsOnParam } from './containment.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { notFound } from '../errors.js';
@@ -162,6 +163,7 @@ export async function sessionRoutes(app: FastifyInstance) {
       rules: { remove: (tx, at, ids) => sessions.revoke(tx, at, ids) },
       bodies: { removeList: { type: 'array', items: SESSION_ID, minItems: 1, maxItems: 1000 } },
       routes: ['remove', 'removeList'],
+      acts: actsOnParam('user', 'userId'),
       permissions: { purge: 'sessions:revoke' },
       summaries: {
         remove: 'Revokes one session: its refresh tokens are refused and its access tokens answer 401',
@@ -173,7 +175,7 @@ export async function sessionRoutes(app: FastifyInstance) {
   app.post(
     '/companys/:companyId/domainNames/:domainId/users/:userId/signOutEverywhere',
     {
-      config: { permission: 'sessions:revoke' },
+      config: { permission: 'sessions:revoke', acts: actsOnParam('user', 'userId') },
       schema: {
         tags: TAGS,
         summary: 'Revokes every session of the user; answers how many live ones ended',

@@ -1,3 +1,4 @@
+import { actsOnBody } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
@@ -61,7 +62,7 @@ export async function userBulkRoutes(app: FastifyInstance) {
   ) =>
     app.post<{ Params: DomainParams; Body: { ids: string[] } }>(
       `${path}/${name}`,
-      { config: { permission }, schema: { tags, summary, params: params('companyId', 'domainId'), body, response: { 200: changed, ...errorResponses } } },
+      { config: { permission, acts: actsOnBody('user') }, schema: { tags, summary, params: params('companyId', 'domainId'), body, response: { 200: changed, ...errorResponses } } },
       async (request) => {
         const after: (() => void)[] = [];
         const language = languageOf(request.headers['accept-language']);

@@ -157,6 +157,7 @@ export const userRoutes = crudRoutes(userDefinition, {
   tags: ['users'],
   path: '/companys/:companyId/domainNames/:domainId/users',
   idParam: 'userId',
+  principal: 'user',
   scope: { params: ['companyId', 'domainId'], where: ['t.company_id = $1', 't.domain_id = $2'] },
   rules: users,
   bodies: {

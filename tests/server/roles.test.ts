@@ -227,7 +227,11 @@ describe('an upgraded installation', () => {
       const { db } = upgraded;
       const reseller = await createTenant(upgraded, 'upgraded', 'root', 'reseller');
       // the data as the previous version left it: no role assignments at all
-      await db.query(`DELETE FROM role_assignments`);
+      // (the rule that keeps an Owner, migration 31, is told there was none: the previous version had no roles)
+      await db.transaction(async (tx) => {
+        await tx.query(`SELECT set_config('iam.had_owner', 'false', true)`);
+        await tx.query(`DELETE FROM role_assignments`);
+      });
       await db.query(`DELETE FROM schema_migrations WHERE id = 20`);
       await migrate(db);
       const { rows } = await db.query(`SELECT company_id, holder_type, holder_id, role, scope_company_id FROM role_assignments`);
