@@ -1499,6 +1499,96 @@ CREATE INDEX IF NOT EXISTS group_members_by_name ON group_members (company_id, d
   WHERE member_type = 'user';
 `,
   },
+  {
+    id: 31,
+    name: 'containment: the roles a principal holds, and the provider keeps an active Owner on every path',
+    sql: `
+-- Every role a user or group holds, with where (server/api/containment.ts): its own assignments,
+-- those of every group it is in, directly or through nested groups, deleted groups included
+-- (recovering one gives them back), and Administrator over its company's subtree from the
+-- administrators group. What acting on the principal reaches: the caller must hold all of it.
+CREATE OR REPLACE FUNCTION principal_roles(p_company text, p_domain text, p_type text, p_id text)
+RETURNS TABLE (role text, scope_company text, scope_domain text) LANGUAGE sql STABLE AS $$
+  WITH g(id) AS (
+    SELECT x FROM member_groups(p_company, p_domain, p_type, p_id, false) x
+    UNION SELECT p_id WHERE p_type = 'group'
+  )
+  SELECT 'administrator', p_company, NULL::text WHERE EXISTS (SELECT 1 FROM g WHERE g.id = 'administrators')
+  UNION
+  SELECT a.role, a.scope_company_id, a.scope_domain_id FROM role_assignments a
+  WHERE a.company_id = p_company AND a.domain_id = p_domain
+    AND ((a.holder_type = 'user' AND p_type = 'user' AND a.holder_id = p_id) OR (a.holder_type = 'group' AND a.holder_id IN (SELECT id FROM g)))
+$$;
+
+-- Is there an active, unblocked user holding Owner over the root company's whole subtree, herself
+-- or through active groups? Without one nobody could ever give a role again.
+CREATE OR REPLACE FUNCTION provider_has_owner() RETURNS boolean LANGUAGE sql STABLE AS $$
+  WITH RECURSIVE owners AS (
+    SELECT a.company_id, a.domain_id, a.holder_type, a.holder_id FROM role_assignments a
+    JOIN companies c ON c.id = a.scope_company_id AND c.type = 'root'
+    WHERE a.role = 'owner' AND a.scope_domain_id IS NULL
+  ),
+  owner_groups(company_id, domain_id, id) AS (
+    SELECT o.company_id, o.domain_id, o.holder_id FROM owners o
+    JOIN groups g ON g.company_id = o.company_id AND g.domain_id = o.domain_id AND g.id = o.holder_id AND g.status = 'active'
+    WHERE o.holder_type = 'group'
+    UNION
+    SELECT gm.company_id, gm.domain_id, gm.member_id FROM owner_groups og
+    JOIN group_members gm ON gm.company_id = og.company_id AND gm.domain_id = og.domain_id AND gm.group_id = og.id AND gm.member_type = 'group'
+    JOIN groups g ON g.company_id = gm.company_id AND g.domain_id = gm.domain_id AND g.id = gm.member_id AND g.status = 'active'
+  )
+  SELECT EXISTS (
+    SELECT 1 FROM owners o JOIN users u ON u.company_id = o.company_id AND u.domain_id = o.domain_id AND u.id = o.holder_id
+    WHERE o.holder_type = 'user' AND u.status = 'active' AND u.blocked_at IS NULL
+  ) OR EXISTS (
+    SELECT 1 FROM owner_groups og
+    JOIN group_members gm ON gm.company_id = og.company_id AND gm.domain_id = og.domain_id AND gm.group_id = og.id AND gm.member_type = 'user'
+    JOIN users u ON u.company_id = gm.company_id AND u.domain_id = gm.domain_id AND u.id = gm.member_id
+    WHERE u.status = 'active' AND u.blocked_at IS NULL
+  )
+$$;
+
+-- The last Owner survives every path (block, soft delete, purge, leaving or emptying or deleting an
+-- Owner-holding group, an assignment taken back, drop_holder_roles, a cascade): a statement that
+-- leaves a provider which had an Owner with none fails with IA409 (server/errors.ts: 409 with this
+-- sentence). Before a statement whether there was one is noted; a statement nested in it (a
+-- trigger's, a cascade's) keeps the outer note, and the first check after it ends the note.
+CREATE OR REPLACE FUNCTION note_provider_owner() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF coalesce(current_setting('iam.had_owner', true), '') = '' THEN
+    PERFORM set_config('iam.had_owner', provider_has_owner()::text, true);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION keep_provider_owner() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v_had text := current_setting('iam.had_owner', true);
+BEGIN
+  PERFORM set_config('iam.had_owner', '', true);
+  IF v_had = 'true' AND NOT provider_has_owner() THEN
+    RAISE EXCEPTION 'This would leave the provider without an active Owner: nobody could give or take a role again. Give the Owner role over the root company to another active user first'
+      USING ERRCODE = 'IA409';
+  END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS users_owner_before ON users;
+CREATE TRIGGER users_owner_before BEFORE UPDATE OF status, blocked_at OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION note_provider_owner();
+DROP TRIGGER IF EXISTS users_owner_after ON users;
+CREATE TRIGGER users_owner_after AFTER UPDATE OF status, blocked_at OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION keep_provider_owner();
+DROP TRIGGER IF EXISTS groups_owner_before ON groups;
+CREATE TRIGGER groups_owner_before BEFORE UPDATE OF status OR DELETE ON groups FOR EACH STATEMENT EXECUTE FUNCTION note_provider_owner();
+DROP TRIGGER IF EXISTS groups_owner_after ON groups;
+CREATE TRIGGER groups_owner_after AFTER UPDATE OF status OR DELETE ON groups FOR EACH STATEMENT EXECUTE FUNCTION keep_provider_owner();
+DROP TRIGGER IF EXISTS group_members_owner_before ON group_members;
+CREATE TRIGGER group_members_owner_before BEFORE DELETE ON group_members FOR EACH STATEMENT EXECUTE FUNCTION note_provider_owner();
+DROP TRIGGER IF EXISTS group_members_owner_after ON group_members;
+CREATE TRIGGER group_members_owner_after AFTER DELETE ON group_members FOR EACH STATEMENT EXECUTE FUNCTION keep_provider_owner();
+DROP TRIGGER IF EXISTS role_assignments_owner_before ON role_assignments;
+CREATE TRIGGER role_assignments_owner_before BEFORE UPDATE OR DELETE ON role_assignments FOR EACH STATEMENT EXECUTE FUNCTION note_provider_owner();
+DROP TRIGGER IF EXISTS role_assignments_owner_after ON role_assignments;
+CREATE TRIGGER role_assignments_owner_after AFTER UPDATE OR DELETE ON role_assignments FOR EACH STATEMENT EXECUTE FUNCTION keep_provider_owner();
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
