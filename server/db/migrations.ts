@@ -1589,6 +1589,43 @@ DROP TRIGGER IF EXISTS role_assignments_owner_after ON role_assignments;
 CREATE TRIGGER role_assignments_owner_after AFTER UPDATE OR DELETE ON role_assignments FOR EACH STATEMENT EXECUTE FUNCTION keep_provider_owner();
 `,
   },
+  {
+    id: 32,
+    name: "account page: its sessions end with the account's other sign-ins; its parked sign-in steps",
+    sql: `
+-- The account page's sessions (account_sessions, server/mfa/account.ts) end when her other sign-ins
+-- do: a new password however it is set (reset link, an administrator, her own change), a block or a
+-- delete (and stay ended after an unblock or a recovery), Sign out everywhere and a reset of her
+-- factors. Triggers, so that every way to these writes ends them, present and future: the users row
+-- itself, and the audit record that Sign out everywhere and Reset write in their own transaction
+-- (Sign out everywhere of someone with no grant changes no other row).
+CREATE INDEX IF NOT EXISTS account_sessions_user ON account_sessions (company_id, domain_id, user_id);
+CREATE OR REPLACE FUNCTION end_account_sessions() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- (two statements: a record's fields are looked up when a statement runs, and the tables differ)
+  IF TG_TABLE_NAME = 'users' THEN
+    DELETE FROM account_sessions s WHERE s.company_id = NEW.company_id AND s.domain_id = NEW.domain_id AND s.user_id = NEW.id;
+  ELSE
+    DELETE FROM account_sessions s WHERE s.company_id = NEW.company_id AND s.domain_id = NEW.domain_id AND s.user_id = NEW.resource_id;
+  END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS users_end_account_sessions ON users;
+CREATE TRIGGER users_end_account_sessions AFTER UPDATE OF password_hash, blocked_at, status ON users FOR EACH ROW
+  WHEN (NEW.password_hash IS DISTINCT FROM OLD.password_hash OR (NEW.blocked_at IS NOT NULL AND OLD.blocked_at IS NULL)
+        OR (NEW.status = 'deleted' AND OLD.status <> 'deleted'))
+  EXECUTE FUNCTION end_account_sessions();
+DROP TRIGGER IF EXISTS audit_events_end_account_sessions ON audit_events;
+CREATE TRIGGER audit_events_end_account_sessions AFTER INSERT ON audit_events FOR EACH ROW
+  WHEN (NEW.resource_type = 'users' AND NEW.action IN ('signOutEverywhere', 'resetFactors'))
+  EXECUTE FUNCTION end_account_sessions();
+
+-- The account page runs the sign-in's required actions before it shows anything: its parked sign-in
+-- is a third kind of sign_in_steps row (server/oauth/signInSteps.ts).
+ALTER TABLE sign_in_steps DROP CONSTRAINT IF EXISTS sign_in_steps_kind_check;
+ALTER TABLE sign_in_steps ADD CONSTRAINT sign_in_steps_kind_check CHECK (kind IN ('console', 'interaction', 'account'));
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

@@ -9,6 +9,7 @@ import { type KnownUser, passwordMatches } from '../oauth/accounts.js';
 import { renderErrorPage, renderLoginPage, renderPage } from '../oauth/loginPage.js';
 import { passwordStep, type PasswordStepOptions, trustDevice } from '../oauth/passwordStep.js';
 import { attemptOf, recordSignIn } from '../oauth/signInEvents.js';
+import { beginSteps, endSteps, stepPage } from '../oauth/signInSteps.js';
 import { chooseTenant } from '../oauth/signInTenant.js';
 import {
   addTotp,
@@ -44,6 +45,7 @@ import { accountPagePolicy, overviewPage, passkeyPage, recoveryCodesPage, remove
 
 const COOKIE = 'iam_account';
 const IDLE_MINUTES = 15;
+const STEPS_PATH = '/account/steps';
 
 interface AccountOptions extends PasswordStepOptions {
   provider: Provider;
@@ -103,12 +105,12 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     return rows[0];
   };
 
-  const startSession = async (reply: FastifyReply, user: KnownUser, verified: boolean) => {
+  const startSession = async (reply: FastifyReply, user: KnownUser, verified: boolean, amr = ['pwd']) => {
     const token = crypto.randomBytes(32).toString('base64url');
     await db.query(`DELETE FROM account_sessions WHERE expires_at < now()`);
     await db.query(
-      `INSERT INTO account_sessions (id, company_id, domain_id, user_id, verified, expires_at) VALUES ($1, $2, $3, $4, $5, now() + interval '${IDLE_MINUTES} minutes')`,
-      [sha256(token), user.companyId, user.domainId, user.id, verified],
+      `INSERT INTO account_sessions (id, company_id, domain_id, user_id, verified, amr, expires_at) VALUES ($1, $2, $3, $4, $5, $6::text[], now() + interval '${IDLE_MINUTES} minutes')`,
+      [sha256(token), user.companyId, user.domainId, user.id, verified, amr],
     );
     setCookie(reply, token, IDLE_MINUTES * 60);
   };
@@ -122,6 +124,23 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   const endSession = async (reply: FastifyReply, session?: Session) => {
     if (session) await db.query(`DELETE FROM account_sessions WHERE id = $1`, [session.id]);
     setCookie(reply, '', 0);
+  };
+
+  const steps = { db, secure };
+  /**
+   * Her password (and her second factor, when she has one) is proved. The sign-in's required actions
+   * (signInSteps.ts: a new password, a verified address, a factor her administrator asks for) come
+   * before anything of the account is shown, as at any sign-in: an address nobody has verified gets
+   * no factor enrolled on it here. Then a new, verified session.
+   */
+  const signedIn = async (request: FastifyRequest, reply: FastifyReply, user: KnownUser, amr: string[]) => {
+    const parked = await beginSteps(steps, request, reply, { user, kind: 'account', request: {}, clientId: consoleClientId, login: user.email, path: STEPS_PATH, amr });
+    if (parked) return reply;
+    await startSession(reply, user, true, amr);
+    await recordSignIn(db, attemptOf(request), { outcome: 'success', client: { id: consoleClientId, companyId: user.companyId, domainId: user.domainId }, userId: user.id, login: user.email, detail: 'account page' });
+    // the device cookie only once the sign-in is complete (passwordStep.ts, trustDevice)
+    trustDevice(options.devices, reply, user);
+    return reply.redirect('/account', 303);
   };
 
   /** Where the sign-in form of this person's organization is. */
@@ -200,13 +219,9 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       if (outcome.kind === 'wrong') return send(reply, 401, loginForm(body, { email: outcome.login, error: 'Wrong email or password.' }));
       // throttled, or blocked (said only after the right password: passwordStep.ts)
       if (outcome.kind !== 'signed-in') return send(reply, outcome.kind === 'throttled' ? 429 : 403, loginForm(body, { email: outcome.login, error: outcome.message }));
-      const needsFactor = await hasSecondFactor(db, ref(outcome.user));
-      await startSession(reply, outcome.user, !needsFactor);
-      if (!needsFactor) {
-        await recordSignIn(db, attemptOf(request), { outcome: 'success', client: known, userId: outcome.user.id, login: outcome.login, detail: 'account page' });
-        // the device cookie only once the sign-in is complete (passwordStep.ts, trustDevice)
-        trustDevice(options.devices, reply, outcome.user);
-      }
+      if (!(await hasSecondFactor(db, ref(outcome.user)))) return signedIn(request, reply, outcome.user, ['pwd']);
+      // her second factor next, on this page's own session, not yet verified
+      await startSession(reply, outcome.user, false);
       return reply.redirect('/account', 303);
     },
   );
@@ -234,12 +249,12 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       const locked = await factorsLocked(db, ref(session.user));
       const amr = locked ? undefined : await proveFactor(db, rp, ref(session.user), { code: request.body?.code, webauthn: request.body?.webauthn || undefined, challenge });
       if (amr) {
-        // a right answer gives its count back; no row: wrong codes sent alongside ended the session meanwhile
-        const kept = await db.query(`UPDATE account_sessions SET verified = true, amr = $2, pending = '{}', failures = failures - 1 WHERE id = $1 RETURNING id`, [session.id, ['pwd', ...amr]]);
+        // this session ends here: the verified one (or the parked steps) takes a new token; no row:
+        // wrong codes sent alongside ended it meanwhile
+        const kept = await db.query(`DELETE FROM account_sessions WHERE id = $1 RETURNING id`, [session.id]);
         if (kept.rows.length === 0) return reply.redirect(home(session.user), 303);
-        await recordSignIn(db, attemptOf(request), { outcome: 'success', client, userId: session.user.id, login: session.user.email, detail: 'account page' });
-        trustDevice(options.devices, reply, session.user);
-        return reply.redirect('/account', 303);
+        setCookie(reply, '', 0);
+        return signedIn(request, reply, session.user, ['pwd', ...amr]);
       }
       if (attempt >= MAX_FACTOR_FAILURES) return tooMany(true);
       return send(reply, 401, await verifyPage(session, locked ? LOCKED_MESSAGE : 'That code or key is not right. Try again.'));
@@ -349,6 +364,19 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       return reply.redirect('/account?done=removed', 303);
     },
   );
+
+  // the sign-in's steps (signInSteps.ts) on the account page's own path and cookie
+  app.route({
+    method: ['GET', 'POST'],
+    url: STEPS_PATH,
+    schema: { hide: true },
+    handler: async (request, reply) => {
+      const outcome = await stepPage(steps, request, reply, { kind: 'account', path: STEPS_PATH });
+      if (outcome.kind === 'sent') return reply;
+      await endSteps(steps, reply, outcome.pending);
+      return signedIn(request, reply, outcome.user, outcome.pending.amr);
+    },
+  });
 
   app.post('/account/logout', { schema: { hide: true } }, async (request, reply) => {
     if (refuseCrossSite(request, reply)) return reply;

@@ -98,6 +98,9 @@ export const enrolStep: SignInStep = {
   id: 'enrol-mfa',
   order: 30,
   async needed(input) {
+    // on the account page only her required action asks it here: a factor her domain's policy asks is
+    // added on the page itself, which says so (account.ts)
+    if (input.kind === 'account' && !input.user.requiredActions.includes('enrol-mfa')) return false;
     return !(await hasSecondFactor(input.db, ref(input))) && (await factorRequired(input.db, { ...ref(input), requiredActions: input.user.requiredActions }));
   },
   async render(input) {

@@ -23,6 +23,8 @@ export interface StepInput {
   /** How she has proved who she is so far (RFC 8176): 'pwd', then what steps add. */
   amr: string[];
   request: FastifyRequest;
+  /** Which sign-in the steps are part of (the account page leaves some to its own pages). */
+  kind?: Pending['kind'];
 }
 
 export interface SignInStep {
@@ -45,13 +47,16 @@ export function registerStep(step: SignInStep): void {
   steps.sort((a, b) => a.order - b.order);
 }
 
-/** A parked sign-in. `request` is what its kind needs to end: the console's checked authorization request, or the interaction's uid. */
+/**
+ * A parked sign-in. `request` is what its kind needs to end: the console's checked authorization
+ * request, or the interaction's uid; the account page's ('account', server/mfa/account.ts) needs nothing.
+ */
 export interface Pending {
   id: string;
   companyId: string;
   domainId: string;
   userId: string;
-  kind: 'console' | 'interaction';
+  kind: 'console' | 'interaction' | 'account';
   request: Record<string, string | undefined>;
   amr: string[];
   clientId: string;
@@ -59,7 +64,8 @@ export interface Pending {
   failures: number;
 }
 
-const COOKIE = 'iam_steps';
+/** The account page's parked sign-in has its own cookie, on its own path. */
+const cookieName = (kind: Pending['kind']) => (kind === 'account' ? 'iam_account_steps' : 'iam_steps');
 /** A parked sign-in lasts this long: time enough to open an authenticator app or an inbox. */
 const LIFETIME_SECONDS = 15 * 60;
 /** Wrong answers to steps before the sign-in must start again from the password. */
@@ -67,16 +73,16 @@ export const MAX_STEP_FAILURES = 5;
 
 const PENDING_COLUMNS = `id, company_id AS "companyId", domain_id AS "domainId", user_id AS "userId", kind, request, amr, client_id AS "clientId", login, failures`;
 
-function cookieToken(request: FastifyRequest): string | undefined {
+function cookieToken(request: FastifyRequest, kind: Pending['kind']): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, value] = part.trim().split('=', 2);
-    if (name === COOKIE && value && /^[A-Za-z0-9_-]{43}$/.test(value)) return value;
+    if (name === cookieName(kind) && value && /^[A-Za-z0-9_-]{43}$/.test(value)) return value;
   }
   return undefined;
 }
 
-const cookie = (value: string, maxAge: number, secure: boolean) =>
-  [`${COOKIE}=${value}`, `Max-Age=${maxAge}`, 'Path=/oauth', 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; ');
+const cookie = (kind: Pending['kind'], value: string, maxAge: number, secure: boolean) =>
+  [`${cookieName(kind)}=${value}`, `Max-Age=${maxAge}`, `Path=${kind === 'account' ? '/account' : '/oauth'}`, 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; ');
 
 async function firstNeeded(input: StepInput): Promise<SignInStep | undefined> {
   for (const step of steps) if (await step.needed(input)) return step;
@@ -97,21 +103,23 @@ export async function beginSteps(
   setting: StepsSetting,
   request: FastifyRequest,
   reply: FastifyReply,
-  input: { user: KnownUser; kind: Pending['kind']; request: Pending['request']; clientId: string; login: string; path: string },
+  input: { user: KnownUser; kind: Pending['kind']; request: Pending['request']; clientId: string; login: string; path: string; amr?: string[] },
 ): Promise<boolean> {
   const { db } = setting;
   const { user } = input;
   const tenant = { companyId: user.companyId, domainId: user.domainId };
-  if (!(await firstNeeded({ db, user, tenant, amr: ['pwd'], request }))) return false;
+  // what she has proved so far: the password, and on the account page perhaps her second factor
+  const amr = input.amr ?? ['pwd'];
+  if (!(await firstNeeded({ db, user, tenant, amr, request, kind: input.kind }))) return false;
   const token = crypto.randomBytes(32).toString('base64url');
   await db.query(
-    `INSERT INTO sign_in_steps (id, company_id, domain_id, user_id, kind, request, client_id, login, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, now() + make_interval(secs => $9))`,
-    [sha256(token), user.companyId, user.domainId, user.id, input.kind, JSON.stringify(input.request), input.clientId, input.login, LIFETIME_SECONDS],
+    `INSERT INTO sign_in_steps (id, company_id, domain_id, user_id, kind, request, client_id, login, amr, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9::text[], now() + make_interval(secs => $10))`,
+    [sha256(token), user.companyId, user.domainId, user.id, input.kind, JSON.stringify(input.request), input.clientId, input.login, amr, LIFETIME_SECONDS],
   );
   // now and then, forget parked sign-ins nobody finished
   if (Math.random() < 0.02) void db.query(`DELETE FROM sign_in_steps WHERE id IN (SELECT id FROM sign_in_steps WHERE expires_at < now() LIMIT 500)`).catch(() => {});
-  reply.header('Set-Cookie', cookie(token, LIFETIME_SECONDS, setting.secure));
+  reply.header('Set-Cookie', cookie(input.kind, token, LIFETIME_SECONDS, setting.secure));
   reply.header('Cache-Control', 'no-store').redirect(input.path, 303);
   return true;
 }
@@ -136,7 +144,7 @@ export async function stepPage(
     sendPage(reply, 400, renderErrorPage('This sign-in has expired or was finished elsewhere. Please sign in again.'));
     return { kind: 'sent' } as const;
   };
-  const token = cookieToken(request);
+  const token = cookieToken(request, page.kind);
   if (!token) return expired();
   const { rows } = await db.query<Pending>(`SELECT ${PENDING_COLUMNS} FROM sign_in_steps WHERE id = $1 AND expires_at > now()`, [sha256(token)]);
   const pending = rows[0];
@@ -148,7 +156,7 @@ export async function stepPage(
     await db.query(`DELETE FROM sign_in_steps WHERE id = $1`, [pending.id]);
     return expired();
   }
-  const input: StepInput = { db, user, tenant, amr: pending.amr, request };
+  const input: StepInput = { db, user, tenant, amr: pending.amr, request, kind: pending.kind };
   let step = await firstNeeded(input);
   if (!step) return { kind: 'finished', pending, user };
   const show = async (status: number, error?: string) => {
@@ -176,7 +184,7 @@ export async function stepPage(
     await db.query(`DELETE FROM sign_in_steps WHERE id = $1`, [pending.id]);
     // one event per ended sign-in (the answer that reached the limit), which the factors' hourly lock counts (mfa/factors.ts)
     if (record) await recordSignIn(db, attemptOf(request), { outcome: 'second_factor_failed', client: { id: pending.clientId, ...tenant }, userId: user.id, login: pending.login, detail: `${attempt} wrong answers at ${step!.id}` });
-    reply.header('Set-Cookie', cookie('', 0, setting.secure));
+    reply.header('Set-Cookie', cookie(pending.kind, '', 0, setting.secure));
     sendPage(reply, 401, renderErrorPage('Too many wrong answers. Please sign in again.'));
     return { kind: 'sent' } as const;
   };
@@ -203,7 +211,7 @@ export async function stepPage(
 /** The sign-in is done: forget it and its cookie. */
 export async function endSteps(setting: StepsSetting, reply: FastifyReply, pending: Pending): Promise<void> {
   await setting.db.query(`DELETE FROM sign_in_steps WHERE id = $1`, [pending.id]);
-  reply.header('Set-Cookie', cookie('', 0, setting.secure));
+  reply.header('Set-Cookie', cookie(pending.kind, '', 0, setting.secure));
 }
 
 /** A step page's frame: its heading, the error if any, and a form posting `step`. */
