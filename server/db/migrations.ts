@@ -1587,6 +1587,19 @@ DROP TRIGGER IF EXISTS role_assignments_owner_before ON role_assignments;
 CREATE TRIGGER role_assignments_owner_before BEFORE UPDATE OR DELETE ON role_assignments FOR EACH STATEMENT EXECUTE FUNCTION note_provider_owner();
 DROP TRIGGER IF EXISTS role_assignments_owner_after ON role_assignments;
 CREATE TRIGGER role_assignments_owner_after AFTER UPDATE OR DELETE ON role_assignments FOR EACH STATEMENT EXECUTE FUNCTION keep_provider_owner();
+
+-- A block (or a soft delete) spends every outstanding link of the account: a reset link or an
+-- invitation mailed before it opens nothing after an unblock, whoever asked for it.
+CREATE OR REPLACE FUNCTION users_spend_links() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE account_tokens t SET used_at = now()
+  WHERE t.company_id = NEW.company_id AND t.domain_id = NEW.domain_id AND t.user_id = NEW.id AND t.used_at IS NULL;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS users_spend_links ON users;
+CREATE TRIGGER users_spend_links AFTER UPDATE OF blocked_at, status ON users FOR EACH ROW
+  WHEN ((NEW.blocked_at IS NOT NULL AND OLD.blocked_at IS NULL) OR (NEW.status = 'deleted' AND OLD.status <> 'deleted'))
+  EXECUTE FUNCTION users_spend_links();
 `,
   },
   {
