@@ -140,3 +140,24 @@ export const actsOnBody =
     const ids = items.map((item) => (typeof item === 'string' ? item : (item as { id?: unknown } | null)?.id)).filter((id): id is string => typeof id === 'string');
     return { companyId: params.companyId, domainId: params.domainId, principals: ids.map((id) => ({ type, id })) };
   };
+
+/** What the console greys out, and why (GET …/users/{id}/rights, …/groups/{id}/rights): the same rule, asked ahead. */
+export async function rightsOver(db: Queryable, caller: Principal, at: { companyId: string; domainId: string }, type: PrincipalType, id: string) {
+  const refusal = async (acts: ActsOn) => {
+    try {
+      await assertContains(db, caller, acts);
+      return null;
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 403) return (error as Error).message;
+      throw error;
+    }
+  };
+  const actOn = await refusal({ ...at, principals: [{ type, id }] });
+  const rights: { mayActOn: boolean; reason: string | null; membership?: { givesRoles: boolean; allowed: boolean; reason: string | null } } = { mayActOn: actOn === null, reason: actOn };
+  if (type === 'group') {
+    const { rows } = await db.query<{ givesRoles: boolean }>(`SELECT EXISTS (SELECT 1 FROM principal_roles($1, $2, 'group', $3)) AS "givesRoles"`, [at.companyId, at.domainId, id]);
+    const membership = await refusal({ ...at, principals: [], membershipOf: id });
+    rights.membership = { givesRoles: rows[0].givesRoles, allowed: membership === null, reason: membership };
+  }
+  return rights;
+}

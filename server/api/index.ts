@@ -17,6 +17,7 @@ import { signInEventRoutes } from './signInEvents.js';
 import { userRoutes } from './users.js';
 import { userBulkRoutes } from './userBulk.js';
 import { permissionScopeRoutes } from './permissionScopes.js';
+import { principalRightsRoutes } from './principalRights.js';
 import { roleAssignmentRoutes } from './roleAssignments.js';
 import { securityPolicyRoutes } from './securityPolicy.js';
 
@@ -42,4 +43,5 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(factorRoutes);
   await app.register(accountEmailRoutes);
   await app.register(securityPolicyRoutes);
+  await app.register(principalRightsRoutes);
 }

@@ -285,3 +285,26 @@ describe('the containment matrix, from the OpenAPI document', () => {
     expect(failures).toEqual([]);
   }, 300_000);
 });
+
+describe('the rights the console greys its controls from', () => {
+  it("says why a User manager may not change administrators' members or act on an Administrator; an Owner may", async () => {
+    const group = await call(server, callers['user-manager'], 'GET', `${domainPath(acme)}/groups/administrators/rights`);
+    expect(group.status).toBe(200);
+    expect(group.body).toMatchObject({ mayActOn: false, membership: { givesRoles: true, allowed: false } });
+    expect(group.body.membership.reason).toMatch(/roles:write/);
+    const user = await call(server, callers['user-manager'], 'GET', `${domainPath(acme)}/users/as-administrator/rights`);
+    expect(user.body).toEqual({ mayActOn: false, reason: expect.stringMatching(/Administrator role/) });
+    expect((await call(server, callers['user-manager'], 'GET', `${domainPath(acme)}/users/as-support/rights`)).body).toEqual({ mayActOn: true, reason: null });
+    expect((await call(server, callers.owner, 'GET', `${domainPath(acme)}/groups/administrators/rights`)).body).toEqual({
+      mayActOn: true,
+      reason: null,
+      membership: { givesRoles: true, allowed: true, reason: null },
+    });
+  });
+
+  it('another tenant gets 404, a role without the read permission 403, an unknown id 404', async () => {
+    expect((await call(server, beta.adminToken, 'GET', `${domainPath(acme)}/users/as-owner/rights`)).status).toBe(404);
+    expect((await call(server, callers['application-manager'], 'GET', `${domainPath(acme)}/users/as-owner/rights`)).status).toBe(403);
+    expect((await call(server, callers.owner, 'GET', `${domainPath(acme)}/groups/nope/rights`)).status).toBe(404);
+  });
+});
