@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import helmet from 'helmet';
 import fastifyStatic from '@fastify/static';
@@ -23,10 +23,51 @@ export interface BuildOptions {
   apiRoutes?: FastifyPluginAsync[];
 }
 
+/**
+ * The URL as the request log writes it: the value of every query parameter whose name says token
+ * (`token`, `TOKEN`, `%74oken`, `access_token`…), whatever the path, replaced. A reset or invitation
+ * link's token is a password while it lives (docs/CONSOLE.md, "E-mail, reset links and
+ * invitations"), and a log is read by more people than the mailbox it was sent to.
+ */
+export function loggedUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const pairs = url.slice(at + 1).split('&').map((pair) => {
+    const name = pair.split('=', 1)[0];
+    return /token/i.test(decodedName(name)) ? `${name}=[redacted]` : pair;
+  });
+  return `${url.slice(0, at)}?${pairs.join('&')}`;
+}
+
+/** A parameter's name as a query parser could read it: + and %XX decoded (again, for a doubly encoded one). */
+function decodedName(raw: string): string {
+  let name = raw.replace(/\+/g, ' ');
+  for (let round = 0; round < 3; round++) {
+    const next = name.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (next === name) break;
+    name = next;
+  }
+  return name;
+}
+
+/** Fastify's logger options with our request serializer (Fastify's own fields, the URL as loggedUrl writes it); none when logging is off. */
+function requestLogger(logger: BuildOptions['logger']) {
+  if (!logger) return false;
+  const given = logger === true ? {} : (logger as { serializers?: Record<string, unknown> });
+  const req = (request: FastifyRequest) => ({
+    method: request.method,
+    url: loggedUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  });
+  return { ...given, serializers: { ...given.serializers, req } };
+}
+
 /** Builds the provider: security headers, OpenAPI, management API, authorization server, console. No listen() here. */
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: requestLogger(options.logger),
     trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false }, plugins: [emailFormats] },
   });

@@ -50,6 +50,10 @@ export function statusForDatabaseError(error: unknown): { status: number; messag
     case '22003':
     case '22007':
     case '22008':
+    // a time zone of +99:00, an interval or a cast out of range: all from the value a client sent
+    case '22009':
+    case '22015':
+    case '22018':
     case '22021':
     case '22P05':
     case '22025':

@@ -196,6 +196,9 @@ function coerce(resource: ListResource, field: string, value: unknown, where: st
   if (spec.type === 'time') {
     const time = typeof value === 'string' && value.trim() !== '' ? new Date(value) : undefined;
     if (!time || Number.isNaN(time.getTime())) throw badRequest(`${where}: ${field} must be a time (ISO 8601, e.g. 2026-11-20T00:00:00Z)`);
+    // JavaScript reads years PostgreSQL cannot (99999, year 0, before 4713 BC): the years of ISO 8601's four digits only
+    const year = time.getUTCFullYear();
+    if (year < 1 || year > 9999) throw badRequest(`${where}: ${field} must be a time between the years 1 and 9999`);
     // ISO text, which PostgreSQL reads the same way whatever the server's DateStyle
     return time.toISOString();
   }
@@ -243,6 +246,8 @@ export interface ParsedList {
    * filter besides status and the list is sorted in that order; `clause` is its predicate in where.
    */
   orderedFrom?: { from: string; where: string; key: string[]; order: string; clause: string };
+  /** The text values of filters and conditions as sent to the database, with where they came from (refusedValue). */
+  given?: { what: string; value: string }[];
 }
 
 /** Validates the list query and turns it into SQL pieces; every mistake is a 400 naming the parameter. */
@@ -260,6 +265,12 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   let others = 0;
   let countFrom: ParsedList['countFrom'];
   let orderedFrom: ParsedList['orderedFrom'];
+  const given: NonNullable<ParsedList['given']> = [];
+  const valueOf = (field: string, raw: unknown, where: string) => {
+    const coerced = coerce(resource, field, raw, where);
+    if (typeof coerced === 'string') given.push({ what: `${where}: ${field}`, value: coerced });
+    return coerced;
+  };
 
   if (query.total !== undefined && query.total !== 'deferred') throw badRequest('total must be "deferred" (or left out, for a counted total)');
   const deferTotal = query.total === 'deferred';
@@ -326,10 +337,10 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
       const { column } = fieldOf(resource, field, 'filter');
       if (Array.isArray(value)) {
         if (value.length > MAX_PAGE) throw badRequest(`filter: ${field} may list at most ${MAX_PAGE} values`);
-        const values = value.map((v) => coerce(resource, field, v, 'filter'));
+        const values = value.map((v) => valueOf(field, v, 'filter'));
         where.push(values.length ? `${column} = ANY (${bind(values)})` : 'false');
       } else {
-        where.push(statusAware(field, column, '=', coerce(resource, field, value, 'filter'), bind));
+        where.push(statusAware(field, column, '=', valueOf(field, value, 'filter'), bind));
       }
     }
   }
@@ -342,13 +353,13 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     if (field !== 'status') statusOnly = false, others++;
     const { column, type } = fieldOf(resource, field, 'condition');
     if (type === 'time') filtered = customPlan = true;
-    where.push(statusAware(field, column, OPERATORS.get(operator)!, coerce(resource, field, raw, 'condition'), bind));
+    where.push(statusAware(field, column, OPERATORS.get(operator)!, valueOf(field, raw, 'condition'), bind));
   }
 
   const statusColumn = resource.fields.status?.column;
   const partition =
     where.length !== 1 ? undefined : where[0] === `${statusColumn} <> 'deleted'` ? 'active' : where[0] === `${statusColumn} = 'deleted'` ? 'deleted' : undefined;
-  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' }, deferTotal, customPlan,
+  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' }, deferTotal, customPlan, given,
     ...(countFrom && others === 1 ? { countFrom } : {}), ...(orderedFrom && others === 1 ? { orderedFrom } : {}) };
 }
 
@@ -555,6 +566,34 @@ export async function runList<T>(
   scope: string[],
   access?: (from: number) => AccessCheck,
 ): Promise<ListResult<T>> {
+  try {
+    return await runListStatements<T>(db, resource, parsed, scope, access);
+  } catch (error) {
+    throw refusedValue(parsed, error);
+  }
+}
+
+/**
+ * A value the database refused (PostgreSQL's class 22, data exceptions: a time out of its range,
+ * a time zone of +99:00, in a field the list does not read as a time) came from the client: a 400
+ * naming the filter or condition whose value the database quotes (docs/CONSOLE.md, "Errors and
+ * messages"), never a 500. Any other error is returned as it is.
+ */
+function refusedValue(parsed: ParsedList, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('22')) return error;
+  const message = String((error as Error).message ?? '');
+  const source = parsed.given?.find((entry) => message.includes(`"${entry.value}"`));
+  return badRequest(`${source?.what ?? 'filter'} is not a value this list can compare: ${message}`);
+}
+
+async function runListStatements<T>(
+  db: Queryable,
+  resource: ListResource,
+  parsed: ParsedList,
+  scope: string[],
+  access?: (from: number) => AccessCheck,
+): Promise<ListResult<T>> {
   // a maintained count (which a sliced page needs too) costs less than deferring it
   if (parsed.deferTotal && !(resource.counts && parsed.statusOnly)) return runDeferred(db, resource, parsed, scope, access);
   const sql = customPlans(parsed, buildListSql(resource, parsed, scope));
@@ -684,7 +723,9 @@ export async function* listRows(db: Queryable, resource: ListResource, parsed: P
                 pg_typeof(${column})::text AS "__kt", pg_typeof(${tiebreak})::text AS "__tt"
          FROM ${resource.table} WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${EXPORT_PAGE}`,
         params,
-      );
+      ).catch((error: unknown) => {
+        throw refusedValue(parsed, error);
+      });
       if (rows.length === 0) break;
       const last = rows[rows.length - 1];
       after = { k: last.__k, t: last.__t, kt: sqlType(last.__kt), tt: sqlType(last.__tt) };

@@ -1639,6 +1639,21 @@ ALTER TABLE sign_in_steps DROP CONSTRAINT IF EXISTS sign_in_steps_kind_check;
 ALTER TABLE sign_in_steps ADD CONSTRAINT sign_in_steps_kind_check CHECK (kind IN ('console', 'interaction', 'account'));
 `,
   },
+  {
+    id: 33,
+    name: 'taking back the last role ends the console sign-ins for good, as leaving the administrators group does',
+    sql: `
+-- A role taken back (a role_assignments row deleted: by the API, or with its holder, its group, its
+-- domain or its company) ends the console sign-ins of everyone of the holder's domain who holds no
+-- role at all any more, in the same transaction: revoke_lost_admin (migration 20), as removal from
+-- the administrators group does. The guard refused such a token already (api_check, '{revoked}'),
+-- but only while she held nothing: a role given back later revived it. Now it stays refused
+-- (docs/CONSOLE.md, "Roles" and "Sign-ins and rights").
+DROP TRIGGER IF EXISTS role_assignments_revoke_admin ON role_assignments;
+CREATE TRIGGER role_assignments_revoke_admin AFTER DELETE ON role_assignments
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION revoke_lost_admin();
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

@@ -76,12 +76,15 @@ export class Mailer {
         } catch (failure) {
           error = String((failure as Error).message ?? failure).slice(0, 500);
         }
-        await this.db.query(`UPDATE mail_outbox SET sent_at = CASE WHEN $4::text IS NULL THEN now() END, error = $4 WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [
-          at.companyId,
-          at.domainId,
-          at.id,
-          error,
-        ]);
+        // once the mail server has the message, the outbox keeps it without a usable link: the
+        // link is the person's to follow, not for whoever reads the outbox later (docs/CONSOLE.md,
+        // "E-mail, reset links and invitations"); a message the server refused keeps it
+        await this.db.query(
+          `UPDATE mail_outbox SET sent_at = CASE WHEN $4::text IS NULL THEN now() END, error = $4,
+             text_body = CASE WHEN $4::text IS NULL THEN $5 ELSE text_body END, html_body = CASE WHEN $4::text IS NULL THEN $6 ELSE html_body END
+           WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
+          [at.companyId, at.domainId, at.id, error, withoutLinks(message.text), withoutLinks(message.html)],
+        );
       } catch {
         // the database went away (shutdown): the message stays in the outbox, unsent
       }
@@ -99,6 +102,12 @@ export class Mailer {
     this.transport?.close();
   }
 }
+
+/** What a sent message's stored body shows in place of its link's token. */
+export const SENT_TOKEN = '[removed-once-sent]';
+
+/** A body with the value of every `token=` parameter of its links replaced by SENT_TOKEN. */
+export const withoutLinks = (body: string) => body.replace(/([?&;]token=)[^\s"'<>&]+/gi, `$1${SENT_TOKEN}`);
 
 const mailers = new WeakMap<object, Mailer>();
 

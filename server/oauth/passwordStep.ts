@@ -54,7 +54,11 @@ export async function passwordStep(
     return { kind: 'throttled', retryAfter: attempt.retryAfter, login, message: `Too many failed sign-in attempts. ${tryAgainIn(attempt.retryAfter)}` };
   }
 
-  if (!user || !(await passwordMatches(user, input.password))) {
+  // bcrypt runs whether or not the login names someone (passwordMatches checks a dummy hash for
+  // nobody): a wrong password takes as long for an unknown address as for a real one, so timing
+  // tells nobody which addresses have accounts (docs/CONSOLE.md, "Sign-in form")
+  const matches = await passwordMatches(user, input.password);
+  if (!user || !matches) {
     if (user) await recordSignIn(db, seen, { outcome: 'wrong_password', client, userId: user.id, login });
     else {
       const deleted = await deletedUserId(db, tenant, login).catch(() => undefined);
