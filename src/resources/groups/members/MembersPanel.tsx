@@ -12,6 +12,7 @@ import { DeclarationContext, useDeclaration } from '../../generic/DeclarationCon
 import { ExportCsvButton } from '../../generic/ExportCsvButton';
 import { memberHref } from '../../generic/recordLink';
 import { useAllowed } from '../../generic/useAllowed';
+import { useMembershipReason } from './useMembershipRight';
 import { groupMembers } from '../index';
 import { groupMeta, useErrorText, useGroupList } from '../panel/useGroupList';
 import { AddMembersDialog } from './AddMembersDialog';
@@ -126,8 +127,11 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
 
   const mayAdd = useAllowed('create', groupMembers.name);
   const mayRemove = useAllowed('delete', groupMembers.name);
+  // a group that gives a role takes and loses members only by someone who may give that role
+  const membershipReason = useMembershipReason(context, group.id);
+  const addReason = mayAdd.reason ?? membershipReason;
   const ruleReason = useMembersRemovalReason(context, group.id, [...selected.values()], translate);
-  const removeReason = mayRemove.reason ?? ruleReason;
+  const removeReason = mayRemove.reason ?? membershipReason ?? ruleReason;
 
   // Who administers the domain may have changed: read it again.
   const administratorsChanged = () => void queryClient.invalidateQueries({ queryKey: ['administrators'] });
@@ -160,8 +164,8 @@ export function MembersPanel({ context, group }: MembersPanelProps) {
         </Button>
       </Box>
       <Stack direction="row" spacing={1} sx={{ mb: 1 }}>
-        <DisabledReason reason={mayAdd.reason}>
-          <Button startIcon={<AddIcon />} variant="contained" disabled={!mayAdd.allowed} onClick={() => setAdding(true)}>
+        <DisabledReason reason={addReason}>
+          <Button startIcon={<AddIcon />} variant="contained" disabled={!mayAdd.allowed || Boolean(membershipReason)} onClick={() => setAdding(true)}>
             {translate('iam.members.add')}
           </Button>
         </DisabledReason>
