@@ -60,6 +60,8 @@ export interface ServerConfig {
   adminPassword?: string;
   /** PEM (PKCS#8) RSA private key; when unset the key is kept in dataDir. */
   signingKeyPem?: string;
+  /** The key of authenticator app secrets (MFA_KEY, 32 bytes); when unset, DATA_DIR/mfa-key (embedded database only; server/mfa/factors.ts). */
+  mfaKey?: Buffer;
   /** Folder holding the built console (index.html); served at / when present. */
   consoleDir: string;
   /** Lifetime of console access tokens, in seconds. */
@@ -120,6 +122,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     adminEmail: env.ADMIN_EMAIL ?? 'admin@example.com',
     adminPassword: env.ADMIN_PASSWORD || undefined,
     signingKeyPem: env.SIGNING_KEY || undefined,
+    mfaKey: parseMfaKey(env.MFA_KEY),
     consoleDir: path.resolve(env.CONSOLE_DIR ?? './dist'),
     accessTokenTtl: Number(env.ACCESS_TOKEN_TTL ?? 3600),
     logLevel: env.LOG_LEVEL ?? 'info',
@@ -272,4 +275,13 @@ function parseRegistrationDomain(value: string | undefined): { companyId: string
   const match = /^([^/\s]+)\/([^/\s]+)$/.exec(value);
   if (!match) throw new Error(`REGISTRATION_DOMAIN must be company/domain, got ${value}`);
   return { companyId: match[1], domainId: match[2] };
+}
+
+/** MFA_KEY: 32 bytes, as 64 hex digits or base64 (what `openssl rand -base64 32` prints). */
+function parseMfaKey(value: string | undefined): Buffer | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(text) ? Buffer.from(text, 'base64') : undefined;
+  if (key?.length !== 32) throw new Error('MFA_KEY must be 32 random bytes, as base64 or 64 hex digits (openssl rand -base64 32)');
+  return key;
 }

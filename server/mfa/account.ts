@@ -17,6 +17,9 @@ import {
   authenticationOptions,
   decryptSecret,
   encryptSecret,
+  prepareMfaKey,
+  TOTP_UNAVAILABLE,
+  totpAvailable,
   factorsLocked,
   hasSecondFactor,
   LOCKED_MESSAGE,
@@ -84,6 +87,9 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   const origin = new URL(issuer).origin;
   const secure = issuer.startsWith('https:');
   const rp = relyingParty(issuer);
+  // where the key of authenticator app secrets is, checked at start-up (factors.ts)
+  const { config } = app.ctx;
+  await prepareMfaKey(db, { mfaKey: config.mfaKey, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 
   const setCookie = (reply: FastifyReply, token: string, maxAge: number) =>
     reply.header('Set-Cookie', [`${COOKIE}=${token}`, `Max-Age=${maxAge}`, 'Path=/account', 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; '));
@@ -271,6 +277,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   app.get('/account/totp', { schema: { hide: true } }, async (request, reply) => {
     const session = await verified(request, reply);
     if (!session) return reply;
+    if (!totpAvailable(db)) return send(reply, 409, renderErrorPage(TOTP_UNAVAILABLE));
     const secret = newTotpSecret();
     await setPending(session, { totp: await encryptSecret(db, secret) });
     return send(reply, 200, await totpPage(session, secret));

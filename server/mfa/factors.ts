@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import * as OTPAuth from 'otpauth';
 import {
   generateAuthenticationOptions,
@@ -9,7 +11,7 @@ import {
   type AuthenticatorTransport,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { Queryable } from '../db/index.js';
+import type { Database, Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
 
 /**
@@ -58,37 +60,124 @@ const RECOVERY_CODES = 10;
 export const MAX_FACTOR_FAILURES = 5;
 
 // ---------------------------------------------------------------------------------------------
-// The key of TOTP secrets: made once per database (any server may be first), kept in mfa_keys.
+// The key of TOTP secrets (AES-256-GCM), never in the database that holds them (a copy of the
+// database, a backup or a read of its tables, must not give the secrets away): MFA_KEY, else for the
+// embedded database the file mfa-key in DATA_DIR (made on first need, mode 0600; one process owns a
+// data folder), else for an in-memory database one key for the process. PostgreSQL without MFA_KEY
+// has none: no authenticator app can be added (TOTP_UNAVAILABLE), and start-up refuses when secrets exist.
 
-const keys = new WeakMap<object, Promise<Buffer>>();
+export interface MfaKeySource {
+  mfaKey?: Buffer;
+  databaseUrl?: string;
+  dataDir: string;
+}
 
-function secretKey(db: Queryable): Promise<Buffer> {
-  let key = keys.get(db);
-  if (!key) {
-    key = (async () => {
-      await db.query(`INSERT INTO mfa_keys (id, key) VALUES ('totp', $1) ON CONFLICT (id) DO NOTHING`, [crypto.randomBytes(32).toString('base64')]);
-      const { rows } = await db.query<{ key: string }>(`SELECT key FROM mfa_keys WHERE id = 'totp'`);
-      return Buffer.from(rows[0]!.key, 'base64');
-    })();
-    key.catch(() => keys.delete(db));
-    keys.set(db, key);
+const sources = new WeakMap<object, MfaKeySource>();
+const keys = new WeakMap<object, Buffer>();
+
+export const TOTP_UNAVAILABLE = 'Authenticator apps cannot be added here until the operator sets MFA_KEY. Use a passkey or security key instead.';
+
+/** The key of `db`'s TOTP secrets (made on first need); undefined on PostgreSQL without MFA_KEY. */
+function secretKey(db: Queryable): Buffer | undefined {
+  const known = keys.get(db);
+  if (known) return known;
+  const source = sources.get(db);
+  if (!source) throw new Error('the key of authenticator app secrets was not prepared (prepareMfaKey)');
+  let key = source.mfaKey;
+  if (!key && !source.databaseUrl) {
+    if (!source.dataDir) key = crypto.randomBytes(32);
+    else {
+      const file = path.join(source.dataDir, 'mfa-key');
+      try {
+        key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        key = crypto.randomBytes(32);
+        fs.mkdirSync(source.dataDir, { recursive: true });
+        fs.writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+      }
+      if (key.length !== 32) throw new Error(`${file} does not hold a key of 32 bytes (base64)`);
+    }
   }
+  if (key) keys.set(db, key);
   return key;
 }
 
-export async function encryptSecret(db: Queryable, plain: string): Promise<string> {
+/** Can an authenticator app be added (is there a key for its secret)? */
+export const totpAvailable = (db: Queryable) => {
+  const source = sources.get(db);
+  return Boolean(source && (source.mfaKey || !source.databaseUrl));
+};
+
+const seal = (key: Buffer, plain: string) => {
   const iv = crypto.randomBytes(12);
-  const cipher = crypto.createCipheriv('aes-256-gcm', await secretKey(db), iv);
+  const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
   return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+};
+
+const open = (key: Buffer, sealed: string) => {
+  const [version, iv, tag, body] = sealed.split('.');
+  if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unknown secret format');
+  const decipher = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+};
+
+const keyOrRefuse = (db: Queryable) => {
+  const key = secretKey(db);
+  if (!key) throw new Error(TOTP_UNAVAILABLE);
+  return key;
+};
+
+export async function encryptSecret(db: Queryable, plain: string): Promise<string> {
+  return seal(keyOrRefuse(db), plain);
 }
 
 export async function decryptSecret(db: Queryable, sealed: string): Promise<string> {
-  const [version, iv, tag, body] = sealed.split('.');
-  if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unknown secret format');
-  const decipher = crypto.createDecipheriv('aes-256-gcm', await secretKey(db), Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  return open(keyOrRefuse(db), sealed);
+}
+
+/**
+ * At start-up: where `db`'s key comes from (above). A key still stored in the database (mfa_keys,
+ * before MFA_KEY and the file) is moved out once: the secrets are encrypted again with the new key
+ * and the stored one deleted, in one transaction. Throws `Configuration error: …` on PostgreSQL
+ * without MFA_KEY when secrets exist, and when the key given does not open them.
+ */
+export async function prepareMfaKey(db: Database, source: MfaKeySource): Promise<void> {
+  // the first server built on a database says where its key is (more servers on one database in tests share it)
+  if (!sources.has(db)) sources.set(db, source);
+  const { rows } = await db.query<{ stored: boolean; secret: string | null }>(
+    `SELECT EXISTS (SELECT 1 FROM mfa_keys WHERE id = 'totp') AS stored, (SELECT secret FROM user_factors WHERE kind = 'totp' LIMIT 1) AS secret`,
+  );
+  const { stored, secret } = rows[0];
+  if (!stored && secret === null) return;
+  const key = secretKey(db);
+  if (!key) {
+    throw new Error(
+      'Configuration error: MFA_KEY is not set, and this PostgreSQL database holds authenticator app secrets. Set MFA_KEY to 32 random bytes (openssl rand -base64 32), the same on every server; at its first start the key kept in the database is replaced by it (docs/OPERATIONS.md).',
+    );
+  }
+  if (stored) {
+    await db.transaction(async (tx) => {
+      // FOR UPDATE: servers starting together move it once
+      const old = (await tx.query<{ key: string }>(`SELECT key FROM mfa_keys WHERE id = 'totp' FOR UPDATE`)).rows[0];
+      if (!old) return;
+      const oldKey = Buffer.from(old.key, 'base64');
+      const { rows: factors } = await tx.query<{ id: string; secret: string }>(`SELECT id, secret FROM user_factors WHERE kind = 'totp'`);
+      for (const factor of factors) await tx.query(`UPDATE user_factors SET secret = $2 WHERE id = $1`, [factor.id, seal(key, open(oldKey, factor.secret))]);
+      // enrolments under way (minutes long) start again with a new QR code rather than being moved
+      await tx.query(`DELETE FROM mfa_challenges WHERE purpose = 'totp-enrol'`);
+      await tx.query(`UPDATE account_sessions SET pending = '{}' WHERE pending ? 'totp'`);
+      await tx.query(`DELETE FROM mfa_keys WHERE id = 'totp'`);
+    });
+  } else {
+    try {
+      open(key, secret!);
+    } catch {
+      throw new Error('Configuration error: the key of authenticator app secrets (MFA_KEY, or mfa-key in DATA_DIR) does not open the secrets stored: set the key they were made with.');
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ import {
   relyingParty,
   saveChallenge,
   takeChallenge,
+  TOTP_UNAVAILABLE,
+  totpAvailable,
   totpStep,
   totpUri,
   type UserRef,
@@ -104,8 +106,12 @@ export const enrolStep: SignInStep = {
     return !(await hasSecondFactor(input.db, ref(input))) && (await factorRequired(input.db, { ...ref(input), requiredActions: input.user.requiredActions }));
   },
   async render(input) {
-    const secret = await pendingSecret(input.db, ref(input));
     const account = input.user.email || input.user.username;
+    // no key for an app's secret (PostgreSQL without MFA_KEY): a passkey only
+    const secret = totpAvailable(input.db) ? await pendingSecret(input.db, ref(input)) : undefined;
+    const totpForm = secret
+      ? await totpEnrolForm({ action: input.action, uri: totpUri(secret, `IAM ${input.user.companyId}`, account), secret, error: input.error, hidden: { step: 'enrol-mfa' } })
+      : `<p class="error" role="alert">${escapeHtml(input.error ?? TOTP_UNAVAILABLE)}</p>`;
     // a passkey or security key instead: its challenge single use, as at sign-in
     const options = await registrationOptions(input.db, rpOf(input), input.user);
     await saveChallenge(input.db, ref(input), 'webauthn-sign-in', `register:${options.challenge}`, '1');
@@ -113,7 +119,7 @@ export const enrolStep: SignInStep = {
       'Add a second factor',
       `<h1>Add a second factor</h1>
 <p>Your organization asks for a second factor when <strong>${escapeHtml(account)}</strong> signs in. Add an authenticator app or a passkey now; afterwards you can add more and make recovery codes on your account page (/account).</p>
-${await totpEnrolForm({ action: input.action, uri: totpUri(secret, `IAM ${input.user.companyId}`, account), secret, error: input.error, hidden: { step: 'enrol-mfa' } })}
+${totpForm}
 <form method="post" action="${escapeHtml(input.action)}">
 <input type="hidden" name="step" value="enrol-mfa">
 <input type="hidden" name="webauthn" value="">
