@@ -18,6 +18,7 @@ const run = Date.now().toString(36);
 const PASSWORD = 'Roles-Pass-1';
 const SUPPORT = { id: `support-${run}`, name: `Sam Support ${run}`, email: `support-${run}@example.com` };
 const AUDITOR = { id: `auditor-${run}`, name: `Alex Auditor ${run}`, email: `auditor-${run}@example.com` };
+const USER_MANAGER = { id: `um-${run}`, name: `Uma Manager ${run}`, email: `um-${run}@example.com` };
 const DOMAIN_PATH = 'companys/root/domainNames/default';
 
 const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 250 });
@@ -231,6 +232,27 @@ describe('roles in the console', () => {
     const forced = await consoleApi(page, 'POST', `${DOMAIN_PATH}/groups`, { name: `g-${run}`, displayName: 'G', email: `g-${run}@example.com` });
     expect(forced.status).toBe(403);
     expect(forced.json.message).toMatch(/^Your role does not allow groups:write here/);
+    await context.close();
+  });
+
+  it("a User manager sees the administrators group's Add greyed out with the reason, and the provider refuses her joining it", async () => {
+    await makeUser(USER_MANAGER);
+    const given = await consoleApi(root, 'POST', 'companys/root/roleAssignments', { role: 'user-manager', holderType: 'user', holderId: USER_MANAGER.id, holderCompanyId: 'root', holderDomainId: 'default' });
+    expect(given.status, JSON.stringify(given.json)).toBe(201);
+    const { context, page } = await signedIn(USER_MANAGER);
+    await page.goto(`${baseUrl()}/groups/administrators?company=root&domain=default&tab=members`);
+    const reason = 'Group administrators gives a role to its members: changing its members is giving or taking a role, which needs roles:write (the Owner role).';
+    expect(await reasonOf(page, button(page, 'Add'))).toBe(reason);
+    await page.mouse.move(0, 0);
+    await judge(
+      page,
+      'roles-user-manager-administrators-members',
+      () => eventually(() => button(page, 'Add').isDisabled()).toBe(true),
+      () => button(page, 'Add'),
+    );
+    const forced = await consoleApi(page, 'POST', `${DOMAIN_PATH}/groups/administrators/members`, [{ id: USER_MANAGER.id, type: 'user' }]);
+    expect(forced.status).toBe(403);
+    expect(forced.json.message).toBe(reason);
     await context.close();
   });
 });
