@@ -106,14 +106,17 @@ const PUBLIC_URL = 'https://iam.example.test';
 
 /**
  * Lets the console application refresh its tokens (its seeded grant types are authorization_code
- * only), through the management API of `server`.
+ * only, and its sign-in settings cannot change through the management API: docs/CONSOLE.md,
+ * "Applications"), straight in the shared database; then signs in at `server`.
  */
-async function enableRefresh(server: string) {
-  const setup = await signedIn(server, PUBLIC_URL);
-  const updated = await api(server, setup.access_token, 'PUT', '/api/application/iam-console', { grant_types: ['authorization_code', 'refresh_token'] });
-  expect(updated.status, JSON.stringify(updated.body)).toBe(200);
-  expect(updated.body.grant_types).toEqual(['authorization_code', 'refresh_token']);
-  return setup;
+async function enableRefresh(server: string, databaseUrl: string) {
+  const db = await openDatabase({ databaseUrl });
+  try {
+    await db.query(`UPDATE applications SET grant_types = '["authorization_code", "refresh_token"]'::jsonb WHERE id = 'iam-console'`);
+  } finally {
+    await db.close();
+  }
+  return signedIn(server, PUBLIC_URL);
 }
 
 /**
@@ -180,10 +183,12 @@ async function journey(first: Program, second: Program, userId: string) {
 describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreSQL database', () => {
   let a: Program;
   let b: Program;
+  let databaseUrl: string;
 
   it('start together on a fresh database: one seeds it, both sign with the one key stored in it', async () => {
     const database = await throwAwayDatabase();
     cleanups.push(() => database.drop());
+    databaseUrl = database.url;
     // two instances of one deployment: different ports and data folders, the same settings, no SIGNING_KEY
     const env = { DATABASE_URL: database.url, ADMIN_PASSWORD, ADMIN_EMAIL, PUBLIC_URL };
     const dataDirs = [tempDir('iam-multi-a-'), tempDir('iam-multi-b-')];
@@ -206,9 +211,12 @@ describe.skipIf(!process.env.DATABASE_URL)('two server processes on one PostgreS
     for (const dataDir of dataDirs) expect(fs.existsSync(path.join(dataDir, 'signing-key.pem'))).toBe(false);
   }, 60_000);
 
-  it('share application settings: refresh enabled for the console through A is in force at B', async () => {
-    const setup = await enableRefresh(a.baseUrl);
+  it('share application settings: the console renamed through A is renamed at B; refresh enabled in the database is in force at both', async () => {
+    const setup = await enableRefresh(a.baseUrl, databaseUrl);
+    const renamed = await api(a.baseUrl, setup.access_token, 'PUT', '/api/application/iam-console', { client_name: 'IAM Console (shared)' });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     const seen = await api(b.baseUrl, setup.access_token, 'GET', '/api/application/iam-console');
+    expect(seen.body.client_name).toBe('IAM Console (shared)');
     expect(seen.body.grant_types).toEqual(['authorization_code', 'refresh_token']);
   });
 
@@ -596,7 +604,7 @@ describe.skipIf(!process.env.DATABASE_URL)('WEB_CONCURRENCY=2 on PostgreSQL', ()
     expect(workers, program.output()).toHaveLength(2);
 
     // every request on a new connection: the primary hands connections to the workers in turn
-    const setup = await enableRefresh(program.baseUrl);
+    const setup = await enableRefresh(program.baseUrl, database.url);
     await journey(program, program, 'made-in-cluster');
     expect(childPids(program.child.pid!).sort()).toEqual(workers.sort()); // none died on the way
 
