@@ -16,6 +16,7 @@ import { addListQueryRoutes } from './api/list.js';
 import { emailFormats } from './api/schemas.js';
 import { registerApiInputChecks, registerInputChecks } from './inputChecks.js';
 import { oauthRoutes } from './oauth/index.js';
+import { registerSameSiteForms } from './oauth/sameSiteForms.js';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -141,6 +142,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
     { prefix: '/api' },
   );
+  // before the hosted pages' routes: each form route declares config.sameSiteForm
+  registerSameSiteForms(app, ctx.config.publicUrl);
   await app.register(oauthRoutes);
   await registerConsole(app, ctx);
   return app;

@@ -84,7 +84,6 @@ const OURS = fs.readFileSync(new URL('./webauthn.js', import.meta.url), 'utf8');
 
 export async function accountRoutes(app: FastifyInstance, options: AccountOptions) {
   const { db, provider, issuer, consoleClientId } = options;
-  const origin = new URL(issuer).origin;
   const secure = issuer.startsWith('https:');
   const rp = relyingParty(issuer);
   // where the key of authenticator app secrets is, checked at start-up (factors.ts)
@@ -152,14 +151,8 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   /** Where the sign-in form of this person's organization is. */
   const home = (user?: { companyId: string; domainId: string }) => (user ? `/account?company=${encodeURIComponent(user.companyId)}&domain=${encodeURIComponent(user.domainId)}` : '/account');
 
-  /** CSRF: a form post from another site (or a frame of one) is refused; scripts carry no victim's cookie. */
-  const fromOurPages = (request: FastifyRequest) => {
-    const site = request.headers['sec-fetch-site'];
-    const from = request.headers.origin;
-    return site !== undefined ? site === 'same-origin' : from === undefined || from === origin;
-  };
-  const refuseCrossSite = (request: FastifyRequest, reply: FastifyReply) =>
-    fromOurPages(request) ? undefined : send(reply, 403, renderErrorPage('This form was sent from another site. Open the account page and try again.'));
+  /** CSRF: a form post from another site (or a frame of one) is refused (sameSiteForms.ts). */
+  const sameSiteForm = 'This form was sent from another site. Open the account page and try again.';
 
   const loginForm = (query: { company?: string; domain?: string }, extra: { email?: string; error?: string } = {}) =>
     renderLoginPage({
@@ -210,9 +203,8 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
 
   app.post<{ Body: { email?: string; password?: string; company?: string; domain?: string } }>(
     '/account/login',
-    { schema: { hide: true, body: { type: 'object', properties: { email: text(254), password: text(1024), company: text(100), domain: text(100) } } } },
+    { config: { sameSiteForm }, schema: { hide: true, body: { type: 'object', properties: { email: text(254), password: text(1024), company: text(100), domain: text(100) } } } },
     async (request, reply) => {
-      if (refuseCrossSite(request, reply)) return reply;
       const body = request.body ?? {};
       const client = await provider.Client.find(consoleClientId);
       if (!client) return send(reply, 500, renderErrorPage('The console application is missing.'));
@@ -234,9 +226,8 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
 
   app.post<{ Body: { code?: string; webauthn?: string } }>(
     '/account/second-factor',
-    { schema: { hide: true, body: { type: 'object', properties: { code: text(100), webauthn: text(20_000) } } } },
+    { config: { sameSiteForm }, schema: { hide: true, body: { type: 'object', properties: { code: text(100), webauthn: text(20_000) } } } },
     async (request, reply) => {
-      if (refuseCrossSite(request, reply)) return reply;
       const session = await sessionOf(request);
       if (!session) return reply.redirect('/account', 303);
       if (session.verified) return reply.redirect('/account', 303);
@@ -285,9 +276,8 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
 
   app.post<{ Body: { code?: string; label?: string } }>(
     '/account/totp',
-    { schema: { hide: true, body: { type: 'object', properties: { code: text(20), label: text(60) } } } },
+    { config: { sameSiteForm }, schema: { hide: true, body: { type: 'object', properties: { code: text(20), label: text(60) } } } },
     async (request, reply) => {
-      if (refuseCrossSite(request, reply)) return reply;
       const session = await verified(request, reply);
       if (!session) return reply;
       if (!session.pending.totp) return reply.redirect('/account/totp', 303);
@@ -310,9 +300,8 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
 
   app.post<{ Body: { webauthn?: string; label?: string } }>(
     '/account/passkey',
-    { schema: { hide: true, body: { type: 'object', properties: { webauthn: text(20_000), label: text(60) } } } },
+    { config: { sameSiteForm }, schema: { hide: true, body: { type: 'object', properties: { webauthn: text(20_000), label: text(60) } } } },
     async (request, reply) => {
-      if (refuseCrossSite(request, reply)) return reply;
       const session = await verified(request, reply);
       if (!session) return reply;
       const challenge = session.pending.challenge;
@@ -325,8 +314,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     },
   );
 
-  app.post('/account/recovery', { schema: { hide: true } }, async (request, reply) => {
-    if (refuseCrossSite(request, reply)) return reply;
+  app.post('/account/recovery', { config: { sameSiteForm }, schema: { hide: true } }, async (request, reply) => {
     const session = await verified(request, reply);
     if (!session) return reply;
     return send(reply, 200, recoveryCodesPage(await newRecoveryCodes(db, ref(session.user))));
@@ -345,9 +333,8 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
 
   app.post<{ Params: { id: string }; Body: { password?: string } }>(
     '/account/factors/:id/remove',
-    { schema: { hide: true, params: idParams, body: { type: 'object', properties: { password: text(1024) } } } },
+    { config: { sameSiteForm }, schema: { hide: true, params: idParams, body: { type: 'object', properties: { password: text(1024) } } } },
     async (request, reply) => {
-      if (refuseCrossSite(request, reply)) return reply;
       const session = await verified(request, reply);
       if (!session) return reply;
       const factor = await factorOf(session, request.params.id);
@@ -376,6 +363,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   app.route({
     method: ['GET', 'POST'],
     url: STEPS_PATH,
+    config: { sameSiteForm: 'This form was sent from another site. Please sign in again.' },
     schema: { hide: true },
     handler: async (request, reply) => {
       const outcome = await stepPage(steps, request, reply, { kind: 'account', path: STEPS_PATH });
@@ -385,8 +373,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     },
   });
 
-  app.post('/account/logout', { schema: { hide: true } }, async (request, reply) => {
-    if (refuseCrossSite(request, reply)) return reply;
+  app.post('/account/logout', { config: { sameSiteForm }, schema: { hide: true } }, async (request, reply) => {
     const session = await sessionOf(request);
     await endSession(reply, session);
     return reply.redirect(home(session?.user), 303);

@@ -52,16 +52,10 @@ export async function accountPageRoutes(app: FastifyInstance, options: { provide
   const { db, config } = app.ctx;
   const { provider, consoleClientId } = options;
   const mailer = mailerOf(app.ctx);
-  const ownOrigin = new URL(config.publicUrl).origin;
   const quiet = { logLevel: 'warn' as const };
 
-  /** Login CSRF and its likes: a form posted from another site is refused (consoleLogin.ts says why these headers). */
-  const fromAnotherSite = (request: FastifyRequest) => {
-    const site = request.headers['sec-fetch-site'];
-    const origin = request.headers.origin;
-    return site !== undefined ? site !== 'same-origin' : origin !== undefined && origin !== ownOrigin;
-  };
-  const refuseForeign = (reply: FastifyReply) => sendPage(reply, 403, renderPage('Request refused', `<h1>Request refused</h1>\n${errorBlock('This form was sent from another site. Open the page from its link and try again.')}`));
+  /** Login CSRF and its likes: a form posted from another site is refused (sameSiteForms.ts). */
+  const sameSiteForm = 'This form was sent from another site. Open the page from its link and try again.';
 
   /** The way back to the sign-in the person came from, when we know it. */
   const signInHref = (origin: Origin, clientId: string | null | undefined): string | undefined => {
@@ -121,9 +115,8 @@ ${back ? linkTo(back, 'Back to sign-in') : ''}`,
 
   app.post<{ Body: Origin & { email?: string } }>(
     '/account/forgot',
-    { schema: { hide: true, body: { type: 'object', properties: { ...originProperties, email: { type: 'string', maxLength: 254 } } } } },
+    { config: { sameSiteForm }, schema: { hide: true, body: { type: 'object', properties: { ...originProperties, email: { type: 'string', maxLength: 254 } } } } },
     async (request, reply) => {
-      if (fromAnotherSite(request)) return refuseForeign(reply);
       const form = request.body ?? {};
       const email = (form.email ?? '').trim();
       const origin = await resolve(form);
@@ -213,13 +206,13 @@ ${hidden('token', token)}<label for="password">New password</label>
       `/account/${purpose}`,
       {
         ...quiet,
+        config: { sameSiteForm },
         schema: {
           hide: true,
           body: { type: 'object', properties: { token: { type: 'string', maxLength: 100 }, password: { type: 'string', maxLength: 1024 }, confirm: { type: 'string', maxLength: 1024 } } },
         },
       },
       async (request, reply) => {
-        if (fromAnotherSite(request)) return refuseForeign(reply);
         const { token = '', password = '', confirm = '' } = request.body ?? {};
         const found = await findToken(db, token, [purpose]);
         if (!found) return invalidLink(reply, purpose);
@@ -275,9 +268,8 @@ ${hidden('token', token)}<button type="submit">Verify my address</button>
 
   app.post<{ Body: { token?: string } }>(
     '/account/verify',
-    { ...quiet, schema: { hide: true, body: { type: 'object', properties: { token: { type: 'string', maxLength: 100 } } } } },
+    { ...quiet, config: { sameSiteForm }, schema: { hide: true, body: { type: 'object', properties: { token: { type: 'string', maxLength: 100 } } } } },
     async (request, reply) => {
-      if (fromAnotherSite(request)) return refuseForeign(reply);
       const used = await db.transaction(async (tx) => {
         const spent = await useToken(tx, request.body?.token ?? '', ['verify']);
         if (spent) await verifyEmailFromLink(tx, spent, { ip: request.ip });

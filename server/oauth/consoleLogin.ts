@@ -60,7 +60,6 @@ interface ConsoleLoginOptions extends PasswordStepOptions, GrantSetting {
  */
 export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleLoginOptions) {
   const { provider, db, issuer, managementApi, consoleClientId } = options;
-  const consoleOrigin = new URL(issuer).origin;
 
   const redirectTo = (reply: FastifyReply, redirectUri: string, params: Record<string, string | undefined>) => {
     const url = new URL(redirectUri);
@@ -109,11 +108,13 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
     return issue(request, reply, { client, user, checked, plan, amr: pending.amr, who: { id: client.clientId, ...tenant }, login: pending.login });
   };
   app.get(STEPS_PATH, { schema: { hide: true } }, stepsHandler);
-  app.post(STEPS_PATH, { schema: { hide: true, body: STEP_BODY } }, stepsHandler);
+  app.post(STEPS_PATH, { config: { sameSiteForm: 'This form was sent from another site. Please sign in again.' }, schema: { hide: true, body: STEP_BODY } }, stepsHandler);
 
   app.post<{ Body: LoginForm }>(
     '/oauth/login',
     {
+      // Login CSRF: another site's page could post its own credentials here and sign the victim's browser in to the attacker's account
+      config: { sameSiteForm: 'This sign-in form was sent from another site. Open the sign-in page and try again.' },
       schema: {
         tags: ['oauth'],
         summary: 'Sign in with email (or username) and password; 303 to the redirect URI with code, state and iss',
@@ -142,15 +143,6 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       },
     },
     async (request, reply) => {
-      // Login CSRF: another site's page could post its own credentials here and sign the victim's
-      // browser in to the attacker's account. Browsers say where a post comes from: Sec-Fetch-Site
-      // (our pages' no-referrer policy makes Chromium send Origin: null even from the console
-      // itself), else Origin. Scripts, which say neither, carry no victim's browser.
-      const site = request.headers['sec-fetch-site'];
-      const origin = request.headers.origin;
-      if (site !== undefined ? site !== 'same-origin' : origin !== undefined && origin !== consoleOrigin) {
-        return sendPage(reply, 403, renderErrorPage('This sign-in form was sent from another site. Open the sign-in page and try again.'));
-      }
       const form = request.body ?? {};
       const seen = attemptOf(request);
       const client = form.client_id ? await provider.Client.find(form.client_id).catch(() => undefined) : undefined;

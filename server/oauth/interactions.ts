@@ -109,6 +109,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
   app.post<{ Params: { uid: string }; Body: { email?: string; password?: string } }>(
     '/oauth/interaction/:uid/login',
     {
+      config: { sameSiteForm: 'This sign-in form was sent from another site. Open the sign-in page and try again.' },
       schema: {
         hide: true,
         body: { type: 'object', properties: { email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: 1024 } } },
@@ -151,11 +152,11 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     return finish(request, reply, { login: { accountId: user.subject, remember: false, amr: pending.amr } }, details);
   };
   app.get<{ Params: { uid: string } }>('/oauth/interaction/:uid/steps', { schema: { hide: true } }, stepsHandler);
-  app.post<{ Params: { uid: string } }>('/oauth/interaction/:uid/steps', { schema: { hide: true, body: STEP_BODY } }, stepsHandler);
+  app.post<{ Params: { uid: string } }>('/oauth/interaction/:uid/steps', { config: { sameSiteForm: 'This form was sent from another site. Please sign in again.' }, schema: { hide: true, body: STEP_BODY } }, stepsHandler);
 
   app.post<{ Params: { uid: string }; Body: { decision?: string } }>(
     '/oauth/interaction/:uid/consent',
-    { schema: { hide: true, body: { type: 'object', properties: { decision: { type: 'string', maxLength: 10 } } } } },
+    { config: { sameSiteForm: 'This form was sent from another site. Open the application and sign in again.' }, schema: { hide: true, body: { type: 'object', properties: { decision: { type: 'string', maxLength: 10 } } } } },
     async (request, reply) => {
       const { details, client } = await load(request, reply);
       const user = details.prompt.name === 'consent' ? await personOf(details, client) : undefined;

@@ -158,7 +158,6 @@ export async function signUpRoutes(app: FastifyInstance, options: { throttle: Lo
   const { db } = app.ctx;
   const { throttle, consoleClientId } = options;
   const publicUrl = options.publicUrl.replace(/\/$/, '');
-  const publicOrigin = new URL(options.publicUrl).origin;
 
   app.get<{ Querystring: SignUpQuery }>(
     '/oauth/signup',
@@ -192,6 +191,8 @@ export async function signUpRoutes(app: FastifyInstance, options: { throttle: Lo
   app.post<{ Body: SignUpForm }>(
     '/oauth/signup',
     {
+      // like the sign-in form: another site's page must not post here in a visitor's browser
+      config: { sameSiteForm: 'This sign-up form was sent from another site. Open the sign-up page and try again.' },
       schema: {
         tags: ['oauth'],
         summary: 'Creates an account (unverified e-mail); the same answer whether or not the address is taken',
@@ -201,12 +202,6 @@ export async function signUpRoutes(app: FastifyInstance, options: { throttle: Lo
       },
     },
     async (request: FastifyRequest<{ Body: SignUpForm }>, reply: FastifyReply) => {
-      // like the sign-in form (consoleLogin.ts): another site's page must not post here in a visitor's browser
-      const site = request.headers['sec-fetch-site'];
-      const origin = request.headers.origin;
-      if (site !== undefined ? site !== 'same-origin' : origin !== undefined && origin !== publicOrigin) {
-        return sendPage(reply, 403, renderErrorPage('This sign-up form was sent from another site. Open the sign-up page and try again.'));
-      }
       const form = request.body ?? {};
       const offered = await offeredIn(db, consoleClientId, form);
       if (!offered) return sendPage(reply, 403, notOfferedPage(form.interaction));
