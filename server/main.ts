@@ -172,4 +172,11 @@ async function runPrimary(count: number) {
 
 const processes = config.webConcurrency ?? 1;
 if (processes > 1 && cluster.isPrimary) await runPrimary(processes);
-else await serve(processes === 1);
+else {
+  await serve(processes === 1).catch((error: Error) => {
+    // a setting found wrong only once the database is open (MFA_KEY missing while secrets exist): said as plainly as the others
+    if (!error.message.startsWith('Configuration error:')) throw error;
+    console.error(error.message);
+    process.exit(1);
+  });
+}

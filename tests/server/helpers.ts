@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { inject } from 'vitest';
@@ -15,6 +16,8 @@ export const ADMIN_PASSWORD = 'correct horse battery staple';
 export const PUBLIC_URL = 'http://localhost:8080';
 
 let sharedKeys: Promise<SigningKeys> | undefined;
+/** The key of authenticator app secrets (MFA_KEY) of every server of a test file: on PostgreSQL there is no other. */
+const TEST_MFA_KEY = crypto.randomBytes(32);
 
 export interface TestServer {
   app: FastifyInstance;
@@ -68,6 +71,7 @@ export async function serverOn(db: Database, overrides: Partial<ServerConfig> = 
     consoleDir: '/nonexistent',
     accessTokenTtl: 3600,
     logLevel: 'silent',
+    mfaKey: TEST_MFA_KEY,
     ...overrides,
   };
   sharedKeys ??= loadSigningKeys({});

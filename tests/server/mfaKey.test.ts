@@ -104,7 +104,7 @@ describe('the embedded database without MFA_KEY', () => {
   it('keeps the key in DATA_DIR/mfa-key, made on first need with mode 0600', async () => {
     const dataDir = tempDir();
     const db = await openDatabase({ loadDataDir: pgliteDump() });
-    const server = await start(db, { dataDir });
+    const server = await start(db, { dataDir, mfaKey: undefined });
     expect(fs.existsSync(path.join(dataDir, 'mfa-key'))).toBe(false);
     const secret = await enrolWorker(server);
     const file = path.join(dataDir, 'mfa-key');
@@ -160,13 +160,13 @@ describe('PostgreSQL without MFA_KEY', () => {
   it('refuses to start when authenticator app secrets exist, saying what to set', async () => {
     const db = await openDatabase({ loadDataDir: pgliteDump() });
     await db.query(`INSERT INTO mfa_keys (id, key) VALUES ('totp', $1)`, [crypto.randomBytes(32).toString('base64')]);
-    await expect(serverOn(db, { databaseUrl: POSTGRES })).rejects.toThrow(/^Configuration error: MFA_KEY is not set/);
+    await expect(serverOn(db, { databaseUrl: POSTGRES, mfaKey: undefined })).rejects.toThrow(/^Configuration error: MFA_KEY is not set/);
     await db.close();
   });
 
   it('starts when there are none, and offers no authenticator app (a passkey instead), without a 5xx', async () => {
     const db = await openDatabase({ loadDataDir: pgliteDump() });
-    const server = await start(db, { databaseUrl: POSTGRES });
+    const server = await start(db, { databaseUrl: POSTGRES, mfaKey: undefined });
     await createTenant(server, 'acme', 'root', 'customer');
     await setPassword(server, 'acme', 'acme-domain', 'worker', PASSWORD);
     const jar = new CookieJar();
