@@ -9,7 +9,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { fastifyTrustProxy } from './config.js';
 import type { AppContext } from './context.js';
 import { HttpError, reasonPhrase, statusForDatabaseError } from './errors.js';
-import { registerAuditActor } from './api/audit.js';
+import { registerAuditActor } from './accounts/audit.js';
 import { registerGuard } from './api/guard.js';
 import { apiRoutes } from './api/index.js';
 import { addListQueryRoutes } from './api/list.js';

@@ -60,7 +60,7 @@ export interface ServerConfig {
   adminPassword?: string;
   /** PEM (PKCS#8) RSA private key; when unset the key is kept in dataDir. */
   signingKeyPem?: string;
-  /** The key of authenticator app secrets (MFA_KEY, 32 bytes); when unset, DATA_DIR/mfa-key (embedded database only; server/mfa/factors.ts). */
+  /** The key of authenticator app secrets (MFA_KEY, 32 bytes); when unset, DATA_DIR/mfa-key (embedded database only; server/accounts/factors.ts). */
   mfaKey?: Buffer;
   /** Folder holding the built console (index.html); served at / when present. */
   consoleDir: string;

@@ -2,7 +2,7 @@ import type { ServerConfig } from './config.js';
 import type { Database, Queryable } from './db/index.js';
 import { randomAlphanumeric } from './ids.js';
 import { hashPassword } from './passwords.js';
-import { ADMIN_GROUP } from './oauth/accounts.js';
+import { ADMIN_GROUP } from './accounts/accounts.js';
 
 export const ROOT_COMPANY = 'root';
 export const DEFAULT_DOMAIN = 'default';

@@ -1,11 +1,11 @@
 import { actsOnParam } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../errors.js';
-import { queueAccountLink } from '../mail/accountLinks.js';
+import { queueAccountLink } from '../accounts/links.js';
 import { languageOf } from '../mail/language.js';
 import { mailerOf } from '../mail/mailer.js';
 import type { Purpose } from '../mail/templates.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../accounts/audit.js';
 import { addListRoute, crudRoutes, type ResourceDefinition } from './resource.js';
 import { errorResponses, params } from './schemas.js';
 import { assertUser } from './sessions.js';

@@ -1,15 +1,15 @@
+import { ACCOUNT_COUNTERS, checkPasswordHash, clearSignInCounters, setPassword } from '../accounts/passwords.js';
 import { actsOnParam } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
 import type { Principal } from '../context.js';
 import { badRequest } from '../errors.js';
-import { bcryptCost, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from '../passwords.js';
 import { keepingAnAdministrator } from './administrators.js';
-import { factorsLockedUntil } from '../mfa/factors.js';
-import { userAccountKey } from '../oauth/accounts.js';
+import { factorsLockedUntil } from '../accounts/factors.js';
+import { userAccountKey } from '../accounts/accounts.js';
 import { accountLimitsOf } from '../policies.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../accounts/audit.js';
 import { assertUser } from './sessions.js';
 import { errorResponses, params } from './schemas.js';
 
@@ -27,8 +27,6 @@ interface UserParams {
   userId: string;
 }
 
-/** The account's counters: the throttle's failures and sign-ins. */
-const COUNTERS = ['failed-account', 'signed-in-account'];
 
 export interface SignInState {
   failedSignIns: number;
@@ -52,7 +50,7 @@ export const REQUIRED_ACTIONS = ['change-password', 'verify-email', 'enrol-mfa']
 async function signInState(db: Queryable, at: UserParams, limits: { failures: number; signIns: number }): Promise<SignInState> {
   const { rows } = await db.query<{ kind: string; n: number; expiresAt: Date }>(
     `SELECT kind, n, expires_at AS "expiresAt" FROM login_attempts WHERE kind = ANY ($1::text[]) AND key = $2 AND expires_at > now()`,
-    [COUNTERS, userAccountKey(at, at.userId)],
+    [ACCOUNT_COUNTERS, userAccountKey(at, at.userId)],
   );
   const failed = rows.find((row) => row.kind === 'failed-account');
   const signedIn = rows.find((row) => row.kind === 'signed-in-account');
@@ -82,23 +80,6 @@ async function signInState(db: Queryable, at: UserParams, limits: { failures: nu
     emailVerified,
     hasPassword,
   };
-}
-
-/** Clears the account's counters: the person may sign in again at once. */
-export async function clearSignInCounters(db: Queryable, at: UserParams): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`DELETE FROM login_attempts WHERE kind = ANY ($1::text[]) AND key = $2 RETURNING n`, [COUNTERS, userAccountKey(at, at.userId)]);
-  return rows.length;
-}
-
-/**
- * What the console sends: bcrypt, cost 10 to 14. Plain text never reaches the database; a higher
- * cost would let one administrator's users hold the server's password threads (passwords.ts).
- */
-export function checkPasswordHash(hash: string) {
-  const cost = bcryptCost(hash) ?? 0;
-  if (!(cost >= MIN_BCRYPT_COST && cost <= MAX_BCRYPT_COST)) {
-    throw badRequest(`authVerification must be a bcrypt hash of cost ${MIN_BCRYPT_COST} to ${MAX_BCRYPT_COST} (the console hashes passwords before sending them)`);
-  }
 }
 
 /** The person herself: nobody blocks the account they are using. */
@@ -190,14 +171,7 @@ export async function accountStateRoutes(app: FastifyInstance) {
     },
     async (tx, at, body, caller) => {
       checkPasswordHash(body.authVerification);
-      await tx.query(
-        `UPDATE users SET password_hash = $4, updated_at = now(),
-           required_actions = CASE WHEN $5 THEN array_append(array_remove(required_actions, 'change-password'), 'change-password')
-                                   ELSE array_remove(required_actions, 'change-password') END
-         WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
-        [at.companyId, at.domainId, at.userId, body.authVerification, body.requireChange === true],
-      );
-      await endSignInsAfterNewPassword(tx, at, caller);
+      await setPassword(tx, at, { hash: body.authVerification, requireChange: body.requireChange === true, caller });
     },
   );
 
@@ -216,20 +190,4 @@ export async function accountStateRoutes(app: FastifyInstance) {
     },
     'PUT',
   );
-}
-
-/**
- * A new password set by someone else ends every sign-in made with the old one (someone else may
- * have known it); a person changing her own keeps only the session she is doing it from. The
- * throttle's lock ends too: the old password's failures say nothing of the new one.
- */
-export async function endSignInsAfterNewPassword(db: Queryable, at: UserParams, caller?: Principal): Promise<void> {
-  const keep = caller && isCaller(caller, at) ? caller.grantId : null;
-  await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL AND id IS DISTINCT FROM $4`, [
-    at.companyId,
-    at.domainId,
-    at.userId,
-    keep,
-  ]);
-  await clearSignInCounters(db, at);
 }

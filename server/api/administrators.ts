@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
-import { ADMIN_GROUP } from '../oauth/tokens.js';
+import { ADMIN_GROUP } from '../accounts/tokens.js';
 import { errorResponses, params } from './schemas.js';
 
 /**

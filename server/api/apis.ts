@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError } from '../errors.js';
 import { randomAlphanumeric } from '../ids.js';
-import { managementAudience } from '../oauth/provider.js';
+import { managementAudience } from '../accounts/tokens.js';
 import { identifierNotAvailable, idNotAvailable, uniqueByConstraint } from './unique.js';
 import { checkAccess, inScope, locateRecords } from './guard.js';
 import {

@@ -45,7 +45,7 @@ export async function applicationSecretRoutes(app: FastifyInstance) {
     async (request) => {
       const secret = randomAlphanumeric(32);
       const grace = request.body?.graceSeconds ?? 0;
-      // a transaction, as every write of the API: the audit trail's record is written in it (server/api/audit.ts)
+      // a transaction, as every write of the API: the audit trail's record is written in it (server/accounts/audit.ts)
       const { rows } = await db.transaction((tx) => tx.query<{ id: string; previousSecretExpiresAt: Date | null }>(
         `UPDATE applications t
          SET previous_secret_hash = CASE WHEN $3::int > 0 THEN t.client_secret_hash END,

@@ -1,3 +1,4 @@
+import { APP_TYPES, type AppType, uriProblem } from '../clientUris.js';
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
@@ -10,9 +11,8 @@ import { addListRoute, bodyProperties, type CrudRules, crudRoutes, findRecords, 
 import { applicationFilters, deletedFields } from './listFields.js';
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';
 
-export const APP_TYPES = ['SPA', 'web', 'native', 'machine'] as const;
+export { APP_TYPES, type AppType };
 export const GRANT_TYPES = ['implicit', 'authorization_code', 'refresh_token', 'client_credentials', 'password', 'MFA', 'passwordless_otp', 'device_code'] as const;
-export type AppType = (typeof APP_TYPES)[number];
 
 /** The settings an administrator edits; API field names are the column names. */
 export type ApplicationSettings = Omit<Application, 'id' | 'client_id' | 'domain' | 'companyId' | 'deletedAt' | 'deletedBy'>;
@@ -140,41 +140,6 @@ const clientIdList = { type: 'array', items: clientIdParam, minItems: 1, maxItem
 
 const createdApplicationJson = recordSchema(applicationDefinition, { client_secret: { type: 'string', description: 'shown once, never again' } });
 
-// ---- URI rules ----
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
-
-/**
- * Why a redirect/logout URI, a web origin or a server endpoint (called by the provider itself, so
- * http(s) only) is unacceptable, or undefined when it is fine.
- */
-export function uriProblem(raw: string, kind: 'uri' | 'origin' | 'endpoint', appType: AppType): string | undefined {
-  if (/\s/.test(raw)) return 'must not contain spaces';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'is not an absolute URI';
-  }
-  if (raw.includes('#')) return 'must not contain a fragment (#)';
-  if (url.protocol === 'http:' || url.protocol === 'https:') {
-    if (url.username || url.password) return 'must not contain user credentials';
-    if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
-      return 'must use https (http is allowed only for localhost, 127.0.0.1 and [::1])';
-    }
-    if (kind === 'origin' && (url.pathname !== '/' || raw.includes('?'))) {
-      return 'must be a bare origin: scheme://host[:port], without path or query';
-    }
-    return undefined;
-  }
-  if (kind === 'origin') return 'must be an http or https origin';
-  if (kind === 'endpoint') return 'must be an http or https URL';
-  if (UNSAFE_SCHEMES.has(url.protocol)) return `cannot use the ${url.protocol} scheme`;
-  // RFC 8252: private-use schemes are how native apps receive their redirect; browsers' apps must not use them
-  if (appType !== 'native') return `uses the custom scheme ${url.protocol}, which only native applications may use`;
-  return undefined;
-}
 
 function checkWebUri(field: string, value: string) {
   if (!value) return;

@@ -13,7 +13,7 @@ import { userDefinition } from './users.js';
 /**
  * The audit trail's read side (docs/CONSOLE.md, "History and audit log"): a company's log, newest
  * first, filterable by resource, actor, action and time. Read-only; the records are written by the
- * database (migration 15, server/api/audit.ts). An administrator reads the log of any company of
+ * database (migration 15, server/accounts/audit.ts). An administrator reads the log of any company of
  * their subtree (the guard), never another tenant's.
  *
  * Operators above the reader (docs/DECISIONS.md, "Operators above a company in its audit log"): when

@@ -1,7 +1,7 @@
 import { actsOnParam } from './containment.js';
 import type { FastifyInstance } from 'fastify';
-import { listFactors, removeFactors } from '../mfa/factors.js';
-import { recordAudit } from './audit.js';
+import { listFactors, removeFactors } from '../accounts/factors.js';
+import { recordAudit } from '../accounts/audit.js';
 import { assertUser } from './sessions.js';
 import { errorResponses, params } from './schemas.js';
 import { notFound } from '../errors.js';

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
-import { ADMIN_SCOPE, verifyAccessToken } from '../oauth/tokens.js';
-import { noteActorRoles } from './audit.js';
+import { ADMIN_SCOPE, verifyAccessToken } from '../accounts/tokens.js';
+import { noteActorRoles } from '../accounts/audit.js';
 import { checkDeclaredContainment } from './containment.js';
 import { heldGrants, rolesSentence } from './roles.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type DomainPolicy, MFA_POLICIES, POLICY_BOUNDS, POLICY_COLUMNS, policyOf } from '../policies.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../accounts/audit.js';
 import { errorResponses, params } from './schemas.js';
 
 /**

@@ -2,7 +2,7 @@ import { actsOnParam } from './containment.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { notFound } from '../errors.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../accounts/audit.js';
 import { addListRoute, crudRoutes, type RecordOf, type ResourceDefinition, selectList, type WriteContext } from './resource.js';
 import { errorResponses, params } from './schemas.js';
 

@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
-import { queueAccountLink } from '../mail/accountLinks.js';
+import { queueAccountLink } from '../accounts/links.js';
 import { languageOf } from '../mail/language.js';
 import { mailerOf } from '../mail/mailer.js';
 import { keepingAnAdministrator } from './administrators.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../accounts/audit.js';
 import { id, errorResponses, params } from './schemas.js';
 import { sessions } from './sessions.js';
 

@@ -1,7 +1,7 @@
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError } from '../errors.js';
-import { checkPasswordHash, endSignInsAfterNewPassword } from './accountState.js';
+import { checkPasswordHash, endSignInsAfterNewPassword } from '../accounts/passwords.js';
 import { randomAlphanumeric } from '../ids.js';
 import { keepingAnAdministrator } from './administrators.js';
 import { purgeMembers } from './groups.js';
@@ -97,7 +97,7 @@ async function updateUsers(db: Queryable, { params, caller }: WriteContext<Domai
         [companyId, domainId, patch.id, next.username, next.displayName, next.notes ?? '', next.email, next.status, patch.authVerification ?? null],
       ),
     );
-    if (patch.authVerification !== undefined) await endSignInsAfterNewPassword(db, { companyId, domainId, userId: patch.id }, caller);
+    if (patch.authVerification !== undefined) await endSignInsAfterNewPassword(db, { companyId, domainId, userId: patch.id }, { caller });
     updated.push(rows[0]);
   }
   return updated;

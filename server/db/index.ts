@@ -36,7 +36,7 @@ export interface Database extends Queryable {
 /**
  * Settings that every transaction begun in this async context applies first, as SET LOCAL: the
  * management API names its caller (iam.actor) so that the audit triggers of migration 15 record who
- * made each change, in the same transaction (server/api/audit.ts). A map, read when the
+ * made each change, in the same transaction (server/accounts/audit.ts). A map, read when the
  * transaction begins, so that a request can fill it in after its context was opened.
  */
 export const transactionSettings = new AsyncLocalStorage<Map<string, string>>();

@@ -1,4 +1,4 @@
-import { LIFETIME_SECONDS } from '../mail/accountLinks.js';
+import { LIFETIME_SECONDS } from '../accounts/links.js';
 import type { Database } from './index.js';
 
 /**
@@ -197,7 +197,7 @@ export async function purgeExpiredOidc(db: Database, options: { batch?: number; 
 
 /**
  * How long a message stays in the outbox (mail_outbox, migration 22): as long as the longest link
- * a message carries can work (an invitation's 7 days, server/mail/accountLinks.ts), so that every
+ * a message carries can work (an invitation's 7 days, server/accounts/links.ts), so that every
  * message purged holds only dead links, and none lingers for ever with a person's address in it.
  */
 export const OUTBOX_KEPT_SECONDS = Math.max(...Object.values(LIFETIME_SECONDS));

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { sha256 } from '../ids.js';
 import { tenantOf } from '../oauth/clients.js';
-import { type KnownUser, passwordMatches } from '../oauth/accounts.js';
+import { type KnownUser, passwordMatches } from '../accounts/accounts.js';
 import { renderErrorPage, renderLoginPage, renderPage } from '../oauth/loginPage.js';
 import { passwordStep, type PasswordStepOptions, trustDevice } from '../oauth/passwordStep.js';
 import { attemptOf, recordSignIn } from '../oauth/signInEvents.js';
@@ -34,7 +34,7 @@ import {
   totpStep,
   totpUri,
   type UserRef,
-} from './factors.js';
+} from '../accounts/factors.js';
 import { factorRequired } from './steps.js';
 import { accountPagePolicy, overviewPage, passkeyPage, recoveryCodesPage, removePage, SCRIPT_PATHS, secondFactorForm, totpEnrolForm } from './pages.js';
 

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
 import { loginPagePolicy, renderPage } from '../oauth/loginPage.js';
-import type { FactorView } from './factors.js';
+import type { FactorView } from '../accounts/factors.js';
 
 /** The HTML of the account page and of the MFA sign-in steps: the hosted pages' look, no inline script. */
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
-import { holdsConsoleRole } from '../oauth/accounts.js';
+import { holdsConsoleRole } from '../accounts/accounts.js';
 import { renderPage } from '../oauth/loginPage.js';
 import { registerStep, type SignInStep, type StepInput } from '../oauth/signInSteps.js';
 import { policyOf } from '../policies.js';
@@ -25,7 +25,7 @@ import {
   totpStep,
   totpUri,
   type UserRef,
-} from './factors.js';
+} from '../accounts/factors.js';
 import { escapeHtml, scriptTags, secondFactorForm, totpEnrolForm } from './pages.js';
 
 /**

@@ -2,7 +2,7 @@ import * as jose from 'jose';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { tenantOf } from './clients.js';
-import { managementAudience } from './provider.js';
+import { managementAudience } from '../accounts/tokens.js';
 
 /**
  * Revocation (RFC 7009) and introspection (RFC 7662) of our access tokens. They are JWTs (resource

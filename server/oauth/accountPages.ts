@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { sha256 } from '../ids.js';
 import { languageOf } from '../mail/language.js';
-import { type AccountToken, findToken, sendAccountLink, setPasswordFromLink, useToken, verifyEmailFromLink } from '../mail/accountLinks.js';
+import { type AccountToken, findToken, sendAccountLink, setPasswordFromLink, useToken, verifyEmailFromLink } from '../accounts/links.js';
 import { mailerOf } from '../mail/mailer.js';
 import type { Purpose } from '../mail/templates.js';
 import { hashPassword } from '../passwords.js';
@@ -12,7 +12,7 @@ import { renderPage, sendPage } from './loginPage.js';
 import { addressKey } from './loginThrottle.js';
 import { chooseTenant } from './signInTenant.js';
 // the 'verify-email' sign-in step registers itself (signInSteps.ts)
-import '../mail/verifyEmailStep.js';
+import './verifyEmailStep.js';
 
 /**
  * The hosted pages of e-mailed links (docs/CONSOLE.md, "E-mail, reset links and invitations"):

@@ -1,9 +1,9 @@
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Database } from '../db/index.js';
 import { sha256 } from '../ids.js';
-import type { Tenant } from './accounts.js';
+import type { Tenant } from '../accounts/accounts.js';
 import { clientMetadata, DEVICE_CODE_GRANT, type ApplicationRow, APPLICATION_COLUMNS } from './clients.js';
-import { forgetRead, oncePerRequest, requestOrigin } from './requestOrigin.js';
+import { forgetRead, oncePerRequest, requestOrigin } from '../requestOrigin.js';
 import { storable } from './signInEvents.js';
 
 /**

@@ -1,5 +1,5 @@
-import { endSignInsAfterNewPassword } from '../api/accountState.js';
-import { recordOwnAction } from '../api/audit.js';
+import { setPassword } from '../accounts/passwords.js';
+import { recordOwnAction } from '../accounts/audit.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import { passwordProblem, policyOf } from '../policies.js';
 import { registerStep, stepForm } from './signInSteps.js';
@@ -27,7 +27,7 @@ registerStep({
 <input type="password" id="confirm" name="confirm" autocomplete="new-password" required>`,
       submit: 'Change password and continue',
     }),
-  submit: async ({ db, user, tenant, body, request }) => {
+  submit: async ({ db, user, tenant, body, request, signInId }) => {
     const password = body.password ?? '';
     if (password !== (body.confirm ?? '')) return { error: 'The two passwords do not match.' };
     const problem = passwordProblem(await policyOf(db, tenant), password);
@@ -35,12 +35,8 @@ registerStep({
     if (user.passwordHash && (await verifyPassword(password, user.passwordHash).catch(() => false))) return { error: 'Choose a password different from the one you signed in with.' };
     const hash = await hashPassword(password);
     await db.transaction(async (tx) => {
-      await tx.query(
-        `UPDATE users SET password_hash = $4, required_actions = array_remove(required_actions, 'change-password'), updated_at = now()
-         WHERE company_id = $1 AND domain_id = $2 AND id = $3`,
-        [tenant.companyId, tenant.domainId, user.id, hash],
-      );
-      await endSignInsAfterNewPassword(tx, { ...tenant, userId: user.id });
+      // her other sign-ins end; this one goes on to its next step
+      await setPassword(tx, { ...tenant, userId: user.id }, { hash, keepStep: signInId });
       // on her history as her own change (the hash only said to have changed)
       const after = user.requiredActions.filter((name) => name !== 'change-password');
       await recordOwnAction(tx, { ...tenant, userId: user.id }, { clientId: 'sign-in', ip: request.ip }, 'changePassword', {

@@ -1,7 +1,7 @@
 import type { ClientMetadata } from 'oidc-provider';
 import { safeEqual, sha256 } from '../ids.js';
 import { DEFAULT_DOMAIN, ROOT_COMPANY } from '../seed.js';
-import type { Tenant } from './accounts.js';
+import type { Tenant } from '../accounts/accounts.js';
 
 /** The device authorization grant (RFC 8628) by its registered name; applications store `device_code`. */
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Client } from 'oidc-provider';
-import type { KnownUser } from './accounts.js';
+import type { KnownUser } from '../accounts/accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
 import { type GrantPlan, type GrantSetting, issueCode, planGrant } from './grants.js';
 import { loginPagePolicy, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions, trustDevice } from './passwordStep.js';
-import { originOf, withRequestOrigin } from './requestOrigin.js';
+import { originOf, withRequestOrigin } from '../requestOrigin.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 import { chooseTenant } from './signInTenant.js';
 import { beginSteps, endSteps, stepPage } from './signInSteps.js';

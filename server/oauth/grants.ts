@@ -1,7 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { Client, Grant } from 'oidc-provider';
 import type { Database } from '../db/index.js';
-import { ADMIN_SCOPE, holdsConsoleRole, type Tenant } from './accounts.js';
+import { ADMIN_SCOPE, holdsConsoleRole, type Tenant } from '../accounts/accounts.js';
 import { extrasOf, isConsoleClient, tenantOf } from './clients.js';
 import { apiScopeNames, findActiveApi, hasConsent, IDENTITY_SCOPES, OFFLINE_ACCESS, type ResourceApi, splitScope } from './resources.js';
 import { sameTenant } from './signInTenant.js';

@@ -16,8 +16,9 @@ import { loginPagePolicy, renderErrorPage, sendPage } from './loginPage.js';
 import { DeviceCookies, LoginThrottle } from './loginThrottle.js';
 import { providerHooks } from './providerHooks.js';
 import { signUpRoutes } from './signUp.js';
-import { createProvider, managementAudience, providerEndpoints } from './provider.js';
-import { originOf, withRequestOrigin } from './requestOrigin.js';
+import { managementAudience } from '../accounts/tokens.js';
+import { createProvider, providerEndpoints } from './provider.js';
+import { originOf, withRequestOrigin } from '../requestOrigin.js';
 import { userinfoRoutes } from './userinfo.js';
 
 /**

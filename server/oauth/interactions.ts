@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
-import { ADMIN_SCOPE, type KnownUser } from './accounts.js';
+import { ADMIN_SCOPE, type KnownUser } from '../accounts/accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
 import { type GrantSetting, planGrant, saveGrant } from './grants.js';
 import { loginPagePolicy, renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
 import { passwordStep, type PasswordStepOptions, trustDevice } from './passwordStep.js';
-import { originOf, withRequestOrigin } from './requestOrigin.js';
+import { originOf, withRequestOrigin } from '../requestOrigin.js';
 import { describeScopes, rememberConsent } from './resources.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 import { accountOfClient, chooseTenant } from './signInTenant.js';

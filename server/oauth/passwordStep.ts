@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/index.js';
-import { accountKey, deletedUserId, findUserByLogin, type KnownUser, passwordMatches, type Tenant, userAccountKey } from './accounts.js';
+import { accountKey, deletedUserId, findUserByLogin, type KnownUser, passwordMatches, type Tenant, userAccountKey } from '../accounts/accounts.js';
 import { addressKey, type DeviceCookies, type LoginThrottle } from './loginThrottle.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 

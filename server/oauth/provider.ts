@@ -1,8 +1,9 @@
+import { managementAudience } from '../accounts/tokens.js';
 import crypto from 'node:crypto';
 import * as jose from 'jose';
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
-import { ADMIN_SCOPE, holdsConsoleRole, type KnownUser, type Tenant, toAccount } from './accounts.js';
+import { ADMIN_SCOPE, holdsConsoleRole, type KnownUser, type Tenant, toAccount } from '../accounts/accounts.js';
 import { adapterFactory } from './adapter.js';
 import { type ClientExtras, defaultResource, EXTRA_CLIENT_METADATA, extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { planGrant, saveGrant } from './grants.js';
@@ -35,7 +36,6 @@ export const providerEndpoints = () =>
   new Set([...Object.values(PROVIDER_ROUTES), `${PROVIDER_ROUTES.end_session}/confirm`, `${PROVIDER_ROUTES.end_session}/success`, `${PROVIDER_ROUTES.code_verification}/confirm`, '/.well-known/openid-configuration']);
 
 /** Audience of access tokens for this provider's own management API. */
-export const managementAudience = (ctx: AppContext) => `${ctx.config.publicUrl}/api`;
 
 /** The key of oidc-provider's cookies, derived from the signing key: it survives restarts and changes with the key. */
 async function cookieKey(ctx: AppContext, purpose: string): Promise<string> {

@@ -3,7 +3,7 @@ import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import { introspectAccessToken, revokeAccessToken } from './accessTokens.js';
-import { type KnownUser } from './accounts.js';
+import { type KnownUser } from '../accounts/accounts.js';
 import { userOfSubject } from './signInTenant.js';
 import { extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { listedByAnApplication } from './cors.js';

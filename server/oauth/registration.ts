@@ -1,4 +1,4 @@
-import { type AppType, uriProblem } from '../api/applications.js';
+import { type AppType, uriProblem } from '../clientUris.js';
 
 /**
  * Dynamic Client Registration (RFC 7591) under the management API's rules: a registered client is

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.js';
-import type { Tenant } from './accounts.js';
-import { oncePerRequest } from './requestOrigin.js';
+import type { Tenant } from '../accounts/accounts.js';
+import { oncePerRequest } from '../requestOrigin.js';
 
 /** An API (resource server) registered beside the applications of a domain, as token issuance needs it. */
 export interface ResourceApi {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/index.js';
 import { sha256 } from '../ids.js';
-import { findUserById, type KnownUser, type Tenant } from './accounts.js';
+import { findUserById, type KnownUser, type Tenant } from '../accounts/accounts.js';
 import { renderErrorPage, renderPage, sendPage } from './loginPage.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 
@@ -25,6 +25,8 @@ export interface StepInput {
   request: FastifyRequest;
   /** Which sign-in the steps are part of (the account page leaves some to its own pages). */
   kind?: Pending['kind'];
+  /** This sign-in's id (its sign_in_steps row): what a new password set at a step leaves going. */
+  signInId?: string;
 }
 
 export interface SignInStep {
@@ -156,7 +158,7 @@ export async function stepPage(
     await db.query(`DELETE FROM sign_in_steps WHERE id = $1`, [pending.id]);
     return expired();
   }
-  const input: StepInput = { db, user, tenant, amr: pending.amr, request, kind: pending.kind };
+  const input: StepInput = { db, user, tenant, amr: pending.amr, request, kind: pending.kind, signInId: pending.id };
   let step = await firstNeeded(input);
   if (!step) return { kind: 'finished', pending, user };
   const show = async (status: number, error?: string) => {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.js';
-import { findActiveAccount, findActiveAccountBySubject, type KnownUser, type Tenant, userIdOfSubject } from './accounts.js';
+import { findActiveAccount, findActiveAccountBySubject, type KnownUser, type Tenant, userIdOfSubject } from '../accounts/accounts.js';
 import { tenantOf } from './clients.js';
 
 /**

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Database, type Queryable, transactionSettings } from '../db/index.js';
 import { randomAlphanumeric } from '../ids.js';
-import { queueAccountLink } from '../mail/accountLinks.js';
+import { queueAccountLink } from '../accounts/links.js';
 import { languageOf } from '../mail/language.js';
 import { mailerOf } from '../mail/mailer.js';
 import { hashPassword } from '../passwords.js';
 import { type DomainPolicy, passwordProblem, policyOf } from '../policies.js';
-import type { Tenant } from './accounts.js';
+import type { Tenant } from '../accounts/accounts.js';
 import { escapeHtml, renderErrorPage, renderPage, sendPage } from './loginPage.js';
 import { addressKey, type LoginThrottle } from './loginThrottle.js';
 import { chooseTenant, type NamedTenant, type TenantSetting } from './signInTenant.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../context.js';
 import { corsFor, setCorsClient } from './cors.js';
 import { checkDpopProof } from './dpop.js';
-import { verifyUserinfoToken } from './tokens.js';
+import { verifyUserinfoToken } from '../accounts/tokens.js';
 
 const PROFILE_SCOPES = ['profile', 'username'];
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planGrant } from '../../server/oauth/grants.js';
-import { managementAudience } from '../../server/oauth/provider.js';
+import { managementAudience } from '../../server/accounts/tokens.js';
 import { seedFirstRun } from '../../server/seed.js';
 import { call, createTenant, PUBLIC_URL, startServer, type TestServer, tokenFor } from './helpers.js';
 import { consoleLoginFields, pkce, postLogin, redirectParams } from './oauthHelpers.js';

@@ -1,6 +1,6 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addTotp, newTotpSecret } from '../../server/mfa/factors.js';
+import { addTotp, newTotpSecret } from '../../server/accounts/factors.js';
 import { createTenant, PUBLIC_URL, startServer, type TestServer } from './helpers.js';
 import { CONSOLE_REDIRECT, consoleLoginFields, CookieJar, formAction, injectBrowser, pkce, postLogin, setPassword } from './oauthHelpers.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAdministrator } from '../../server/oauth/accounts.js';
+import { isAdministrator } from '../../server/accounts/accounts.js';
 import { findActiveApi, userPermissions } from '../../server/oauth/resources.js';
 import { call, createTenant, startServer, tokenFor, type Tenant, type TestServer } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import * as jose from 'jose';
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { totpStep } from '../../server/mfa/factors.js';
+import { totpStep } from '../../server/accounts/factors.js';
 import { call, createTenant, PUBLIC_URL, startServer, type Tenant, tokenFor, type TestServer } from './helpers.js';
 import { CONSOLE_REDIRECT, consoleLoginFields, CookieJar, formAction, injectBrowser, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
 

@@ -31,7 +31,7 @@ const tempDir = () => {
   return dir;
 };
 
-/** AES-256-GCM as server/mfa/factors.ts seals: v1.iv.tag.body, base64url. */
+/** AES-256-GCM as server/accounts/factors.ts seals: v1.iv.tag.body, base64url. */
 function seal(key: Buffer, plain: string) {
   const iv = crypto.randomBytes(12);
   const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);

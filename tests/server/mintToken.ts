@@ -1,8 +1,8 @@
 import * as jose from 'jose';
 import type { AppContext } from '../../server/context.js';
 import { randomAlphanumeric } from '../../server/ids.js';
-import { holdsConsoleRole } from '../../server/oauth/accounts.js';
-import { managementAudience } from '../../server/oauth/provider.js';
+import { holdsConsoleRole } from '../../server/accounts/accounts.js';
+import { managementAudience } from '../../server/accounts/tokens.js';
 
 /**
  * A management API access token for any user, without the sign-in round trip: a sign-in (grant)

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTBOX_KEPT_SECONDS, purgeOldMail, startMaintenance, type MaintenanceStep } from '../../server/db/maintenance.js';
-import { LIFETIME_SECONDS } from '../../server/mail/accountLinks.js';
+import { LIFETIME_SECONDS } from '../../server/accounts/links.js';
 import { call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
 
 /**

@@ -3,7 +3,7 @@ import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LOGIN_LIMITS } from '../../server/config.js';
 import { DeviceCookies, LoginThrottle } from '../../server/oauth/loginThrottle.js';
-import { managementAudience } from '../../server/oauth/provider.js';
+import { managementAudience } from '../../server/accounts/tokens.js';
 import { call, createTenant, PUBLIC_URL, startServer, type TestServer } from './helpers.js';
 import { addApplication, CONSOLE_REDIRECT, consoleCode, consoleLoginFields, pkce, postLogin, redirectParams, setPassword } from './oauthHelpers.js';
 

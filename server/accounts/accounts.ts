@@ -3,7 +3,7 @@ import type { Account } from 'oidc-provider';
 import type { Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
-import { oncePerRequest } from './requestOrigin.js';
+import { oncePerRequest } from '../requestOrigin.js';
 
 /** The group whose members (direct or through nested groups) administer their domain's company. */
 export const ADMIN_GROUP = 'administrators';

@@ -1,7 +1,7 @@
-import { registerStep, type StepInput, stepForm } from '../oauth/signInSteps.js';
-import { sendAccountLink } from './accountLinks.js';
-import { languageOf } from './language.js';
-import { mailerOf } from './mailer.js';
+import { registerStep, type StepInput, stepForm } from './signInSteps.js';
+import { sendAccountLink } from '../accounts/links.js';
+import { languageOf } from '../mail/language.js';
+import { mailerOf } from '../mail/mailer.js';
 
 /**
  * The required action "verify e-mail" (docs/CONSOLE.md, "E-mail, reset links and invitations"):

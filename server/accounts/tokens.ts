@@ -1,8 +1,10 @@
 import * as jose from 'jose';
 import type { AppContext, Principal } from '../context.js';
-import { managementAudience } from './provider.js';
 
 export { ADMIN_GROUP, ADMIN_SCOPE } from './accounts.js';
+
+/** The management API's audience: tokens for it are the console's (the guard checks them here). */
+export const managementAudience = (ctx: AppContext) => `${ctx.config.publicUrl}/api`;
 
 /**
  * Tokens already verified, per server, until they expire: the console sends the same token with

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
-import { clearSignInCounters } from '../api/accountState.js';
-import { recordOwnAction } from '../api/audit.js';
+import { setPassword } from './passwords.js';
+import { recordOwnAction } from './audit.js';
 import type { Database, Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
-import type { Language } from './language.js';
-import type { Mailer } from './mailer.js';
-import { type Purpose, renderMessage } from './templates.js';
+import type { Language } from '../mail/language.js';
+import type { Mailer } from '../mail/mailer.js';
+import { type Purpose, renderMessage } from '../mail/templates.js';
 
 /**
  * Links sent by e-mail (docs/CONSOLE.md, "E-mail, reset links and invitations"): a reset link, an
@@ -130,7 +130,7 @@ export interface LinkVisit {
   ip: string;
 }
 
-/** The audit trail's names of what a person does with her own links (server/api/audit.ts). */
+/** The audit trail's names of what a person does with her own links (server/accounts/audit.ts). */
 export const OWN_ACTIONS: Record<Purpose, string> = { reset: 'resetPassword', invite: 'acceptInvitation', verify: 'verifyEmail' };
 
 interface AccountColumns {
@@ -138,7 +138,7 @@ interface AccountColumns {
   email_verified: boolean;
 }
 
-/** What a link changed, on her history as her own action (server/api/audit.ts, recordOwnAction). */
+/** What a link changed, on her history as her own action (server/accounts/audit.ts, recordOwnAction). */
 async function recordLinkAction(tx: Queryable, token: AccountToken, visit: LinkVisit, before: AccountColumns, after: AccountColumns, extra: Record<string, unknown> = {}) {
   const changes: Record<string, unknown> = { ...extra };
   for (const column of ['required_actions', 'email_verified'] as const) {
@@ -164,21 +164,10 @@ async function accountColumns(tx: Queryable, token: AccountToken): Promise<Accou
  * action (resetPassword, acceptInvitation).
  */
 export async function setPasswordFromLink(tx: Queryable, token: AccountToken, passwordHash: string, visit: LinkVisit): Promise<void> {
-  const at = [token.companyId, token.domainId, token.userId];
   const before = await accountColumns(tx, token);
-  const { rows } = await tx.query<AccountColumns>(
-    `UPDATE users SET password_hash = $4, updated_at = now(),
-       required_actions = CASE WHEN $5 THEN array_remove(array_remove(required_actions, 'change-password'), 'verify-email') ELSE array_remove(required_actions, 'change-password') END,
-       email_verified = email_verified OR $5
-     WHERE company_id = $1 AND domain_id = $2 AND id = $3
-     RETURNING required_actions, email_verified`,
-    [...at, passwordHash, token.purpose === 'invite'],
-  );
-  await tx.query(`UPDATE oauth_grants SET revoked_at = now() WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL`, at);
-  await tx.query(`DELETE FROM sign_in_steps WHERE company_id = $1 AND domain_id = $2 AND user_id = $3`, at);
-  await clearSignInCounters(tx, { companyId: token.companyId, domainId: token.domainId, userId: token.userId });
+  const after = await setPassword(tx, { companyId: token.companyId, domainId: token.domainId, userId: token.userId }, { hash: passwordHash, provesEmail: token.purpose === 'invite' });
   // a secret that changed is only said to have changed, as the audit trigger does for password_hash
-  await recordLinkAction(tx, token, visit, before, rows[0] ?? before, { password_hash: { hidden: true } });
+  await recordLinkAction(tx, token, visit, before, after ? { required_actions: after.requiredActions, email_verified: after.emailVerified } : before, { password_hash: { hidden: true } });
 }
 
 /** A verification link followed: the address it was sent to is hers (recorded on her history: verifyEmail). */
