@@ -69,6 +69,12 @@ export function registerGuard(app: FastifyInstance) {
       throw new Error(`${route.method} ${route.url}: a write to users or groups declares what it acts on (config: { acts })`);
     }
     if (route.config?.acts) route.schema = { ...route.schema, 'x-acts-on-principals': route.config.acts !== 'nobody' } as typeof route.schema;
+    // after validation (the body names the principals of a bulk write): nobody acts on more than they
+    // hold. On the routes that declare it only: a read pays nothing for it.
+    if (typeof route.config?.acts === 'function') {
+      const existing = route.preHandler ? [route.preHandler].flat() : [];
+      route.preHandler = [async (request) => checkDeclaredContainment(app.ctx.db, request), ...existing];
+    }
   });
 
   app.addHook('onRequest', async (request) => {
@@ -103,12 +109,6 @@ export function registerGuard(app: FastifyInstance) {
     request.accessChecked = true;
   });
 
-  // after validation (the body names the principals of a bulk write): nobody acts on more than they hold
-  app.addHook('preHandler', async (request) => {
-    if (isPublic(request)) return;
-    await checkDeclaredContainment(app.ctx.db, request);
-  });
-
   // Fails closed: a route that answers without its access having been checked is a bug, never data.
   app.addHook('preSerialization', async (request, reply, payload) => {
     if (isPublic(request) || reply.statusCode >= 400 || request.accessChecked) return payload;
@@ -126,12 +126,24 @@ export const routePermission = (request: FastifyRequest) => request.routeOptions
  * names no company and no record) the roles are those she holds anywhere; a route that names
  * records by id alone is checked where they are (config.locate, checkRecords).
  */
+/** The column's SQL by where its parameters start (and the target's columns): built once, the same string every call. */
+const accessSql = new Map<string, string>();
+function accessColumnSql(from: number, targetColumns?: [string, string]): string {
+  const cacheKey = `${from} ${targetColumns?.join(' ') ?? ''}`;
+  let sql = accessSql.get(cacheKey);
+  if (sql === undefined) {
+    const p = (i: number) => `$${from + i}`;
+    const caller = [0, 1, 2, 3].map((i) => `${p(i)}::text`);
+    const target = targetColumns ?? [`${p(4)}::text`, `${p(5)}::text`];
+    sql = `api_check(${[...caller, ...target].join(', ')}) AS access`;
+    accessSql.set(cacheKey, sql);
+  }
+  return sql;
+}
+
 export function accessColumns(principal: Principal, companyId: string | undefined, domainId: string | undefined, from: number, permission: string, targetColumns?: [string, string]) {
-  const p = (i: number) => `$${from + i}`;
-  const caller = [0, 1, 2, 3].map((i) => `${p(i)}::text`);
-  const target = targetColumns ?? [`${p(4)}::text`, `${p(5)}::text`];
   return {
-    sql: `api_check(${[...caller, ...target].join(', ')}) AS access`,
+    sql: accessColumnSql(from, targetColumns),
     params: [principal.grantId, principal.companyId, principal.domainId, principal.userId, ...(targetColumns ? [] : [companyId ?? null, domainId ?? null])],
     /** Throws the guard's 401, 404 or 403 unless the row passes; the roles held there. */
     assert(row: { access?: string[] }): string[] {

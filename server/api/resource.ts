@@ -95,10 +95,16 @@ const JSON_TYPES = {
 const sqlName = (name: string) => (/^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name}"`);
 
 /** The SELECT list that produces the API shape: `t.id, t.display_name AS "displayName", ...` (AS only where the names differ). */
+const selectLists = new WeakMap<ResourceDefinition, string>();
 export function selectList(definition: ResourceDefinition): string {
-  return Object.entries(definition.fields)
-    .map(([name, field]) => (field.column.endsWith(`.${name}`) ? field.column : `${field.column} AS ${sqlName(name)}`))
-    .join(', ');
+  let list = selectLists.get(definition);
+  if (list === undefined) {
+    list = Object.entries(definition.fields)
+      .map(([name, field]) => (field.column.endsWith(`.${name}`) ? field.column : `${field.column} AS ${sqlName(name)}`))
+      .join(', ');
+    selectLists.set(definition, list);
+  }
+  return list;
 }
 
 /** What lists need (server/api/list.ts): the fields they may name, the search, the key. */
@@ -185,6 +191,9 @@ function idWhere(definition: ResourceDefinition, scope: { where: string[]; value
  * and no record leaves the server unless the check passed. A stable read: answered from memory on
  * the embedded database until its next write.
  */
+/** The statements of findRecordChecked, by the route's scope conditions (one array per route), then resource and access check. */
+const recordStatements = new WeakMap<readonly string[], Map<string, string>>();
+
 export async function findRecordChecked<T>(
   db: Database,
   definition: ResourceDefinition,
@@ -193,17 +202,22 @@ export async function findRecordChecked<T>(
   access: ((from: number) => AccessCheck) | undefined,
 ): Promise<T> {
   if (!access) return (await findRecords<T>(db.stable, definition, scope, [recordId]))[0];
-  const where = idWhere(definition, scope, true);
   const check = access(scope.values.length + 2);
-  const { rows } = await db.stable.query<{ access: string[]; id: string | null }>(
-    `SELECT ${check.sql}, r.* FROM (SELECT 1) one LEFT JOIN (SELECT ${selectList(definition)} FROM ${definition.table} WHERE ${where}) r ON true`,
-    [...scope.values, recordId, ...check.params],
-  );
+  // built once per route (its scope's conditions) and access statement: the same string on every call
+  let statements = recordStatements.get(scope.where);
+  if (!statements) recordStatements.set(scope.where, (statements = new Map()));
+  const cacheKey = `${definition.name} ${check.sql}`;
+  let statement = statements.get(cacheKey);
+  if (statement === undefined) {
+    statement = `SELECT ${check.sql}, r.* FROM (SELECT 1) one LEFT JOIN (SELECT ${selectList(definition)} FROM ${definition.table} WHERE ${idWhere(definition, scope, true)}) r ON true`;
+    statements.set(cacheKey, statement);
+  }
+  const { rows } = await db.stable.query<{ access: string[]; id: string | null }>(statement, [...scope.values, recordId, ...check.params]);
   check.assert(rows[0]);
   check.done();
-  const { access: _checked, ...found } = rows[0];
-  if (found.id === null) throw notFound(`${definition.label} ${recordId}`);
-  return found as T;
+  if (rows[0].id === null) throw notFound(`${definition.label} ${recordId}`);
+  // the row as it is (no copy without its access column): the response's schema writes only the record's fields
+  return rows[0] as T;
 }
 
 /** Which records a route reaches: the path's parameters (in this order) or the caller, as $1..$n of `where`. */

@@ -77,23 +77,35 @@ class SerialQueue {
  */
 class ReadCache {
   private static readonly MAX_ENTRIES = 10_000;
-  private answers = new Map<string, QueryResult<unknown>>();
+  /**
+   * By statement, then by parameters: a statement built once is the same string object on every
+   * call, whose hash V8 keeps, so only the short parameter list is serialized per call (a key of
+   * statement and parameters together cost a 2 kB string and its hash on every GET).
+   */
+  private answers = new Map<string, Map<string, QueryResult<unknown>>>();
+  private size = 0;
 
-  static key(text: string, params: unknown[]) {
-    return JSON.stringify([text, params]);
+  static key(params: unknown[]) {
+    return JSON.stringify(params);
   }
 
-  get<T>(key: string): QueryResult<T> | undefined {
-    return this.answers.get(key) as QueryResult<T> | undefined;
+  get<T>(text: string, key: string): QueryResult<T> | undefined {
+    return this.answers.get(text)?.get(key) as QueryResult<T> | undefined;
   }
 
-  set(key: string, answer: QueryResult<unknown>) {
-    if (this.answers.size >= ReadCache.MAX_ENTRIES) this.answers.delete(this.answers.keys().next().value!);
-    this.answers.set(key, deepFreeze(answer));
+  set(text: string, key: string, answer: QueryResult<unknown>) {
+    if (this.size >= ReadCache.MAX_ENTRIES) this.clear();
+    let byParams = this.answers.get(text);
+    if (!byParams) this.answers.set(text, (byParams = new Map()));
+    if (!byParams.has(key)) this.size++;
+    byParams.set(key, deepFreeze(answer));
   }
 
   clear() {
-    if (this.answers.size) this.answers.clear();
+    if (this.size) {
+      this.answers.clear();
+      this.size = 0;
+    }
   }
 }
 
@@ -209,14 +221,14 @@ class PgliteDatabase implements Database {
   }
 
   private stableQuery<T>(text: string, params: unknown[]): Promise<QueryResult<T>> {
-    const key = ReadCache.key(text, params);
-    const answer = this.cache.get<T>(key);
+    const key = ReadCache.key(params);
+    const answer = this.cache.get<T>(text, key);
     if (answer) return Promise.resolve(answer);
     return this.queue.run(async () => {
-      const queued = this.cache.get<T>(key);
+      const queued = this.cache.get<T>(text, key);
       if (queued) return queued;
       const result = await this.raw<T>(text, params);
-      this.cache.set(key, result);
+      this.cache.set(text, key, result);
       return result;
     });
   }
