@@ -134,23 +134,44 @@ function accessColumnSql(from: number, targetColumns?: [string, string]): string
   if (sql === undefined) {
     const p = (i: number) => `$${from + i}`;
     const caller = [0, 1, 2, 3].map((i) => `${p(i)}::text`);
-    const target = targetColumns ?? [`${p(4)}::text`, `${p(5)}::text`];
-    sql = `api_check(${[...caller, ...target].join(', ')}) AS access`;
+    // a place named by the request: the roles found there before ride along with their version (migration 34)
+    sql = targetColumns
+      ? `api_check(${[...caller, ...targetColumns].join(', ')}) AS access`
+      : `api_check_known(${[...caller, `${p(4)}::text`, `${p(5)}::text`, `${p(6)}::bigint`].join(', ')}) AS access`;
     accessSql.set(cacheKey, sql);
   }
   return sql;
 }
 
+/**
+ * The roles a sign-in was found to hold at a place, with the rights version they were found at
+ * (migration 34): sent back with the next check there, which answers '=' while no role, membership,
+ * group or company has changed since. Only what was found is remembered, never a refusal; bounded.
+ */
+const heldAt = new Map<string, { version: string; held: string[] }>();
+const HELD_ENTRIES = 10_000;
+
 export function accessColumns(principal: Principal, companyId: string | undefined, domainId: string | undefined, from: number, permission: string, targetColumns?: [string, string]) {
+  const placeKey = targetColumns ? undefined : `${principal.grantId} ${principal.companyId} ${principal.domainId} ${principal.userId} ${companyId ?? ''} ${domainId ?? ''}`;
+  const known = placeKey === undefined ? undefined : heldAt.get(placeKey);
   return {
     sql: accessColumnSql(from, targetColumns),
-    params: [principal.grantId, principal.companyId, principal.domainId, principal.userId, ...(targetColumns ? [] : [companyId ?? null, domainId ?? null])],
+    params: [principal.grantId, principal.companyId, principal.domainId, principal.userId, ...(targetColumns ? [] : [companyId ?? null, domainId ?? null, known?.version ?? '-1'])],
     /** Throws the guard's 401, 404 or 403 unless the row passes; the roles held there. */
     assert(row: { access?: string[] }): string[] {
-      const [status, ...held] = row.access ?? [];
+      const [status, ...answer] = row.access ?? [];
       if (status === 'company') throw notFound(`company ${companyId}`);
       if (status === 'domain') throw notFound(`domain ${domainId}`);
       if (status !== 'ok') throw unauthorized('The access token has been revoked');
+      let held = answer;
+      if (answer[0] === '=' && known) held = known.held;
+      else if (answer[0]?.startsWith('v:')) {
+        held = answer.slice(1);
+        if (placeKey !== undefined && held.length > 0) {
+          if (heldAt.size >= HELD_ENTRIES) heldAt.clear();
+          heldAt.set(placeKey, { version: answer[0].slice(2), held });
+        }
+      }
       if (permission !== 'any' && !heldGrants(held, permission)) throw missing(permission);
       return held;
     },

@@ -190,8 +190,7 @@ export async function roleAssignmentRoutes(app: FastifyInstance) {
       const { companyId, domainId } = request.query;
       const check = accessColumns(request.principal, companyId, domainId, 1, 'any');
       const { rows } = await db.stable.query<{ access: string[] }>(`SELECT ${check.sql}`, check.params);
-      check.assert(rows[0]);
-      const held = rows[0].access.slice(1);
+      const held = check.assert(rows[0]);
       return { companyId, domainId: domainId ?? null, roles: held, permissions: permissionsOf(held) };
     },
   );

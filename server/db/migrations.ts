@@ -1654,6 +1654,68 @@ CREATE TRIGGER role_assignments_revoke_admin AFTER DELETE ON role_assignments
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION revoke_lost_admin();
 `,
   },
+  {
+    id: 34,
+    name: 'rights version: the roles a token holds are computed once per change of rights, not on every call',
+    sql: `
+-- Every input of held_roles (role assignments, memberships, a group's status, a company's place in
+-- the tree) bumps this one counter in the same transaction as the change. The guard
+-- (server/api/guard.ts) keeps the roles it found per sign-in and place with the version they were
+-- found at and sends that version along: api_check_known answers '=' when nothing that decides
+-- rights has changed since (read in the same statement, so in the same snapshot as the other checks),
+-- and computes them again otherwise. The grant, the account's state and the place are checked on
+-- every call as before.
+CREATE TABLE IF NOT EXISTS rights_version (
+  id boolean PRIMARY KEY DEFAULT true CHECK (id),
+  version bigint NOT NULL
+);
+INSERT INTO rights_version (id, version) VALUES (true, 1) ON CONFLICT (id) DO NOTHING;
+
+CREATE OR REPLACE FUNCTION bump_rights_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE rights_version SET version = version + 1 WHERE id;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS role_assignments_rights_version ON role_assignments;
+CREATE TRIGGER role_assignments_rights_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON role_assignments FOR EACH STATEMENT EXECUTE FUNCTION bump_rights_version();
+DROP TRIGGER IF EXISTS group_members_rights_version ON group_members;
+CREATE TRIGGER group_members_rights_version AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF company_id, domain_id, group_id, member_type, member_id ON group_members FOR EACH STATEMENT EXECUTE FUNCTION bump_rights_version();
+DROP TRIGGER IF EXISTS groups_rights_version ON groups;
+CREATE TRIGGER groups_rights_version AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, status, company_id, domain_id ON groups FOR EACH STATEMENT EXECUTE FUNCTION bump_rights_version();
+DROP TRIGGER IF EXISTS companies_rights_version ON companies;
+CREATE TRIGGER companies_rights_version AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, parent, ancestors ON companies FOR EACH STATEMENT EXECUTE FUNCTION bump_rights_version();
+
+-- api_check (migration 23) with the roles found before: p_known is the version they were found at
+-- (-1: none). '=' after 'ok' means they still hold; else 'ok', 'v:<version>' and the roles now.
+CREATE OR REPLACE FUNCTION api_check_known(p_grant text, p_company text, p_domain text, p_user text, p_target_company text, p_target_domain text, p_known bigint)
+RETURNS text[] LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_held text[];
+  v_version bigint := (SELECT version FROM rights_version WHERE id);
+BEGIN
+  IF NOT coalesce((SELECT g.revoked_at IS NULL FROM oauth_grants g WHERE g.id = p_grant), false)
+     OR NOT coalesce((SELECT u.status = 'active' AND u.blocked_at IS NULL FROM users u WHERE u.company_id = p_company AND u.domain_id = p_domain AND u.id = p_user), false) THEN
+    RETURN '{revoked}';
+  END IF;
+  IF p_target_company IS NOT NULL
+     AND NOT coalesce((SELECT p_company = ANY (c.ancestors) FROM companies c WHERE c.id = p_target_company), false) THEN
+    RETURN '{company}';
+  END IF;
+  IF p_target_domain IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.company_id = p_target_company AND d.id = p_target_domain) THEN
+    RETURN '{domain}';
+  END IF;
+  IF p_known = v_version THEN
+    RETURN ARRAY['ok', '='];
+  END IF;
+  v_held := held_roles(p_company, p_domain, p_user, p_target_company, p_target_domain);
+  IF cardinality(v_held) = 0 AND NOT holds_console_role(p_company, p_domain, p_user) THEN
+    RETURN '{revoked}';
+  END IF;
+  RETURN ARRAY['ok', 'v:' || v_version] || v_held;
+END $$;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
