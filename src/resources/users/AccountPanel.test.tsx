@@ -270,6 +270,19 @@ describe('what the roles allow', () => {
     expect(await reasonOf(button('Set password'))).toBe('Needs the Owner, Administrator or User manager role');
   });
 
+  it('Support facing an Administrator: Unlock, Block and Set password disabled with the reason the provider gives', async () => {
+    state = { ...ACTIVE, failedSignIns: 101, lockedUntil: LOCKED_UNTIL, lockedBecause: 'too many failed sign-ins' };
+    const reason = 'You cannot act on user u1: it holds the Administrator role over company acme and the companies below it, and your roles there do not give all of it. Nobody acts on more than they hold.';
+    const { requests } = mockFetch((request) => (request.url.endsWith(`${USER}/rights`) ? { json: { mayActOn: false, reason } } : provider(request)), { permissions: permissionsOf('support') });
+    show();
+    await screen.findByText(/^Locked until/);
+    await waitFor(() => expect(button('Unlock')).toBeDisabled());
+    expect(await reasonOf(button('Unlock'))).toBe(reason);
+    expect(await reasonOf(button('Block'))).toBe(reason);
+    expect(await reasonOf(button('Set password'))).toBe('Needs the Owner, Administrator or User manager role');
+    expect(writes(requests)).toEqual([]);
+  });
+
   it("the domain's last administrator is not offered Block", async () => {
     mockFetch((request) =>
       request.url.endsWith('/domainNames/main/administrators') ? { json: [{ id: 'u1', username: 'ada', displayName: 'Ada', email: 'ada@example.com' }] } : provider(request),

@@ -22,6 +22,7 @@ import { useSession } from '../../session/useSession';
 import { formatDateTime } from '../generic/dateTime';
 import { DisabledReason } from '../generic/DisabledReason';
 import { ColorChip } from '../generic/FieldValue';
+import { useAllowedOn } from '../generic/principalRights';
 import { useAllowed } from '../generic/useAllowed';
 import type { ChoiceColor } from '../types';
 import { REQUIRED_ACTIONS, useAccountAction, useSignInState, type AccountAction, type SignInState } from './accountState';
@@ -148,9 +149,10 @@ export default function AccountPanel({ user, context }: UserPanelProps) {
   const deleted = user.status === 'deleted';
   const { data: state, error, isPending } = useSignInState(context, userId);
   const action = useAccountAction(context, userId);
-  const unlock = useAllowed('unlock', 'users');
-  const block = useAllowed('block', 'users');
-  const write = useAllowed('edit', 'users');
+  // what her roles allow here, and only on someone who holds no more than she does
+  const unlock = useAllowedOn(useAllowed('unlock', 'users'), context, 'users', userId);
+  const block = useAllowedOn(useAllowed('block', 'users'), context, 'users', userId);
+  const write = useAllowedOn(useAllowed('edit', 'users'), context, 'users', userId);
   const [confirming, setConfirming] = useState(false);
   const [settingPassword, setSettingPassword] = useState(false);
   const session = useSession();

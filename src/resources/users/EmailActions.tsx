@@ -5,6 +5,7 @@ import { Confirm, useNotify, useTranslate } from 'react-admin';
 import { config } from '../../config';
 import { httpClient } from '../../http/httpClient';
 import { DisabledReason } from '../generic/DisabledReason';
+import { useAllowedOn } from '../generic/principalRights';
 import { neededRoles, useRoles } from '../generic/useAllowed';
 import { useSignInState } from './accountState';
 import type { UserPanelProps } from './UserPanels';
@@ -45,12 +46,12 @@ export default function EmailActions({ user, context }: UserPanelProps) {
   const translate = useTranslate();
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const may = useMayRecover(context);
+  const userId = String(user.id);
+  const may = useAllowedOn(useMayRecover(context), context, 'users', userId);
   // the message asked about stays while the dialog closes (its words must not change as it fades)
   const [asking, setAsking] = useState<Send>(SENDS[0]);
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
-  const userId = String(user.id);
   // the Account panel's cached state: once she has a password, the provider refuses an invitation
   // (409); offered when she has none, or when the state cannot be read (the provider decides)
   const { data: state, isError } = useSignInState(context, userId);

@@ -7,6 +7,7 @@ import { httpClient } from '../../http/httpClient';
 import type { PathContext } from '../../session/session';
 import { formatDateTime } from '../generic/dateTime';
 import { DisabledReason } from '../generic/DisabledReason';
+import { useAllowedOn } from '../generic/principalRights';
 import { useAllowed } from '../generic/useAllowed';
 import type { UserPanelProps } from './UserPanels';
 
@@ -37,7 +38,7 @@ export default function Factors({ user, context }: UserPanelProps) {
   const name = String(user.displayName || user.username || user.id);
   const key = ['users', 'factors', context.companyId, context.domainId, userId];
   const { data: factors, error, isPending } = useQuery({ queryKey: key, queryFn: async () => (await httpClient(factorsUrl(context, userId))).json as Factor[] });
-  const write = useAllowed('edit', 'users');
+  const write = useAllowedOn(useAllowed('edit', 'users'), context, 'users', userId);
   // the factor to reset: one, or 'all'
   const [resetting, setResetting] = useState<Factor | 'all' | undefined>();
   const reset = useMutation({

@@ -12,7 +12,7 @@ import { DeclarationContext, useDeclaration } from '../../generic/DeclarationCon
 import { ExportCsvButton } from '../../generic/ExportCsvButton';
 import { memberHref } from '../../generic/recordLink';
 import { useAllowed } from '../../generic/useAllowed';
-import { useMembershipReason } from './useMembershipRight';
+import { useMembershipReason } from '../../generic/principalRights';
 import { groupMembers } from '../index';
 import { groupMeta, useErrorText, useGroupList } from '../panel/useGroupList';
 import { AddMembersDialog } from './AddMembersDialog';
