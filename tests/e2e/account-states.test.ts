@@ -181,7 +181,8 @@ beforeAll(async () => {
   root = await newPage(browser);
   await signIn(root);
   await makeUser(AGENT, 'support');
-  for (const who of [TESS, BEA, PAM]) await makeUser(who, 'auditor');
+  // a role (so that they may sign in to the console) that the agent holds too: nobody acts on more than she holds
+  for (const who of [TESS, BEA, PAM]) await makeUser(who, 'support');
 }, 120_000);
 afterAll(() => browser?.close());
 

@@ -102,7 +102,7 @@ describe('a reseller gets its own administrators in the one console', () => {
   let reseller: BrowserContext;
   let boss: Page;
 
-  it('root creates the reseller and its first domain in the console, and gives it an administrator', async () => {
+  it('root creates the reseller and its first domain in the console, and gives it an administrator who is its Owner', async () => {
     await createCompany(root, RESELLER, RESELLER_NAME, 'reseller');
     await switchTo(root, RESELLER_NAME);
     await root.goto(`${baseUrl()}/onboarding-domains`);
@@ -113,6 +113,9 @@ describe('a reseller gets its own administrators in the one console', () => {
     await button(root, 'Create').click();
     await eventually(() => root.getByText(`Created in ${RESELLER_NAME}`, { exact: true }).isVisible()).toBe(true);
     await giveAdministrator(root, RESELLER, 'prod', BOSS);
+    // and its Owner: giving her customers their administrators is giving a role (docs/CONSOLE.md, "Roles")
+    const owner = await consoleApi(root, 'POST', `companys/${RESELLER}/roleAssignments`, { role: 'owner', holderType: 'user', holderId: 'boss', holderCompanyId: RESELLER, holderDomainId: 'prod' });
+    expect(owner.status, JSON.stringify(owner.json)).toBe(201);
   });
 
   it('her sign-in link names the reseller; she signs in and lands in her own company', async () => {
