@@ -1,3 +1,4 @@
+import { REQUIRED_ACTIONS, setRequiredActions } from '../accounts/requiredActions.js';
 import { ACCOUNT_COUNTERS, checkPasswordHash, clearSignInCounters, setPassword } from '../accounts/passwords.js';
 import { actsOnParam } from './containment.js';
 import type { FastifyInstance } from 'fastify';
@@ -5,7 +6,7 @@ import type { Queryable } from '../db/index.js';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
 import type { Principal } from '../context.js';
 import { badRequest } from '../errors.js';
-import { keepingAnAdministrator } from './administrators.js';
+import { blockUsers, unblockUsers } from '../accounts/administrators.js';
 import { factorsLockedUntil } from '../accounts/factors.js';
 import { userAccountKey } from '../accounts/accounts.js';
 import { accountLimitsOf } from '../policies.js';
@@ -43,8 +44,6 @@ export interface SignInState {
   hasPassword: boolean;
 }
 
-/** What may be required of a person at her next sign-in (migration 21's check). */
-export const REQUIRED_ACTIONS = ['change-password', 'verify-email', 'enrol-mfa'] as const;
 
 /** The account's state: the throttle's counters against its limits (`failuresPerAccount`, `successesPerAccount`), and the user's own columns. */
 async function signInState(db: Queryable, at: UserParams, limits: { failures: number; signIns: number }): Promise<SignInState> {
@@ -150,13 +149,11 @@ export async function accountStateRoutes(app: FastifyInstance) {
   action('block', 'users:block', 'Blocks the account: every session ends and nobody signs in to it until it is unblocked', noBody, async (tx, at, _body, caller) => {
     if (isCaller(caller, at)) throw badRequest('userId: you cannot block yourself');
     // the last active administrator of a domain cannot be blocked: nobody could manage it (409)
-    await keepingAnAdministrator(tx, at.companyId, at.domainId, () =>
-      tx.query(`UPDATE users SET blocked_at = now(), updated_at = now() WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND blocked_at IS NULL`, [at.companyId, at.domainId, at.userId]),
-    );
+    await blockUsers(tx, at, [at.userId]);
   });
 
   action('unblock', 'users:block', 'Unblocks the account: she may sign in again', noBody, async (tx, at) => {
-    await tx.query(`UPDATE users SET blocked_at = NULL, updated_at = now() WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND blocked_at IS NOT NULL`, [at.companyId, at.domainId, at.userId]);
+    await unblockUsers(tx, at, [at.userId]);
   });
 
   action<{ authVerification: string; requireChange?: boolean }>(
@@ -181,12 +178,7 @@ export async function accountStateRoutes(app: FastifyInstance) {
     'What the user must do at her next sign-in before any application receives a code: change-password, verify-email, enrol-mfa',
     { type: 'object', additionalProperties: false, required: ['requiredActions'], properties: { requiredActions } },
     async (tx, at, body) => {
-      await tx.query(`UPDATE users SET required_actions = $4::text[], updated_at = now() WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [
-        at.companyId,
-        at.domainId,
-        at.userId,
-        REQUIRED_ACTIONS.filter((name) => body.requiredActions.includes(name)),
-      ]);
+      await setRequiredActions(tx, at, body.requiredActions);
     },
     'PUT',
   );

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, uniqueAs } from '../errors.js';
 import { ADMIN_GROUP } from '../accounts/tokens.js';
-import { keepingAnAdministrator } from './administrators.js';
+import { keepingAnAdministrator } from '../accounts/administrators.js';
 import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
 import { email, id, optionalText, requiredText, status } from './schemas.js';
 import { groupFilters, groupListFields } from './listFields.js';

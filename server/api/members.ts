@@ -3,7 +3,7 @@ import type { ActsOn } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
-import { keepingAnAdministrator } from './administrators.js';
+import { keepingAnAdministrator } from '../accounts/administrators.js';
 import { getGroups } from './groups.js';
 import { statementAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';

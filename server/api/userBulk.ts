@@ -6,7 +6,7 @@ import { badRequest, HttpError, notFound } from '../errors.js';
 import { queueAccountLink } from '../accounts/links.js';
 import { languageOf } from '../mail/language.js';
 import { mailerOf } from '../mail/mailer.js';
-import { keepingAnAdministrator } from './administrators.js';
+import { blockUsers, unblockUsers } from '../accounts/administrators.js';
 import { recordAudit } from '../accounts/audit.js';
 import { id, errorResponses, params } from './schemas.js';
 import { sessions } from './sessions.js';
@@ -78,17 +78,11 @@ export async function userBulkRoutes(app: FastifyInstance) {
     const users = await lockUsers(tx, at, ids);
     const deleted = users.find((user) => user.status !== 'active');
     if (deleted) throw new HttpError(409, `user ${deleted.id} is deleted: recover it first`);
-    const targets = users.filter((user) => !user.blocked).map((user) => user.id);
-    await keepingAnAdministrator(tx, at.companyId, at.domainId, () =>
-      tx.query(`UPDATE users SET blocked_at = now(), updated_at = now() WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($3::text[])`, [at.companyId, at.domainId, targets]),
-    );
-    return targets;
+    return blockUsers(tx, at, users.filter((user) => !user.blocked).map((user) => user.id));
   });
 
   bulk('unblock', 'users:block', 'Unblocks the users listed, all or none; answers those that changed', async (tx, at, ids) => {
-    const targets = (await lockUsers(tx, at, ids)).filter((user) => user.blocked).map((user) => user.id);
-    await tx.query(`UPDATE users SET blocked_at = NULL, updated_at = now() WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($3::text[])`, [at.companyId, at.domainId, targets]);
-    return targets;
+    return unblockUsers(tx, at, (await lockUsers(tx, at, ids)).filter((user) => user.blocked).map((user) => user.id));
   });
 
   bulk('signOutEverywhere', 'sessions:revoke', 'Ends every session of the users listed, all or none; answers those that had one', async (tx, at, ids) => {

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError } from '../errors.js';
 import { checkPasswordHash, endSignInsAfterNewPassword } from '../accounts/passwords.js';
 import { randomAlphanumeric } from '../ids.js';
-import { keepingAnAdministrator } from './administrators.js';
+import { keepingAnAdministrator } from '../accounts/administrators.js';
 import { purgeMembers } from './groups.js';
 import { bodyProperties, bodySchema, type Change, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
 import { email, id, optionalText, requiredText, status } from './schemas.js';

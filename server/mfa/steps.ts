@@ -1,3 +1,4 @@
+import { requiredActionDone } from '../accounts/requiredActions.js';
 import type { Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import { holdsConsoleRole } from '../accounts/accounts.js';
@@ -154,8 +155,7 @@ ${scriptTags()}`,
 };
 
 /** Her required action 'enrol-mfa' is done. */
-const enrolled = (db: Queryable, user: UserRef) =>
-  db.query(`UPDATE users SET required_actions = array_remove(required_actions, 'enrol-mfa') WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [user.companyId, user.domainId, user.id]);
+const enrolled = (db: Queryable, user: UserRef) => requiredActionDone(db, { companyId: user.companyId, domainId: user.domainId, userId: user.id }, 'enrol-mfa');
 
 /** Registers both steps (signInSteps.ts asks them by their order: a second factor first, enrolling one after a new password). */
 export function registerMfaSteps(): void {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keepingAnAdministrator } from '../../server/api/administrators.js';
+import { keepingAnAdministrator } from '../../server/accounts/administrators.js';
 import { addAdministrator, call, createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
 
 /**
