@@ -1,3 +1,5 @@
+import type { Principal } from '../context.js';
+import { assertContainsHoldersIn } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
@@ -81,7 +83,7 @@ export const companies = {
     const { rows } = await db.query<{ id: string }>(`SELECT id FROM companies WHERE id = ANY ($1) AND $2 = ANY (ancestors)`, [ids, caller.companyId]);
     const missing = ids.find((companyId) => !rows.some((row) => row.id === companyId));
     if (missing !== undefined) throw notFound(`company ${missing}`);
-    return removeCompanies(db, ids, caller.companyId);
+    return removeCompanies(db, ids, caller);
   },
 };
 
@@ -118,7 +120,8 @@ async function updateCompany(db: Queryable, companyId: string, body: CompanyBody
     return rows[0];
 }
 
-async function removeCompanies(db: Queryable, companyIds: string[], callerCompanyId: string): Promise<Company[]> {
+async function removeCompanies(db: Queryable, companyIds: string[], caller: Principal): Promise<Company[]> {
+    const callerCompanyId = caller.companyId;
     const removed: Company[] = [];
     for (const companyId of companyIds) {
       const company = await getCompany(db, companyId);
@@ -128,6 +131,8 @@ async function removeCompanies(db: Queryable, companyIds: string[], callerCompan
       if (children.rowCount > 0) throw new HttpError(409, `${companyId} still has child companies: delete them first`);
       removed.push(company);
     }
+    // their people go with them: nobody deletes the accounts of those who hold more than she does
+    await assertContainsHoldersIn(db, caller, { companyIds });
     // children before parents, so that the parent reference never dangles
     const ordered = [...removed].sort((a, b) => depth(b) - depth(a));
     for (const company of ordered) await db.query(`DELETE FROM companies WHERE id = $1`, [company.id]);

@@ -61,8 +61,8 @@ const covers = (held: readonly string[], roleId: string) => (ROLE_PERMISSIONS.ge
 const CONTAINMENT = `
   WITH targets AS (
     SELECT t.type, t.id, r.role, r.scope_company, r.scope_domain
-    FROM unnest($6::text[], $7::text[]) AS t(type, id)
-    CROSS JOIN LATERAL principal_roles($4, $5, t.type, t.id) r
+    FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) AS t(company_id, domain_id, type, id)
+    CROSS JOIN LATERAL principal_roles(t.company_id, t.domain_id, t.type, t.id) r
     UNION ALL
     SELECT 'give', '', g.role, g.scope_company, g.scope_domain FROM unnest($8::text[], $9::text[], $10::text[]) AS g(role, scope_company, scope_domain)
   ),
@@ -82,7 +82,7 @@ const MEMBERSHIP = `SELECT EXISTS (SELECT 1 FROM principal_roles($4, $5, 'group'
  * costs one walk of its groups.
  */
 export async function assertContains(db: Queryable, caller: Principal, acts: ActsOn | undefined, gives: Gives[] = []): Promise<void> {
-  const principals = acts?.principals.flatMap((p) => (p.type ? [p] : [{ ...p, type: 'user' as const }, { ...p, type: 'group' as const }])) ?? [];
+  const principals: { type: PrincipalType; id: string }[] = acts?.principals.flatMap((p) => (p.type ? [{ type: p.type, id: p.id }] : [{ id: p.id, type: 'user' as const }, { id: p.id, type: 'group' as const }])) ?? [];
   if (acts?.membershipOf) principals.push({ type: 'group', id: acts.membershipOf });
   if (principals.length === 0 && gives.length === 0) return;
   const callerParams = [caller.companyId, caller.domainId, caller.userId];
@@ -94,10 +94,23 @@ export async function assertContains(db: Queryable, caller: Principal, acts: Act
     }
   }
 
+  await assertContainsAll(
+    db,
+    caller,
+    principals.map((p) => ({ companyId: acts!.companyId, domainId: acts!.domainId, type: p.type, id: p.id })),
+    gives,
+  );
+}
+
+/** The check itself, over principals of any domains. */
+async function assertContainsAll(db: Queryable, caller: Principal, principals: { companyId: string; domainId: string; type: PrincipalType; id: string }[], gives: Gives[] = []): Promise<void> {
+  if (principals.length === 0 && gives.length === 0) return;
   const { rows } = await db.query<{ type: string; id: string; role: string; scopeCompany: string; scopeDomain: string | null; held: string[] }>(CONTAINMENT, [
-    ...callerParams,
-    acts?.companyId ?? null,
-    acts?.domainId ?? null,
+    caller.companyId,
+    caller.domainId,
+    caller.userId,
+    principals.map((p) => p.companyId),
+    principals.map((p) => p.domainId),
     principals.map((p) => p.type),
     principals.map((p) => p.id),
     gives.map((g) => g.role),
@@ -160,4 +173,27 @@ export async function rightsOver(db: Queryable, caller: Principal, at: { company
     rights.membership = { givesRoles: rows[0].givesRoles, allowed: membership === null, reason: membership };
   }
   return rights;
+}
+
+/**
+ * Deleting domains (of one company) or whole companies deletes the people in them: the caller must
+ * contain every principal there that holds a role (its assignments' holders, and each domain's
+ * administrators group), as if she deleted each one.
+ */
+export async function assertContainsHoldersIn(db: Queryable, caller: Principal, place: { companyId: string; domainIds: string[] } | { companyIds: string[] }): Promise<void> {
+  const domains =
+    'domainIds' in place
+      ? `SELECT company_id, id FROM domains WHERE company_id = $1 AND id = ANY ($2::text[])`
+      : `SELECT d.company_id, d.id FROM domains d JOIN companies c ON c.id = d.company_id WHERE c.ancestors && $1::text[]`;
+  const params = 'domainIds' in place ? [place.companyId, place.domainIds] : [place.companyIds];
+  const { rows } = await db.query<{ companyId: string; domainId: string; type: PrincipalType; id: string }>(
+    `WITH doomed(company_id, domain_id) AS (${domains})
+     SELECT DISTINCT a.company_id AS "companyId", a.domain_id AS "domainId", a.holder_type AS type, a.holder_id AS id
+       FROM role_assignments a JOIN doomed d ON d.company_id = a.company_id AND d.domain_id = a.domain_id
+     UNION
+     SELECT g.company_id, g.domain_id, 'group', g.id FROM groups g JOIN doomed d ON d.company_id = g.company_id AND d.domain_id = g.domain_id
+      WHERE g.id = 'administrators'`,
+    params,
+  );
+  await assertContainsAll(db, caller, rows);
 }

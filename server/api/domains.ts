@@ -1,3 +1,4 @@
+import { assertContainsHoldersIn } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound, uniqueAs } from '../errors.js';
@@ -125,6 +126,8 @@ export const domains = {
       const others = await db.query(`SELECT 1 FROM domains WHERE company_id = $1 AND NOT (id = ANY ($2)) LIMIT 1`, [companyId, ids]);
       if (others.rows.length > 0) throw new HttpError(409, `${primary.id} is the primary domain: make another domain primary first`);
     }
+    // its people go with it: nobody deletes the accounts of those who hold more than she does
+    await assertContainsHoldersIn(db, caller, { companyId, domainIds: ids });
     await db.query(`DELETE FROM domains WHERE company_id = $1 AND id = ANY ($2)`, [companyId, ids]);
     return found;
   },

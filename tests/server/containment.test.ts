@@ -308,3 +308,27 @@ describe('the rights the console greys its controls from', () => {
     expect((await call(server, callers.owner, 'GET', `${domainPath(acme)}/groups/nope/rights`)).status).toBe(404);
   });
 });
+
+describe('deleting a company or a domain deletes its people: the same rule', () => {
+  it("an Administrator cannot purge a domain or a company where someone holds more than she does; an Owner can", async () => {
+    // a second domain of acme where a user holds Owner over acme
+    const spare = await call(server, server.adminToken, 'POST', '/api/companys/acme/domainNames', { name: 'spare', description: 'spare' });
+    expect(spare.status, JSON.stringify(spare.body)).toBe(201);
+    await addUser({ companyId: 'acme', domainId: 'spare' }, 'spare-owner');
+    await assign('owner', 'user', 'spare-owner', { companyId: 'acme', domainId: 'spare', adminToken: server.adminToken } as Tenant);
+    const refused = await call(server, callers.administrator, 'DELETE', '/api/companys/acme/domainNames/spare');
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/spare-owner.*Owner/);
+    expect((await server.db.query(`SELECT 1 FROM users WHERE company_id = 'acme' AND id = 'spare-owner'`)).rows).toHaveLength(1);
+    expect((await call(server, callers.owner, 'DELETE', '/api/companys/acme/domainNames/spare')).status).toBe(200);
+
+    // a customer of acme whose own Owner holds more than acme's Administrator
+    const kid = await createTenant(server, 'acme-kid', 'acme', 'customer');
+    await addUser(kid, 'kid-owner');
+    await assign('owner', 'user', 'kid-owner', kid);
+    const company = await call(server, callers.administrator, 'DELETE', '/api/companys/acme-kid');
+    expect(company.status).toBe(403);
+    expect((await server.db.query(`SELECT 1 FROM companies WHERE id = 'acme-kid'`)).rows).toHaveLength(1);
+    expect((await call(server, callers.owner, 'DELETE', '/api/companys/acme-kid')).status).not.toBe(403);
+  });
+});
