@@ -1,7 +1,7 @@
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, PUBLIC_URL, startServer, type Tenant, type TestServer } from './helpers.js';
-import { consoleLoginFields, CookieJar, formAction, injectBrowser, pkce, postLogin, setPassword } from './oauthHelpers.js';
+import { consoleLoginFields, CookieJar, formAction, injectBrowser, pageBrowser, pkce, postLogin, setPassword } from './oauthHelpers.js';
 
 /**
  * The account page's own session (issue 34) ends with the person's other sign-ins: a new password
@@ -13,30 +13,10 @@ let server: TestServer;
 let acme: Tenant;
 const PASSWORD = 'account page password 42';
 const NEW_PASSWORD = 'a brand new password 77';
-const SAME = { 'sec-fetch-site': 'same-origin' };
 const at = (userId: string) => `/api/companys/acme/domainNames/${acme.domainId}/users/${userId}`;
 
 /** A browser on the account page: follows redirects within /account, keeping its cookies. */
-function accountBrowser(jar = new CookieJar()) {
-  const send = async (method: 'GET' | 'POST', url: string, form?: Record<string, string>) => {
-    let response = await server.app.inject({
-      method,
-      url,
-      headers: { ...SAME, cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
-    });
-    let path = url;
-    for (;;) {
-      jar.keep(response.headers['set-cookie'] as string | string[] | undefined);
-      const location = response.headers.location;
-      if (typeof location !== 'string' || response.statusCode < 300 || response.statusCode >= 400) break;
-      path = new URL(location, PUBLIC_URL).pathname + new URL(location, PUBLIC_URL).search;
-      response = await server.app.inject({ method: 'GET', url: path, headers: { cookie: jar.header() } });
-    }
-    return { status: response.statusCode, body: response.body, path };
-  };
-  return { jar, get: (url: string) => send('GET', url), post: (url: string, form: Record<string, string> = {}) => send('POST', url, form) };
-}
+const accountBrowser = (jar?: CookieJar) => pageBrowser(server, jar);
 
 let made = 0;
 /** A new person of acme with a password and, when given, required actions. */

@@ -3,7 +3,7 @@ import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpStep } from '../../server/accounts/factors.js';
 import { call, createTenant, PUBLIC_URL, startServer, type Tenant, tokenFor, type TestServer } from './helpers.js';
-import { CONSOLE_REDIRECT, consoleLoginFields, CookieJar, formAction, injectBrowser, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
+import { CONSOLE_REDIRECT, consoleLoginFields, CookieJar, formAction, injectBrowser, pageBrowser, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
 
 /**
  * Multi-factor authentication (docs/CONSOLE.md, "Multi-factor authentication and the account page"):
@@ -18,7 +18,6 @@ let other: Tenant;
 const PASSWORD = 'mfa test password 42';
 const EMAIL = 'worker@acme.example';
 const at = (userId: string) => `/api/companys/acme/domainNames/${acme.domainId}/users/${userId}`;
-const SAME = { 'sec-fetch-site': 'same-origin' };
 
 let secret = '';
 const totp = () => new OTPAuth.TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: OTPAuth.Secret.fromBase32(secret) });
@@ -32,26 +31,7 @@ async function awayFromStepEdge() {
 }
 
 /** A browser on the account page: follows redirects within /account, keeping its cookies. */
-function accountBrowser(jar = new CookieJar()) {
-  const send = async (method: 'GET' | 'POST', url: string, form?: Record<string, string>, headers: Record<string, string> = SAME) => {
-    let response = await server.app.inject({
-      method,
-      url,
-      headers: { ...headers, cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
-    });
-    let path = url;
-    for (;;) {
-      jar.keep(response.headers['set-cookie'] as string | string[] | undefined);
-      const location = response.headers.location;
-      if (typeof location !== 'string' || response.statusCode < 300 || response.statusCode >= 400) break;
-      path = new URL(location, PUBLIC_URL).pathname + new URL(location, PUBLIC_URL).search;
-      response = await server.app.inject({ method: 'GET', url: path, headers: { cookie: jar.header() } });
-    }
-    return { status: response.statusCode, body: response.body, headers: response.headers, path };
-  };
-  return { jar, get: (url: string) => send('GET', url), post: (url: string, form: Record<string, string> = {}, headers?: Record<string, string>) => send('POST', url, form, headers) };
-}
+const accountBrowser = (jar?: CookieJar) => pageBrowser(server, jar);
 
 /** A console sign-in to acme through the one-form post; the step page's browser when a step is asked. */
 async function consoleSignIn(email = EMAIL, password = PASSWORD) {

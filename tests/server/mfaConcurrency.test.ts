@@ -1,7 +1,7 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startServer, type Tenant, type TestServer } from './helpers.js';
-import { consoleLoginFields, CookieJar, formAction, injectBrowser, pkce, postLogin, setPassword } from './oauthHelpers.js';
+import { consoleLoginFields, CookieJar, formAction, injectBrowser, pageBrowser, pkce, postLogin, setPassword } from './oauthHelpers.js';
 
 /**
  * Second-factor answers sent at once (issue 34): each is counted before it is checked, in one
@@ -12,7 +12,6 @@ import { consoleLoginFields, CookieJar, formAction, injectBrowser, pkce, postLog
 let server: TestServer;
 let acme: Tenant;
 const PASSWORD = 'concurrency test password 42';
-const SAME = { 'sec-fetch-site': 'same-origin' };
 const MAX = 5;
 const secrets: Record<string, string> = {};
 
@@ -33,25 +32,13 @@ async function awayFromStepEdge() {
 }
 
 /** The account page with one cookie jar: requests go out as given, redirects are not followed. */
-function accountClient(jar = new CookieJar()) {
-  const send = async (method: 'GET' | 'POST', url: string, form?: Record<string, string>) => {
-    const response = await server.app.inject({
-      method,
-      url,
-      headers: { ...SAME, cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
-    });
-    jar.keep(response.headers['set-cookie'] as string | string[] | undefined);
-    return response;
-  };
-  return { jar, get: (url: string) => send('GET', url), post: (url: string, form: Record<string, string> = {}) => send('POST', url, form) };
-}
+const accountClient = (jar?: CookieJar) => pageBrowser(server, jar, { follow: false });
 
 /** Enrols an authenticator app for the person on the account page; keeps its secret. */
 async function enrol(userId: string) {
   const account = accountClient();
   const login = await account.post('/account/login', { email: `${userId}@acme.example`, password: PASSWORD, company: 'acme' });
-  expect(login.statusCode).toBe(303);
+  expect(login.status).toBe(303);
   const page = await account.get('/account/totp');
   secrets[userId] = /id="totp-secret">([A-Z2-7 ]+)</.exec(page.body)![1].replace(/ /g, '');
   await awayFromStepEdge();
@@ -106,21 +93,21 @@ describe('wrong second-factor codes posted at once', () => {
   it('on the account page: at most five are checked, the session ends, and a right code afterwards opens nothing', async () => {
     const account = accountClient();
     const login = await account.post('/account/login', { email: 'boss@acme.example', password: PASSWORD, company: 'acme' });
-    expect(login.statusCode).toBe(303);
+    expect(login.status).toBe(303);
     expect((await account.get('/account')).body).toContain('Second factor');
     const before = await failedEvents('boss');
 
     const answers = await Promise.all(wrongCodes('boss').map((code) => account.post('/account/second-factor', { code })));
     const checkedAndShownAgain = answers.filter((answer) => answer.body.includes('That code or key is not right'));
     expect(checkedAndShownAgain.length).toBeLessThanOrEqual(MAX - 1);
-    for (const answer of answers) expect(answer.statusCode).toBeLessThan(500);
+    for (const answer of answers) expect(answer.status).toBeLessThan(500);
     expect(await failedEvents('boss')).toBe(before + 1);
 
     // the session is over: the sign-in form, and the right code afterwards does not open the account
     expect((await account.get('/account')).body).toContain('Sign in');
     await awayFromStepEdge();
     const late = await account.post('/account/second-factor', { code: codeOf('boss') });
-    expect(late.statusCode).toBe(303);
+    expect(late.status).toBe(303);
     const after = await account.get(late.headers.location as string);
     expect(after.body).not.toContain('Account and security');
     expect(after.body).toContain('Sign in');
@@ -131,7 +118,7 @@ describe('wrong second-factor codes posted at once', () => {
     const account = accountClient();
     await account.post('/account/login', { email: 'worker@acme.example', password: PASSWORD, company: 'acme' });
     const answers = await Promise.all([codeOf('worker'), ...wrongCodes('worker').slice(0, 2)].map((code) => account.post('/account/second-factor', { code })));
-    expect(answers.filter((answer) => answer.statusCode === 303 && answer.headers.location === '/account')).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 303 && answer.headers.location === '/account')).toHaveLength(1);
     expect((await account.get('/account')).body).toContain('Account and security');
   });
 });

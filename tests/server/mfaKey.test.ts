@@ -8,7 +8,7 @@ import { configFromEnv, type ServerConfig } from '../../server/config.js';
 import { openDatabase, type Database } from '../../server/db/index.js';
 import { seedFirstRun } from '../../server/seed.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTenant, PUBLIC_URL, pgliteDump, serverOn, type TestServer } from './helpers.js';
-import { CookieJar, setPassword } from './oauthHelpers.js';
+import { CookieJar, pageBrowser, SAME_ORIGIN, setPassword } from './oauthHelpers.js';
 
 /**
  * The key of authenticator app secrets is never in the database that holds them (issue 34): MFA_KEY,
@@ -17,7 +17,6 @@ import { CookieJar, setPassword } from './oauthHelpers.js';
  * deleted); PostgreSQL without MFA_KEY refuses to start when secrets exist.
  */
 const PASSWORD = 'mfa key test password 42';
-const SAME = { 'sec-fetch-site': 'same-origin' };
 const servers: TestServer[] = [];
 const folders: string[] = [];
 afterAll(async () => {
@@ -55,24 +54,14 @@ async function start(db: Database, overrides: Parameters<typeof serverOn>[1]) {
 async function enrolWorker(server: TestServer): Promise<string> {
   await createTenant(server, 'acme', 'root', 'customer');
   await setPassword(server, 'acme', 'acme-domain', 'worker', PASSWORD);
-  const jar = new CookieJar();
-  const send = async (method: 'GET' | 'POST', url: string, form?: Record<string, string>) => {
-    const response = await server.app.inject({
-      method,
-      url,
-      headers: { ...SAME, cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
-    });
-    jar.keep(response.headers['set-cookie'] as string | string[] | undefined);
-    return response;
-  };
-  expect((await send('POST', '/account/login', { email: 'worker@acme.example', password: PASSWORD, company: 'acme' })).headers.location).toBe('/account');
-  const page = await send('GET', '/account/totp');
+  const browser = pageBrowser(server, new CookieJar(), { follow: false });
+  expect((await browser.post('/account/login', { email: 'worker@acme.example', password: PASSWORD, company: 'acme' })).headers.location).toBe('/account');
+  const page = await browser.get('/account/totp');
   const secret = /id="totp-secret">([A-Z2-7 ]+)</.exec(page.body)![1].replace(/ /g, '');
   const left = 30_000 - (Date.now() % 30_000);
   if (left < 3000) await new Promise((resolve) => setTimeout(resolve, left + 100));
   const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate();
-  expect((await send('POST', '/account/totp', { code })).headers.location).toBe('/account?done=totp');
+  expect((await browser.post('/account/totp', { code })).headers.location).toBe('/account?done=totp');
   return secret;
 }
 
@@ -140,7 +129,7 @@ describe('a key stored in the database by an earlier version', () => {
     await setPassword(server, 'acme', 'acme-domain', 'worker', PASSWORD);
     const jar = new CookieJar();
     const post = async (url: string, form: Record<string, string>) => {
-      const response = await server.app.inject({ method: 'POST', url, headers: { ...SAME, cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(form).toString() });
+      const response = await server.app.inject({ method: 'POST', url, headers: { ...SAME_ORIGIN, cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(form).toString() });
       jar.keep(response.headers['set-cookie'] as string | string[] | undefined);
       return response;
     };
@@ -170,7 +159,7 @@ describe('PostgreSQL without MFA_KEY', () => {
     await createTenant(server, 'acme', 'root', 'customer');
     await setPassword(server, 'acme', 'acme-domain', 'worker', PASSWORD);
     const jar = new CookieJar();
-    const login = await server.app.inject({ method: 'POST', url: '/account/login', headers: { ...SAME, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ email: 'worker@acme.example', password: PASSWORD, company: 'acme' }).toString() });
+    const login = await server.app.inject({ method: 'POST', url: '/account/login', headers: { ...SAME_ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ email: 'worker@acme.example', password: PASSWORD, company: 'acme' }).toString() });
     jar.keep(login.headers['set-cookie'] as string | string[] | undefined);
     const page = await server.app.inject({ method: 'GET', url: '/account/totp', headers: { cookie: jar.header() } });
     expect(page.statusCode).toBe(409);

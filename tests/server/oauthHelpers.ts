@@ -142,6 +142,35 @@ export interface BrowserAnswer {
   path: string;
 }
 
+/** What the provider's own pages send with a form post (server/oauth/sameSiteForms.ts). */
+export const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' };
+
+/**
+ * A browser on the provider's own pages (the account page), with one cookie jar: its posts say they
+ * come from the page, and it follows redirects, unless `follow` is false (the redirect is answered).
+ */
+export function pageBrowser(server: TestServer, jar = new CookieJar(), options: { follow?: boolean } = {}) {
+  const send = async (method: 'GET' | 'POST', url: string, form?: Record<string, string>, headers: Record<string, string> = SAME_ORIGIN) => {
+    let response = await server.app.inject({
+      method,
+      url,
+      headers: { ...headers, cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
+    });
+    let path = url;
+    for (;;) {
+      jar.keep(response.headers['set-cookie'] as string | string[] | undefined);
+      const location = response.headers.location;
+      if (options.follow === false || typeof location !== 'string' || response.statusCode < 300 || response.statusCode >= 400) break;
+      const target = new URL(location, PUBLIC_URL);
+      path = target.pathname + target.search;
+      response = await server.app.inject({ method: 'GET', url: path, headers: { cookie: jar.header() } });
+    }
+    return { status: response.statusCode, body: response.body, headers: response.headers, path };
+  };
+  return { jar, get: (url: string) => send('GET', url), post: (url: string, form: Record<string, string> = {}, headers?: Record<string, string>) => send('POST', url, form, headers) };
+}
+
 /**
  * A browser on the test server (app.inject): follows the provider's own redirects with its cookies
  * and stops at a page, or at a redirect to the application.
