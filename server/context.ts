@@ -24,6 +24,10 @@ export interface Principal {
   exp: number;
 }
 
+/** Is this user of that domain the caller herself? (Nobody deletes, blocks or purges herself; her own new password keeps her session.) */
+export const isCaller = (caller: Principal, at: { companyId: string; domainId: string }, userId: string) =>
+  caller.companyId === at.companyId && caller.domainId === at.domainId && caller.userId === userId;
+
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;

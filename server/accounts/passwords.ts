@@ -1,4 +1,4 @@
-import type { Principal } from '../context.js';
+import { isCaller, type Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
 import { bcryptCost, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from '../passwords.js';
@@ -38,8 +38,6 @@ export function checkPasswordHash(hash: string) {
   }
 }
 
-const isPerson = (caller: Principal, at: AccountRef) => caller.companyId === at.companyId && caller.domainId === at.domainId && caller.userId === at.userId;
-
 /**
  * What a new password ends, however it was set: every sign-in made with the old one (someone else
  * may have known it), but the session she set it from herself (a console caller changing her own;
@@ -48,7 +46,7 @@ const isPerson = (caller: Principal, at: AccountRef) => caller.companyId === at.
  */
 export async function endSignInsAfterNewPassword(db: Queryable, at: AccountRef, keep: { caller?: Principal; keepStep?: string } = {}): Promise<void> {
   const params = [at.companyId, at.domainId, at.userId];
-  const keepGrant = keep.caller && isPerson(keep.caller, at) ? keep.caller.grantId : null;
+  const keepGrant = keep.caller && isCaller(keep.caller, at, at.userId) ? keep.caller.grantId : null;
   await db.query(`UPDATE oauth_grants SET revoked_at = now() WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND revoked_at IS NULL AND id IS DISTINCT FROM $4`, [...params, keepGrant]);
   await db.query(`DELETE FROM sign_in_steps WHERE company_id = $1 AND domain_id = $2 AND user_id = $3 AND id IS DISTINCT FROM $4`, [...params, keep.keepStep ?? null]);
   await clearSignInCounters(db, at);

@@ -4,7 +4,7 @@ import { actsOnParam } from './containment.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
-import type { Principal } from '../context.js';
+import { isCaller, type Principal } from '../context.js';
 import { badRequest } from '../errors.js';
 import { blockUsers, unblockUsers } from '../accounts/administrators.js';
 import { factorsLockedUntil } from '../accounts/factors.js';
@@ -81,8 +81,6 @@ async function signInState(db: Queryable, at: UserParams, limits: { failures: nu
   };
 }
 
-/** The person herself: nobody blocks the account they are using. */
-const isCaller = (caller: Principal, at: UserParams) => caller.companyId === at.companyId && caller.domainId === at.domainId && caller.userId === at.userId;
 
 export async function accountStateRoutes(app: FastifyInstance) {
   const { db, config } = app.ctx;
@@ -147,7 +145,7 @@ export async function accountStateRoutes(app: FastifyInstance) {
   });
 
   action('block', 'users:block', 'Blocks the account: every session ends and nobody signs in to it until it is unblocked', noBody, async (tx, at, _body, caller) => {
-    if (isCaller(caller, at)) throw badRequest('userId: you cannot block yourself');
+    if (isCaller(caller, at, at.userId)) throw badRequest('userId: you cannot block yourself');
     // the last active administrator of a domain cannot be blocked: nobody could manage it (409)
     await blockUsers(tx, at, [at.userId]);
   });

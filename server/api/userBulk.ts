@@ -1,6 +1,6 @@
 import { actsOnBody } from './containment.js';
 import type { FastifyInstance } from 'fastify';
-import type { Principal } from '../context.js';
+import { isCaller, type Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { queueAccountLink } from '../accounts/links.js';
@@ -46,7 +46,6 @@ async function lockUsers(tx: Queryable, at: DomainParams, ids: string[]): Promis
   return rows;
 }
 
-const isCaller = (caller: Principal, at: DomainParams, userId: string) => caller.companyId === at.companyId && caller.domainId === at.domainId && caller.userId === userId;
 
 export async function userBulkRoutes(app: FastifyInstance) {
   const { db, config } = app.ctx;

@@ -1,4 +1,4 @@
-import type { Principal } from '../context.js';
+import { isCaller } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError } from '../errors.js';
 import { checkPasswordHash, endSignInsAfterNewPassword } from '../accounts/passwords.js';
@@ -65,8 +65,6 @@ async function uniqueUser<T>(user: { id: string; username: string; email: string
   }
 }
 
-const isCaller = (caller: Principal, { companyId, domainId }: DomainParams, userId: string) =>
-  caller.companyId === companyId && caller.domainId === domainId && caller.userId === userId;
 
 /** The users of one domain with these ids, in the order asked; 404 naming the first unknown id. */
 const getUsers = (db: Queryable, { companyId, domainId }: DomainParams, userIds: string[]) =>
