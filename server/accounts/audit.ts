@@ -18,14 +18,26 @@ export interface AuditActor {
   ip: string;
 }
 
+/**
+ * The caller as a transaction setting: written out only if the request begins a transaction (a read
+ * begins none), with the roles the guard found once it has checked.
+ */
+class ActorSetting {
+  roles?: string;
+  constructor(private readonly actor: AuditActor) {}
+  toString() {
+    return JSON.stringify(this.roles === undefined ? this.actor : { ...this.actor, roles: this.roles });
+  }
+}
+
 /** Opens each /api request's context once the guard has read the caller from the access token. */
 export function registerAuditActor(api: FastifyInstance) {
   api.addHook('onRequest', (request, _reply, done) => {
     const principal = request.principal;
     if (!principal) return done();
-    const actor: AuditActor = { userId: principal.userId, companyId: principal.companyId, domainId: principal.domainId, clientId: principal.clientId, ip: request.ip };
+    const actor = new ActorSetting({ userId: principal.userId, companyId: principal.companyId, domainId: principal.domainId, clientId: principal.clientId, ip: request.ip });
     // the rest of the request (hooks, handler, its transactions) runs inside this context
-    transactionSettings.run(new Map([['iam.actor', JSON.stringify(actor)]]), done);
+    transactionSettings.run(new Map([['iam.actor', actor]]), done);
   });
 }
 
@@ -34,11 +46,9 @@ export function registerAuditActor(api: FastifyInstance) {
  * audit record of the request says so (who did what under which role).
  */
 export function noteActorRoles(held: readonly string[]): void {
-  const settings = transactionSettings.getStore();
-  const actor = settings?.get('iam.actor');
-  if (!settings || !actor) return;
-  const roles = [...new Set(held.map((role) => role.replace(/@$/, '')))].sort().join(' ');
-  settings.set('iam.actor', JSON.stringify({ ...JSON.parse(actor), roles }));
+  const actor = transactionSettings.getStore()?.get('iam.actor');
+  if (!(actor instanceof ActorSetting)) return;
+  actor.roles = [...new Set(held.map((role) => role.replace(/@$/, '')))].sort().join(' ');
 }
 
 /** One change, as a record of the audit trail. */

@@ -1,7 +1,7 @@
 import { isCaller } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, duplicated, HttpError } from '../errors.js';
-import { checkPasswordHash, endSignInsAfterNewPassword } from '../accounts/passwords.js';
+import { checkPasswordHash, setPassword } from '../accounts/passwords.js';
 import { randomAlphanumeric } from '../ids.js';
 import { keepingAnAdministrator } from '../accounts/administrators.js';
 import { purgeMembers } from './groups.js';
@@ -88,14 +88,14 @@ async function updateUsers(db: Queryable, { params, caller }: WriteContext<Domai
     if (patch.authVerification !== undefined) checkPasswordHash(patch.authVerification);
     const { rows } = await uniqueUser(next, () =>
       db.query<User>(
-        `UPDATE users t SET username = $4, display_name = $5, notes = $6, email = $7, status = $8,
-           password_hash = COALESCE($9, t.password_hash), updated_at = now()
+        `UPDATE users t SET username = $4, display_name = $5, notes = $6, email = $7, status = $8, updated_at = now()
          WHERE t.company_id = $1 AND t.domain_id = $2 AND t.id = $3
          RETURNING ${SELECT}`,
-        [companyId, domainId, patch.id, next.username, next.displayName, next.notes ?? '', next.email, next.status, patch.authVerification ?? null],
+        [companyId, domainId, patch.id, next.username, next.displayName, next.notes ?? '', next.email, next.status],
       ),
     );
-    if (patch.authVerification !== undefined) await endSignInsAfterNewPassword(db, { companyId, domainId, userId: patch.id }, { caller });
+    // a password given here is set as the Set password action sets one: what the old one opened ends
+    if (patch.authVerification !== undefined) await setPassword(db, { companyId, domainId, userId: patch.id }, { hash: patch.authVerification, caller });
     updated.push(rows[0]);
   }
   return updated;

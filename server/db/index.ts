@@ -39,7 +39,7 @@ export interface Database extends Queryable {
  * made each change, in the same transaction (server/accounts/audit.ts). A map, read when the
  * transaction begins, so that a request can fill it in after its context was opened.
  */
-export const transactionSettings = new AsyncLocalStorage<Map<string, string>>();
+export const transactionSettings = new AsyncLocalStorage<Map<string, string | { toString(): string }>>();
 
 /**
  * What begins a transaction: BEGIN, and the settings of the caller's context in the same message
@@ -50,7 +50,8 @@ export const transactionSettings = new AsyncLocalStorage<Map<string, string>>();
 function beginScript(): string {
   const settings = transactionSettings.getStore();
   if (!settings?.size) return 'BEGIN';
-  const calls = [...settings].map(([name, value]) => `set_config(${pg.escapeLiteral(name)}, ${pg.escapeLiteral(value)}, true)`);
+  // a value may be an object that writes itself out: only when a transaction begins (most requests begin none)
+  const calls = [...settings].map(([name, value]) => `set_config(${pg.escapeLiteral(name)}, ${pg.escapeLiteral(String(value))}, true)`);
   return `BEGIN; SELECT ${calls.join(', ')}`;
 }
 
