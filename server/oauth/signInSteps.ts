@@ -31,7 +31,7 @@ export interface StepInput {
 
 export interface SignInStep {
   id: string;
-  /** Where it comes among the steps: a second factor (10) before a new password (20), enrolling one (30), verifying the e-mail (40). */
+  /** Where it comes among the steps: a second factor (10), a new password (20), verifying the e-mail (25), enrolling a factor (30). */
   order: number;
   /** Asked after the password and again after each step. */
   needed(input: StepInput): Promise<boolean>;

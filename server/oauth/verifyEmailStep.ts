@@ -39,7 +39,8 @@ async function sendLink(input: StepInput, seconds: number): Promise<boolean> {
 
 registerStep({
   id: 'verify-email',
-  order: 40,
+  // before enrolling (30): a second factor is enrolled only on an address she has proved hers
+  order: 25,
   needed: needsVerifying,
   render: async (input) => {
     await sendLink(input, QUIET_SECONDS);

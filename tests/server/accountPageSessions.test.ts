@@ -159,6 +159,19 @@ describe('/account/login runs the sign-in\'s required actions first', () => {
     expect((await accountBrowser().post('/account/login', { email, password: PASSWORD, company: 'acme' })).status).toBe(401);
   });
 
+  it('an unverified address and a factor owed: the address is verified before any factor can be enrolled on it', async () => {
+    const { email } = await person(['enrol-mfa', 'verify-email']);
+    const browser = accountBrowser();
+    const page = await browser.post('/account/login', { email, password: PASSWORD, company: 'acme' });
+    expect(page.body).toContain('Verify your e-mail address');
+    expect(page.body).not.toContain('Add a second factor');
+    expect(page.body).not.toContain('totp-secret');
+    const token = (await outboxLink(email, 'verify')).split('token=')[1];
+    await accountBrowser().post('/account/verify', { token });
+    const next = await browser.post('/account/steps', { step: 'verify-email' });
+    expect(next.body).toContain('Add a second factor');
+  });
+
   it("a factor her administrator asks for: enrolled at the step, then the account", async () => {
     const { email } = await person(['enrol-mfa']);
     const browser = accountBrowser();
