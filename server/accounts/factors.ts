@@ -13,6 +13,7 @@ import {
 } from '@simplewebauthn/server';
 import type { Database, Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
+import { userAccountKey } from './accounts.js';
 
 /**
  * A person's second factors (docs/CONSOLE.md, "Multi-factor authentication and the account page"):
@@ -442,6 +443,14 @@ export async function proveFactor(
   user: UserRef,
   input: { code?: string; webauthn?: string; challenge?: string },
 ): Promise<string[] | undefined> {
+  // counted before it is checked, over all her sign-ins at once; a right answer gives its count back
+  if ((await countFactorGuess(db, user)) > FACTOR_GUESSES_PER_HOUR) return undefined;
+  const amr = await checkFactor(db, rp, user, input);
+  if (amr) await db.query(`UPDATE login_attempts SET n = n - 1 WHERE kind = '${FACTOR_COUNTER}' AND key = $1 AND n > 0`, [factorCounterKey(user)]);
+  return amr;
+}
+
+async function checkFactor(db: Queryable, rp: RelyingParty, user: UserRef, input: { code?: string; webauthn?: string; challenge?: string }): Promise<string[] | undefined> {
   if (input.webauthn && input.challenge) {
     const method = await useWebauthn(db, rp, user, input.webauthn, input.challenge);
     return method ? [method, 'mfa'] : undefined;
@@ -457,12 +466,41 @@ export async function proveFactor(
 export const LOCKING_FAILED_SIGN_INS = 3;
 
 /**
+ * Second-factor answers a person may have checked in an hour, over all her sign-ins and the account
+ * page at once: three sign-ins' worth. Sign-ins started side by side would otherwise each get their
+ * five before the first of them ended and counted towards the lock above.
+ */
+export const FACTOR_GUESSES_PER_HOUR = LOCKING_FAILED_SIGN_INS * 5;
+/** Her wrong answers' counter among the sign-in counters (login_attempts), cleared by Unlock and by a reset of her factors. */
+const FACTOR_COUNTER = 'failed-factor';
+const factorCounterKey = (user: UserRef) => userAccountKey(user, user.id);
+
+/** Counts one answer, atomically (answers sent at once count one each); its count in the hour's window. */
+async function countFactorGuess(db: Queryable, user: UserRef): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `INSERT INTO login_attempts AS a (kind, key, n, expires_at) VALUES ('${FACTOR_COUNTER}', $1, 1, now() + interval '1 hour')
+     ON CONFLICT (kind, key) DO UPDATE SET
+       n = CASE WHEN a.expires_at > now() THEN a.n + 1 ELSE 1 END,
+       expires_at = CASE WHEN a.expires_at > now() THEN a.expires_at ELSE excluded.expires_at END
+     RETURNING a.n`,
+    [factorCounterKey(user)],
+  );
+  return rows[0].n;
+}
+
+/** Unlock and a reset of her factors: her wrong answers so far no longer count. */
+export async function clearFactorGuesses(db: Queryable, user: UserRef): Promise<void> {
+  await db.query(`DELETE FROM login_attempts WHERE kind = '${FACTOR_COUNTER}' AND key = $1`, [factorCounterKey(user)]);
+}
+
+/**
  * Until when the person's second factors are locked, if they are: each sign-in allows five wrong
  * answers, and whoever knows the password could start sign-in after sign-in, so after three such
  * failed sign-ins in an hour (sign-in events 'second_factor_failed', the account page's included)
  * no code or key is checked until the hour since the third-last has passed: fifteen guesses an hour
- * at a 6-digit code. Failures before the last Unlock or reset of her factors (her history) do not
- * count: support staff lift this lock as they lift the password throttle's.
+ * at a 6-digit code; or, whatever the number of sign-ins, after FACTOR_GUESSES_PER_HOUR wrong answers.
+ * Failures before the last Unlock or reset of her factors (her history) do not count: support staff
+ * lift this lock as they lift the password throttle's.
  */
 export async function factorsLockedUntil(db: Queryable, user: UserRef): Promise<Date | undefined> {
   const { rows } = await db.query<{ occurredAt: Date }>(
@@ -474,7 +512,15 @@ export async function factorsLockedUntil(db: Queryable, user: UserRef): Promise<
      ORDER BY e.occurred_at DESC OFFSET ${LOCKING_FAILED_SIGN_INS - 1} LIMIT 1`,
     ownArgs(user),
   );
-  return rows[0] ? new Date(new Date(rows[0].occurredAt).getTime() + 3600_000) : undefined;
+  const byEvents = rows[0] ? new Date(rows[0].occurredAt).getTime() + 3600_000 : 0;
+  // or her answers' counter, full until its window ends
+  const counted = await db.query<{ until: Date }>(
+    `SELECT expires_at AS until FROM login_attempts WHERE kind = '${FACTOR_COUNTER}' AND key = $1 AND n >= ${FACTOR_GUESSES_PER_HOUR} AND expires_at > now()`,
+    [factorCounterKey(user)],
+  );
+  const byCount = counted.rows[0] ? new Date(counted.rows[0].until).getTime() : 0;
+  const until = Math.max(byEvents, byCount);
+  return until ? new Date(until) : undefined;
 }
 
 export async function factorsLocked(db: Queryable, user: UserRef): Promise<boolean> {

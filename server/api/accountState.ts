@@ -7,7 +7,7 @@ import { DEFAULT_LOGIN_LIMITS } from '../config.js';
 import { isCaller, type Principal } from '../context.js';
 import { badRequest } from '../errors.js';
 import { blockUsers, unblockUsers } from '../accounts/administrators.js';
-import { factorsLockedUntil } from '../accounts/factors.js';
+import { clearFactorGuesses, factorsLockedUntil } from '../accounts/factors.js';
 import { userAccountKey } from '../accounts/accounts.js';
 import { accountLimitsOf } from '../policies.js';
 import { recordAudit } from '../accounts/audit.js';
@@ -141,6 +141,7 @@ export async function accountStateRoutes(app: FastifyInstance) {
   action('unlock', 'users:unlock', "Clears the throttle's counters of the user's account: she may sign in again at once", noBody, async (tx, at) => {
     const before = await signInState(tx, at, limits);
     await clearSignInCounters(tx, at);
+    await clearFactorGuesses(tx, { companyId: at.companyId, domainId: at.domainId, id: at.userId });
     await recordAudit(tx, { companyId: at.companyId, domainId: at.domainId, resourceType: 'users', resourceId: at.userId, action: 'unlock', changes: { failedSignIns: { before: before.failedSignIns, after: 0 }, lockedUntil: { before: before.lockedUntil, after: null } } });
   });
 

@@ -1,6 +1,6 @@
 import { actsOnParam } from './containment.js';
 import type { FastifyInstance } from 'fastify';
-import { listFactors, removeFactors } from '../accounts/factors.js';
+import { clearFactorGuesses, listFactors, removeFactors } from '../accounts/factors.js';
 import { recordAudit } from '../accounts/audit.js';
 import { assertUser } from './sessions.js';
 import { errorResponses, params } from './schemas.js';
@@ -55,6 +55,7 @@ export async function factorRoutes(app: FastifyInstance) {
       await assertUser(tx, at);
       const removed = await removeFactors(tx, userOf(at), factorId);
       if (factorId && removed.length === 0) throw notFound(`factor ${factorId}`);
+      await clearFactorGuesses(tx, userOf(at));
       // her account page sessions end too: they may have been opened with a factor now removed
       await tx.query(`DELETE FROM account_sessions WHERE company_id = $1 AND domain_id = $2 AND user_id = $3`, [at.companyId, at.domainId, at.userId]);
       await recordAudit(tx, {

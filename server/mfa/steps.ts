@@ -73,7 +73,9 @@ export const secondFactorStep: SignInStep = {
       if (!challenge) return { error: 'The passkey answer is out of date. Please try again.' };
     }
     const amr = await proveFactor(input.db, rpOf(input), ref(input), { code, webauthn: webauthn || undefined, challenge });
-    return amr ? { done: true, amr } : { error: 'That code or key is not right. Try again.' };
+    if (amr) return { done: true, amr };
+    // her answers of the hour may have run out with this one (proveFactor counts them over all her sign-ins)
+    return { error: (await factorsLocked(input.db, ref(input))) ? LOCKED_MESSAGE : 'That code or key is not right. Try again.' };
   },
 };
 

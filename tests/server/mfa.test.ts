@@ -228,6 +228,49 @@ describe('guessing at codes over many sign-ins', () => {
     expect(done.location?.searchParams.get('code'), done.body.slice(0, 300)).toBeTruthy();
     await server.db.query(`DELETE FROM signin_events WHERE company_id = 'acme' AND user_id = 'worker' AND detail = 'test'`);
   });
+
+  it('sign-ins side by side share one count: after fifteen wrong codes in the hour, the right one is refused too', async () => {
+    await call(server, acme.adminToken, 'POST', `${at('worker')}/unlock`, {});
+    await server.db.query(`UPDATE user_factors SET last_step = NULL WHERE company_id = 'acme' AND user_id = 'worker' AND kind = 'totp'`);
+    // four sign-ins, none ended (four wrong codes each is under their five): no failed sign-in is recorded
+    const signIns = [];
+    for (let i = 0; i < 4; i++) {
+      const { browser } = await consoleSignIn();
+      const action = formAction((await browser.get('/oauth/steps')).body)!;
+      signIns.push({ browser, action });
+    }
+    let wrong = 0;
+    for (const { browser, action } of signIns.slice(0, 3)) {
+      for (let i = 0; i < 4; i++, wrong++) expect((await browser.post(action, { step: 'second-factor', code: `00000${i}` })).status).toBe(400);
+    }
+    for (let i = 0; i < 3; i++, wrong++) expect((await signIns[3].browser.post(signIns[3].action, { step: 'second-factor', code: `00001${i}` })).status).toBe(400);
+    expect(wrong).toBe(15);
+    await awayFromStepEdge();
+    const refused = await signIns[3].browser.post(signIns[3].action, { step: 'second-factor', code: codeAt(0) });
+    expect(refused.location).toBeUndefined();
+    expect(refused.body).toContain('Too many wrong codes for this account lately');
+    const state = await call(server, acme.adminToken, 'GET', `${at('worker')}/signInState`);
+    expect(Date.parse(state.body.lockedUntil)).toBeGreaterThan(Date.now() + 50 * 60_000);
+    // Unlock (or a reset of her factors) clears the count
+    await call(server, acme.adminToken, 'POST', `${at('worker')}/unlock`, {});
+    const again = await consoleSignIn();
+    const done = await again.browser.post(formAction((await again.browser.get('/oauth/steps')).body)!, { step: 'second-factor', code: codeAt(0) });
+    expect(done.location?.searchParams.get('code'), done.body.slice(0, 300)).toBeTruthy();
+  });
+
+  it('twenty wrong codes sent at once over four sign-ins: no more than fifteen are checked', async () => {
+    await call(server, acme.adminToken, 'POST', `${at('worker')}/unlock`, {});
+    const signIns = await Promise.all([0, 1, 2, 3].map(async () => {
+      const { browser } = await consoleSignIn();
+      return { browser, action: formAction((await browser.get('/oauth/steps')).body)! };
+    }));
+    await Promise.all(signIns.flatMap(({ browser, action }) => [0, 1, 2, 3, 4].map((i) => browser.post(action, { step: 'second-factor', code: `00002${i}` }))));
+    const { rows } = await server.db.query<{ n: number }>(`SELECT n FROM login_attempts WHERE kind = 'failed-factor' AND key = $1`, [`user:acme/${acme.domainId}/worker`]);
+    // each answer counted before it is checked; those past fifteen were refused unchecked
+    expect(rows[0].n).toBe(20);
+    await call(server, acme.adminToken, 'POST', `${at('worker')}/unlock`, {});
+    await server.db.query(`DELETE FROM signin_events WHERE company_id = 'acme' AND user_id = 'worker' AND outcome = 'second_factor_failed'`);
+  });
 });
 
 describe('enrolling at sign-in', () => {
