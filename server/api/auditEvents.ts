@@ -37,7 +37,7 @@ export const auditEventDefinition = {
   fields: {
     // bigint as text: JSON numbers lose precision past 2^53
     id: { column: 't.id::text' },
-    occurredAt: { column: 't.occurred_at' },
+    occurredAt: { column: 't.occurred_at', time: true },
     domainId: { column: 't.domain_id', type: 'nullableText' },
     resourceType: { column: 't.resource_type' },
     resourceId: { column: 't.resource_id' },

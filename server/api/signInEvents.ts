@@ -14,7 +14,7 @@ export const signInEventDefinition = {
   fields: {
     // bigint as text: JSON numbers lose precision past 2^53 (and lists filter ids as text, as everywhere)
     id: { column: 't.id::text' },
-    occurredAt: { column: 't.occurred_at' },
+    occurredAt: { column: 't.occurred_at', time: true },
     outcome: { column: 't.outcome' },
     clientId: { column: 't.client_id', type: 'nullableText' },
     userId: { column: 't.user_id', type: 'nullableText' },

@@ -91,9 +91,8 @@ describe('times out of range in list filters', () => {
     const bad = ['+275760-09-13T00:00:00Z', '-271821-04-20T00:00:00Z', '0000-01-01', '2026-13-45', '2026-01-01T00:00:00+99:00', '-infinityx'];
     const failures: string[] = [];
     for (const [path, field] of lists) {
-      // a time the list reads as a time (users, groups) is refused past the year 9999
-      const values = field === 'createdAt' ? [...bad, '99999-01-01'] : bad;
-      for (const value of values) {
+      // every list reads its time as a time: past the year 9999 is refused too
+      for (const value of [...bad, '99999-01-01', '99999']) {
         for (const query of [{ filter: { [field]: value } }, { condition: `${field},>=,${value}` }, { condition: `${field},<,${value}`, total: 'deferred' }]) {
           const response = await call(server, acme.adminToken, 'GET', `${path}?${listQuery(query)}`);
           if (response.status !== 400 || !response.body?.message?.includes(field)) failures.push(`${path} ${JSON.stringify(query)}: ${response.status} ${response.body?.message}`);
