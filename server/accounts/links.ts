@@ -159,13 +159,14 @@ async function accountColumns(tx: Queryable, token: AccountToken): Promise<Accou
 
 /**
  * A new password from a link (reset or invitation): every session of the user ends, and so does the
- * sign-in throttle's lock and any sign-in half way through its steps; 'change-password' is done. An
- * invitation also proves her address (the link reached it). Recorded on her history as her own
- * action (resetPassword, acceptInvitation).
+ * sign-in throttle's lock and any sign-in half way through its steps; 'change-password' is done.
+ * Either link proves her address: it reached the address it was sent to, which is still hers (findToken
+ * and useToken check it), so the address is verified. Recorded on her history as her own action
+ * (resetPassword, acceptInvitation), with emailVerified when it changed.
  */
 export async function setPasswordFromLink(tx: Queryable, token: AccountToken, passwordHash: string, visit: LinkVisit): Promise<void> {
   const before = await accountColumns(tx, token);
-  const after = await setPassword(tx, { companyId: token.companyId, domainId: token.domainId, userId: token.userId }, { hash: passwordHash, provesEmail: token.purpose === 'invite' });
+  const after = await setPassword(tx, { companyId: token.companyId, domainId: token.domainId, userId: token.userId }, { hash: passwordHash, provesEmail: true });
   // a secret that changed is only said to have changed, as the audit trigger does for password_hash
   await recordLinkAction(tx, token, visit, before, after ? { required_actions: after.requiredActions, email_verified: after.emailVerified } : before, { password_hash: { hidden: true } });
 }

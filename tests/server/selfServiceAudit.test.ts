@@ -72,7 +72,9 @@ describe("a person's own links on her history", () => {
     expect(reset, JSON.stringify(history)).toBeDefined();
     expect(reset).toMatchObject({ actorUserId: 'worker', actorCompanyId: 'acme', actorDomainId: 'acme-domain', actorClientId: 'account-link', actorIp: PAGE_ADDRESS });
     // as the API names the columns (password_hash: password, only said to have changed)
-    expect(reset!.changes).toEqual({ password: { hidden: true }, required_actions: { before: ['change-password'], after: [] } });
+    // the link reached her address: it is verified now (issue 35), as an invitation's
+    expect(reset!.changes).toEqual({ password: { hidden: true }, required_actions: { before: ['change-password'], after: [] }, emailVerified: { before: false, after: true } });
+    expect((await server.db.query(`SELECT email_verified FROM users WHERE company_id = 'acme' AND id = 'worker'`)).rows[0].email_verified).toBe(true);
     // one record of it: the users trigger does not add an 'update' of its own
     expect(history.filter((event) => event.actorUserId === 'worker')).toHaveLength(1);
     // the administrator's send is recorded too, as hers
