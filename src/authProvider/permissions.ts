@@ -93,7 +93,13 @@ export function usePermissionsFollowPlace(): void {
   useEffect(() => {
     const follow = (moved: boolean) => {
       const filters = { queryKey: ['auth', 'canAccess'] };
-      void (moved ? queryClient.resetQueries(filters) : queryClient.invalidateQueries(filters));
+      if (!moved) return void queryClient.invalidateQueries(filters);
+      // An answer no screen shows now is dropped, not reset: reset, it would stay pending until a
+      // screen asks again, and react-admin's lists and forms wait while an answer of theirs is
+      // pending (useIsAuthPending reads the cache without asking), so a list left after the
+      // dashboard asked would show "Please wait" for good.
+      queryClient.removeQueries({ ...filters, type: 'inactive' });
+      void queryClient.resetQueries({ ...filters, type: 'active' });
     };
     listeners.add(follow);
     return () => void listeners.delete(follow);

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Badge, Box, Collapse, ListItemIcon, ListItemText, MenuItem, MenuList, Tooltip, Typography } from '@mui/material';
 import ExpandLessIcon from '@mui/icons-material/ExpandLess';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
@@ -29,6 +29,10 @@ function Group({ entry }: { entry: MenuEntry }) {
   const [sidebarOpen, setSidebarOpen] = useSidebarState();
   const containsCurrent = entry.children?.some((leaf) => leaf.to === pathname) ?? false;
   const [expanded, setExpanded] = useState(containsCurrent);
+  // a screen of the group reached otherwise (a search result, a dashboard link, back after a save) shows its entry
+  useEffect(() => {
+    if (containsCurrent) setExpanded(true);
+  }, [containsCurrent]);
   const Icon = entry.icon;
   const label = translate(entry.labelKey, { _: entry.fallback, smart_count: 2 });
   const listId = `menu-${entry.id}`;
