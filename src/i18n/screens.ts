@@ -646,6 +646,10 @@ export const screens = {
       sent: 'Sent %{at}',
       waiting: 'Not sent: it waits here',
       failed: 'Not sent: %{error}',
+      withoutText: 'Its text holds the link, which only the person may follow: it is shown to roles that may set her password.',
+      resend: 'Resend',
+      resendTitle: 'Resend to %{recipient}?',
+      resendContent: 'A new %{purpose} goes to her current address; the link of this message stops working.',
     },
     emailActions: {
       title: 'E-mail',

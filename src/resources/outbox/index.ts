@@ -7,7 +7,8 @@ const OutboxMessage = lazy(() => import('../lazyParts').then((parts) => ({ defau
 /**
  * The domain's outbox (docs/CONSOLE.md, "E-mail, reset links and invitations"): every message the
  * provider wrote, newest first, sent or waiting (without SMTP_URL they only wait here); a row opens
- * to the message. Its messages hold live reset and invitation links: reading it needs users:write.
+ * to the message and Resend. Support staff see it (users:recover) without the messages' text, which
+ * holds the live link: the provider sends the text only to roles holding users:write.
  */
 export const outbox: ResourceDeclaration = {
   name: 'outbox',
@@ -15,7 +16,7 @@ export const outbox: ResourceDeclaration = {
   icon: MailIcon,
   menu: { group: 'users', order: 30 },
   permission: 'users',
-  readPermission: 'users:write',
+  readPermission: 'users:recover',
   needsDomain: true,
   readOnly: true,
   searchable: true,
