@@ -1,7 +1,8 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { mockFetch, readable, type RecordedRequest } from '../../test/fetchMock';
+import { authProvider } from '../../authProvider/authProvider';
+import { EVERY_PERMISSION, mockFetch, readable, type RecordedRequest } from '../../test/fetchMock';
 import { renderScreen } from '../../test/renderScreen';
 import { clearSession, getSession, updateSession } from '../../session/session';
 import DomainList from './DomainList';
@@ -164,6 +165,29 @@ describe('domains list', () => {
     const remove = screen.getByRole('button', { name: /^(Delete|Purge)$/ });
     expect(remove).toBeDisabled();
     expect(await reasonOf(remove)).toBe('You are signed in to domain second: it cannot be deleted');
+  });
+});
+
+describe("the current domain's card", () => {
+  it("leads to the current domain's own screen and to its Security tab, one click each", async () => {
+    mockFetch(provider);
+    const { addresses } = renderScreen(domains, DomainList, domains.routes.list);
+    const card = await screen.findByRole('region', { name: 'Current domain' });
+    const settings = within(card).getByRole('link', { name: 'Domain settings' });
+    expect(settings).toHaveAttribute('href', '/domains/main?company=acme');
+    expect(within(card).getByRole('link', { name: 'Security policy' })).toHaveAttribute('href', '/domains/main?company=acme&tab=security');
+    expect(within(card).getByRole('link', { name: 'Outbox' })).toHaveAttribute('href', '/outbox');
+    await userEvent.click(settings);
+    await waitFor(() => expect(addresses.at(-1)).toBe('/domains/main?company=acme'));
+  });
+
+  it('offers the outbox only to those who may read it', async () => {
+    mockFetch(provider, { permissions: EVERY_PERMISSION.filter((permission) => !/^users:(write|recover)$/.test(permission)) });
+    renderScreen(domains, DomainList, domains.routes.list, { authProvider });
+    const card = await screen.findByRole('region', { name: 'Current domain' });
+    expect(await within(card).findByRole('link', { name: 'Domain settings' })).toBeInTheDocument();
+    await screen.findByText('Second domain');
+    expect(within(card).queryByRole('link', { name: 'Outbox' })).not.toBeInTheDocument();
   });
 });
 

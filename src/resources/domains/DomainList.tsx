@@ -2,9 +2,14 @@ import { useState } from 'react';
 import { Button, Chip } from '@mui/material';
 import StarIcon from '@mui/icons-material/Star';
 import SwapHorizIcon from '@mui/icons-material/SwapHoriz';
+import SettingsIcon from '@mui/icons-material/Settings';
+import SecurityIcon from '@mui/icons-material/Security';
+import MailIcon from '@mui/icons-material/Mail';
 import {
   FunctionField,
+  LinkBase,
   TopToolbar,
+  useCanAccess,
   useDataProvider,
   useListContext,
   useNavigate,
@@ -30,6 +35,8 @@ import { NoDomainGuidance } from './NoDomainGuidance';
 import { usePrimaryDomainId } from './usePrimaryDomain';
 import { useDeclaration } from '../generic/DeclarationContext';
 import { recordHref } from '../generic/recordLink';
+import { outbox } from '../outbox';
+import { domainSettingsHref, domainSettingsState } from './settingsLink';
 
 export interface DomainFormState {
   company?: Company;
@@ -162,6 +169,31 @@ function DomainActions() {
   );
 }
 
+/**
+ * The current domain's own things, one click from its card (docs/CONSOLE.md, "Domains"): its screen
+ * (general, History), its Security tab, and its outbox for those who may read it.
+ */
+function CurrentDomainLinks({ company, domain }: { company: Company; domain: Domain }) {
+  const translate = useTranslate();
+  const outboxReadable = useCanAccess({ resource: outbox.name, action: 'list' }).canAccess === true;
+  const state = domainSettingsState(company, domain);
+  return (
+    <>
+      <Button variant="outlined" size="small" component={LinkBase} to={domainSettingsHref(company, domain)} state={state} startIcon={<SettingsIcon />}>
+        {translate('iam.domains.settings')}
+      </Button>
+      <Button size="small" component={LinkBase} to={domainSettingsHref(company, domain, 'security')} state={state} startIcon={<SecurityIcon />}>
+        {translate('iam.domains.security')}
+      </Button>
+      {outboxReadable && (
+        <Button size="small" component={LinkBase} to={outbox.routes.list} startIcon={<MailIcon />}>
+          {translate('iam.domains.outbox')}
+        </Button>
+      )}
+    </>
+  );
+}
+
 export default function DomainList() {
   const { routes } = useDeclaration();
   const { company, domain } = useSession();
@@ -186,6 +218,7 @@ export default function DomainList() {
         name={domain?.name}
         description={domain?.description}
         extra={cardExtra}
+        actions={company && domain && <CurrentDomainLinks company={company} domain={domain} />}
       />
       <DeclaredList
         title={translate('iam.menu.domains')}

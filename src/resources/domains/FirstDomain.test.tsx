@@ -69,6 +69,11 @@ describe("a company's first domain", () => {
     expect(screen.getByRole('region', { name: 'Current domain' })).toHaveTextContent('prod');
     expect(stillLoading()).toBeNull();
 
+    // its settings are one click away, the Security tab too
+    await userEvent.click(screen.getByRole('link', { name: 'Security policy' }));
+    expect(await screen.findByRole('tab', { name: 'Security', selected: true }, { timeout: 3000 })).toBeInTheDocument();
+    expect(window.location.pathname + window.location.search).toBe('/domains/prod?company=fresh&tab=security');
+
     await userEvent.click(await screen.findByRole('menuitem', { name: 'Companies' }));
     expect(await screen.findByText('No child companies yet. Choose New to create one under this company.', {}, { timeout: 3000 })).toBeInTheDocument();
     expect(stillLoading()).toBeNull();

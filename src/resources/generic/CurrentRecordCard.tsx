@@ -1,15 +1,17 @@
 import type { ReactNode } from 'react';
-import { Card, CardContent, Typography } from '@mui/material';
+import { Box, Card, CardContent, Typography } from '@mui/material';
 
 interface CurrentRecordCardProps {
   heading: string;
   name?: string;
   description?: string;
   extra?: ReactNode;
+  /** Links or buttons about the current record (the current domain's settings). */
+  actions?: ReactNode;
 }
 
 /** The "current company" / "current domain" panel above a list. */
-export function CurrentRecordCard({ heading, name, description, extra }: CurrentRecordCardProps) {
+export function CurrentRecordCard({ heading, name, description, extra, actions }: CurrentRecordCardProps) {
   return (
     <Card sx={{ mt: 2 }} component="section" aria-label={heading}>
       <CardContent>
@@ -21,6 +23,7 @@ export function CurrentRecordCard({ heading, name, description, extra }: Current
         </Typography>
         {description && <Typography color="text.secondary">{description}</Typography>}
         {extra}
+        {actions && <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1, mt: 2 }}>{actions}</Box>}
       </CardContent>
     </Card>
   );
