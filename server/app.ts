@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import formbody from '@fastify/formbody';
 import helmet from 'helmet';
 import fastifyStatic from '@fastify/static';
@@ -8,7 +8,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { fastifyTrustProxy } from './config.js';
 import type { AppContext } from './context.js';
-import { HttpError, reasonPhrase, statusForDatabaseError } from './errors.js';
+import { HttpError, reasonPhrase, RETRY_AFTER_SECONDS, statusForDatabaseError } from './errors.js';
 import { registerAuditActor } from './accounts/audit.js';
 import { registerGuard } from './api/guard.js';
 import { apiRoutes } from './api/index.js';
@@ -17,6 +17,7 @@ import { emailFormats } from './api/schemas.js';
 import { registerApiInputChecks, registerInputChecks } from './inputChecks.js';
 import { oauthRoutes } from './oauth/index.js';
 import { registerSameSiteForms } from './oauth/sameSiteForms.js';
+import { registerHealth } from './health.js';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -25,50 +26,26 @@ export interface BuildOptions {
 }
 
 /**
- * The URL as the request log writes it: the value of every query parameter whose name says token
- * (`token`, `TOKEN`, `%74oken`, `access_token`…), whatever the path, replaced. A reset or invitation
- * link's token is a password while it lives (docs/CONSOLE.md, "E-mail, reset links and
- * invitations"), and a log is read by more people than the mailbox it was sent to.
+ * One log line per request, when it is answered (Fastify writes two: incoming and completed): the
+ * method, the path (never its query: a reset link's token is a password while it lives), the status
+ * and the time; the line's reqId is the request id.
  */
-export function loggedUrl(url: string): string {
-  const at = url.indexOf('?');
-  if (at < 0) return url;
-  const pairs = url.slice(at + 1).split('&').map((pair) => {
-    const name = pair.split('=', 1)[0];
-    return /token/i.test(decodedName(name)) ? `${name}=[redacted]` : pair;
-  });
-  return `${url.slice(0, at)}?${pairs.join('&')}`;
-}
+class OneLinePerRequest extends LogController {
+  override incomingRequest() {}
 
-/** A parameter's name as a query parser could read it: + and %XX decoded (again, for a doubly encoded one). */
-function decodedName(raw: string): string {
-  let name = raw.replace(/\+/g, ' ');
-  for (let round = 0; round < 3; round++) {
-    const next = name.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    if (next === name) break;
-    name = next;
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    if (this.isLogDisabled(request)) return;
+    const line = { method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
+    if (error) reply.log.error({ ...line, err: error }, 'request');
+    else reply.log.info(line, 'request');
   }
-  return name;
-}
-
-/** Fastify's logger options with our request serializer (Fastify's own fields, the URL as loggedUrl writes it); none when logging is off. */
-function requestLogger(logger: BuildOptions['logger']) {
-  if (!logger) return false;
-  const given = logger === true ? {} : (logger as { serializers?: Record<string, unknown> });
-  const req = (request: FastifyRequest) => ({
-    method: request.method,
-    url: loggedUrl(request.url),
-    host: request.host,
-    remoteAddress: request.ip,
-    remotePort: request.socket?.remotePort,
-  });
-  return { ...given, serializers: { ...given.serializers, req } };
 }
 
 /** Builds the provider: security headers, OpenAPI, management API, authorization server, console. No listen() here. */
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: requestLogger(options.logger),
+    logger: options.logger ?? false,
+    logController: new OneLinePerRequest(),
     trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false }, plugins: [emailFormats] },
   });
@@ -127,7 +104,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       status = error.statusCode;
       message = error.message;
     }
-    if (status >= 500) request.log.error({ err: error }, 'unhandled error');
+    if (status === 503) {
+      reply.header('Retry-After', RETRY_AFTER_SECONDS);
+      request.log.warn({ err: error }, 'database unavailable');
+    } else if (status >= 500) request.log.error({ err: error }, 'unhandled error');
     reply.status(status).send({ statusCode: status, error: reasonPhrase(status), message });
   });
 
@@ -145,6 +125,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // before the hosted pages' routes: each form route declares config.sameSiteForm
   registerSameSiteForms(app, ctx.config.publicUrl);
   await app.register(oauthRoutes);
+  registerHealth(app, ctx);
   await registerConsole(app, ctx);
   return app;
 }
@@ -168,7 +149,7 @@ async function registerConsole(app: FastifyInstance, ctx: AppContext) {
 }
 
 function placeholderPage(ctx: AppContext) {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>IAM provider</title></head>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>IAM provider</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"></head>
 <body><main><h1>IAM provider is running</h1>
 <p>The console has not been built yet: run <code>npm run build</code> (npm start does it for you).</p>
 <p>OpenID configuration: <a href="/.well-known/openid-configuration">/.well-known/openid-configuration</a>.

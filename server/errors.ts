@@ -28,8 +28,28 @@ const reasons: Record<number, string> = {
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 export const reasonPhrase = (status: number) => reasons[status] ?? 'Error';
+
+/** What a 503 says, with Retry-After: RETRY_AFTER_SECONDS. */
+export const UNAVAILABLE_MESSAGE = 'The database cannot be reached at the moment. Please try again in a few seconds.';
+export const RETRY_AFTER_SECONDS = '2';
+
+/** Connection-level errors: node's socket errors and PostgreSQL's connection classes. */
+const LOST_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+const LOST_MESSAGES = /Connection terminated|Connection ended unexpectedly|timeout exceeded when trying to connect|connection error and is not queryable|embedded database stopped|database connection lost/i;
+
+/**
+ * A lost or refused database connection (a restart, a failover, the server down): nothing the
+ * client sent is wrong, and the same request may well work in a moment, so it is answered 503 with
+ * Retry-After rather than a bare 500 (docs/OPERATIONS.md, "Database connections").
+ */
+export function databaseUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (code && (LOST_CODES.has(code) || code.startsWith('08'))) return true;
+  return LOST_MESSAGES.test(message ?? '');
+}
 
 /** PostgreSQL error codes a client can provoke, and the status they deserve. */
 export function statusForDatabaseError(error: unknown): { status: number; message: string } | undefined {
@@ -62,7 +82,7 @@ export function statusForDatabaseError(error: unknown): { status: number; messag
     case '54000':
       return { status: 400, message: `invalid value: ${detail}` };
     default:
-      return undefined;
+      return databaseUnavailable(error) ? { status: 503, message: UNAVAILABLE_MESSAGE } : undefined;
   }
 }
 

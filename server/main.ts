@@ -60,27 +60,37 @@ async function prepare(db: Database) {
   const notices = await startupNotices(db, config, { replaceStored: () => replaceStoredSigningKey(keySource) });
   const keys = await loadSigningKeys(keySource);
   const seed = await seedFirstRun(db, config);
+  let firstRun = '';
   if (seed.seeded) {
     const password = seed.generatedPassword ? `${seed.generatedPassword}  (generated: shown only this once)` : '(from ADMIN_PASSWORD)';
-    console.log(`First run: created company root, domain default and administrator ${config.adminEmail}, password ${password}`);
+    firstRun = `First run: created company root, domain default and administrator ${config.adminEmail}, password ${password}`;
   }
+  return { keys, notices, firstRun };
+}
+
+/**
+ * Said once the server listens, last, so that it does not scroll away behind the start-up: the
+ * warnings, then the address, then the first run's password.
+ */
+function announce({ notices, firstRun }: { notices: string[]; firstRun: string }, where: string) {
   for (const notice of notices) console.warn(`WARNING: ${notice}`);
-  return keys;
+  console.log([`IAM Console: ${config.publicUrl}  (${where})`, firstRun].filter(Boolean).join('\n'));
 }
 
 const databaseName = () => (config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`);
 
 /** Serves requests in this process until SIGTERM/SIGINT. */
-async function serve(announce: boolean) {
+async function serve(primary: boolean) {
   startPasswordThreads(config.webConcurrency ?? 1);
   const db = await open();
-  const keys = await prepare(db);
-  const app = await buildApp({ db, config, keys }, { logger: { level: config.logLevel } });
+  const prepared = await prepare(db);
+  const app = await buildApp({ db, config, keys: prepared.keys }, { logger: { level: config.logLevel } });
   const stopMaintenance = startMaintenance(db, {
     signInRetentionDays: config.signInRetentionDays,
     auditRetentionDays: config.auditRetentionDays,
     log: (message) => app.log.warn(message),
-    onStep: (step) => app.log.info({ sql: step.sql, ms: Math.round(step.ms) }, 'database maintenance step'),
+    // detail: at info it would bury the address and the first-run password printed just before
+    onStep: (step) => app.log.debug({ sql: step.sql, ms: Math.round(step.ms) }, 'database maintenance step'),
   });
 
   let closing = false;
@@ -112,7 +122,7 @@ async function serve(announce: boolean) {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ host: config.host, port: config.port });
-  if (announce) console.log(`IAM Console: ${config.publicUrl}  (database: ${databaseName()})`);
+  if (primary) announce(prepared, `database: ${databaseName()}`);
 }
 
 /**
@@ -123,7 +133,7 @@ async function serve(announce: boolean) {
  */
 async function runPrimary(count: number) {
   const db = await open();
-  await prepare(db);
+  const prepared = await prepare(db);
   await db.close();
   // the first run's seed hashed a password here; the primary serves no sign-ins
   await closePasswordPool();
@@ -134,7 +144,7 @@ async function runPrimary(count: number) {
   let listening = 0;
   const fork = () =>
     cluster.fork().once('listening', () => {
-      if (++listening === count) console.log(`IAM Console: ${config.publicUrl}  (database: ${databaseName()}, ${count} processes)`);
+      if (++listening === count) announce(prepared, `database: ${databaseName()}, ${count} processes`);
     });
   const stopAll = (signal: NodeJS.Signals) => {
     if (stopping) return;

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { lockDataDir } from './dataDirLock.js';
 import { migrate } from './migrations.js';
+import { databaseUnavailable } from '../errors.js';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -289,6 +290,10 @@ class PostgresDatabase implements Database {
     // reported here; without a listener node would treat it as an uncaught error and stop the process.
     // The pool discards that client and opens a new one for the next query.
     pool.on('error', onConnectionError);
+    // The pool listens only while a connection is idle: one lost after it is handed out, before its
+    // user has attached a listener, would be an unhandled 'error' and stop the process. Every
+    // connection listens from the moment it is made; its queries fail on their own.
+    pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   /** One statement on the pool or on a transaction's client, prepared under its text's name. */
@@ -319,13 +324,29 @@ class PostgresDatabase implements Database {
     return retryConflicts(() => this.transactionOnce(fn, begin));
   }
 
-  private async transactionOnce<T>(fn: (tx: Queryable) => Promise<T>, begin: string): Promise<T> {
-    const client = await this.pool.connect();
-    // Checked-out clients have no listener of their own: a connection lost between two statements of
-    // this transaction must fail the transaction, not the process.
+  private async transactionOnce<T>(fn: (tx: Queryable) => Promise<T>, begin: string, again = false): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      // refused, or the server going down: nothing of the transaction ran, so it is tried once more
+      if (again || !databaseUnavailable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return this.transactionOnce(fn, begin, true);
+    }
+    // a connection lost between two statements of this transaction fails the transaction, never the process
     let lost: Error | undefined;
     const onLost = (error: Error) => (lost = error);
     client.on('error', onLost);
+    try {
+      await client.query(begin);
+    } catch (error) {
+      client.off('error', onLost);
+      client.release(error as Error);
+      // a pooled connection that died before the transaction's first statement: nothing ran, try once more on another
+      if (again || !databaseUnavailable(error)) throw error;
+      return this.transactionOnce(fn, begin, true);
+    }
     const tx: Queryable = {
       exec: async (script) => {
         this.stats.queries++;
@@ -334,7 +355,6 @@ class PostgresDatabase implements Database {
       query: async <R>(text: string, params: unknown[] = []) => (await this.run(client, text, params)) as QueryResult<R>,
     };
     try {
-      await client.query(begin);
       const value = await fn(tx);
       try {
         await client.query('COMMIT');

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import * as jose from 'jose';
 import type Provider from 'oidc-provider';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
-import { clientError } from '../errors.js';
+import { clientError, RETRY_AFTER_SECONDS } from '../errors.js';
 import { accountRoutes } from '../mfa/account.js';
 import { registerMfaSteps } from '../mfa/steps.js';
 import { accountPageRoutes } from './accountPages.js';
@@ -36,6 +36,7 @@ async function signInRoutes(app: FastifyInstance, options: { provider: Provider;
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const refused = clientError(error) ?? (isProviderError(error) ? { status: 400, message: readable(error) } : undefined);
     if (!refused) request.log.error({ err: error }, 'sign-in page failed');
+    if (refused?.status === 503) reply.header('Retry-After', RETRY_AFTER_SECONDS);
     return sendPage(reply, refused?.status ?? 500, renderErrorPage(refused?.message ?? 'Something went wrong. Please try again.'));
   });
   app.addHook('onSend', async (request, reply) => {
@@ -188,6 +189,7 @@ export async function oauthRoutes(app: FastifyInstance) {
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const refused = clientError(error);
       if (!refused) request.log.error({ err: error }, 'authorization server failed');
+      if (refused?.status === 503) reply.header('Retry-After', RETRY_AFTER_SECONDS);
       const message = refused?.message ?? 'Something went wrong. Please try again.';
       if (PAGES.has(new URL(request.url, 'http://x').pathname)) return sendPage(reply, refused?.status ?? 500, renderErrorPage(message));
       return reply
