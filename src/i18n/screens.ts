@@ -26,6 +26,7 @@ export const screens = {
       noDomains: 'No domain of %{company} matches "%{query}"',
       noDomainYet: 'Company %{company} has no domain yet',
       switchWithoutDomain: 'Switch to %{company}',
+      domainSettings: 'Settings of domain %{domain}',
       loading: 'Loading',
       error: 'The list could not be loaded. Close and try again.',
       keys: 'Up and Down move, Enter chooses, Escape closes',

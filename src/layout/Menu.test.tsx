@@ -47,11 +47,11 @@ afterEach(() => {
 });
 
 describe('the menu follows the roles', () => {
-  it("Support: users, groups, sign-in logs and the audit log; no applications, APIs or roles", async () => {
+  it("Support: users, groups, sign-in logs, the outbox and the audit log; no applications, APIs or roles", async () => {
     await dashboardAs(permissionsOf('support'));
     expect(screen.queryByRole('menuitem', { name: 'Enterprise Applications' })).not.toBeInTheDocument();
     expect(screen.queryByRole('menuitem', { name: 'Roles' })).not.toBeInTheDocument();
-    expect(await entriesOf('Users', 'menu-users')).toEqual(['All users', 'Deleted users', 'Sign-in logs', 'Password reset', 'User settings', "Sync'ing results"]);
+    expect(await entriesOf('Users', 'menu-users')).toEqual(['All users', 'Deleted users', 'Sign-in logs', 'Outbox', 'Password reset', 'User settings', "Sync'ing results"]);
     expect(await entriesOf('Groups', 'menu-groups')).toEqual(['All groups', 'Deleted groups', 'General', 'Group settings']);
     expect(await entriesOf('Onboarding', 'menu-onboarding')).toEqual(['Companies', 'Domains']);
   });

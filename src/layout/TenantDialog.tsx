@@ -17,7 +17,9 @@ import {
 import SearchIcon from '@mui/icons-material/Search';
 import HistoryIcon from '@mui/icons-material/History';
 import ArrowBackIcon from '@mui/icons-material/ArrowBack';
-import { useDataProvider, useGetList, useNotify, useTranslate, type RaRecord } from 'react-admin';
+import SettingsIcon from '@mui/icons-material/Settings';
+import { LinkBase, useDataProvider, useGetList, useNotify, useTranslate, type RaRecord } from 'react-admin';
+import { domainSettingsHref, domainSettingsState } from '../resources/domains/settingsLink';
 import type { IamDataProvider } from '../dataProvider';
 import { useAnnounceSwitch } from '../session/announceSwitch';
 import { companyLabel } from '../session/place';
@@ -258,6 +260,20 @@ export default function TenantDialog({ open, onClose }: { open: boolean; onClose
     >
       <DialogTitle id={`${id}-title`}>{translate('iam.tenant.title')}</DialogTitle>
       <DialogContent>
+        {!chosen && current && currentDomain && (
+          // where the console works now: its domain's own screen, one click away (docs/CONSOLE.md, "Layout")
+          <Button
+            size="small"
+            component={LinkBase}
+            to={domainSettingsHref(current, currentDomain)}
+            state={domainSettingsState(current, currentDomain)}
+            onClick={onClose}
+            startIcon={<SettingsIcon />}
+            sx={{ mb: 1, textTransform: 'none', overflowWrap: 'anywhere' }}
+          >
+            {translate('iam.tenant.domainSettings', { domain: currentDomain.name || currentDomain.id })}
+          </Button>
+        )}
         {chosen && (
           <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mb: 1, flexWrap: 'wrap' }}>
             <Button size="small" startIcon={<ArrowBackIcon />} onClick={() => step(undefined)}>

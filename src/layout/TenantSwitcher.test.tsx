@@ -47,9 +47,9 @@ function provider(request: RecordedRequest) {
   return company ? { json: company } : { status: 404, json: { message: 'not found' } };
 }
 
-function renderSwitcher() {
+function renderSwitcher(addresses: string[] = []) {
   render(
-    <TestMemoryRouter initialEntries={['/dashboard']}>
+    <TestMemoryRouter initialEntries={['/dashboard']} locationCallback={(location) => addresses.push(`${location.pathname}${location.search}`)}>
       <AdminContext dataProvider={createDataProvider({ resources: registry })} i18nProvider={i18nProvider} store={memoryStore()}>
         <TenantSwitcher />
         <Notification />
@@ -93,6 +93,21 @@ describe('company and domain switcher', () => {
     expect(switcher()).toHaveTextContent('Globex › prod');
     expect(switcher()).toHaveAttribute('aria-haspopup', 'dialog');
     expect(requests).toEqual([]);
+  });
+
+  it("offers the current domain's settings, one click away, and closes on the way there", async () => {
+    const { requests } = mockFetch(provider);
+    const addresses: string[] = [];
+    renderSwitcher(addresses);
+    await openSwitcher();
+    const settings = screen.getByRole('link', { name: 'Settings of domain prod' });
+    expect(settings).toHaveAttribute('href', '/domains/prod?company=globex');
+    await userEvent.click(settings);
+    await waitFor(() => expect(addresses.at(-1)).toBe('/domains/prod?company=globex'));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    // nothing switched
+    expect(getSession().domain).toEqual(prod);
+    expect(requests.filter((request) => request.method !== 'GET')).toEqual([]);
   });
 
   it('lists the subtree of the administrator’s own company, searches it, and marks the current company', async () => {
