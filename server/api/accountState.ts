@@ -12,6 +12,7 @@ import { userAccountKey } from '../accounts/accounts.js';
 import { accountLimitsOf } from '../policies.js';
 import { recordAudit } from '../accounts/audit.js';
 import { assertUser } from './sessions.js';
+import { setLockLimits } from './listFields.js';
 import { errorResponses, params } from './schemas.js';
 
 /**
@@ -86,6 +87,8 @@ export async function accountStateRoutes(app: FastifyInstance) {
   const { db, config } = app.ctx;
   const { failuresPerAccount, successesPerAccount } = { ...DEFAULT_LOGIN_LIMITS, ...config.loginLimits };
   const limits = { failures: failuresPerAccount, signIns: successesPerAccount };
+  // the users list's Locked filter reads the same limits (listFields.ts)
+  setLockLimits({ failuresPerAccount, successesPerAccount });
   const path = '/companys/:companyId/domainNames/:domainId/users/:userId';
   const tags = ['users'];
   const state = {

@@ -1,3 +1,5 @@
+import { DEFAULT_LOGIN_LIMITS, type LoginLimits } from '../config.js';
+import { FACTOR_GUESSES_PER_HOUR, LOCKING_FAILED_SIGN_INS } from '../accounts/factors.js';
 import type { NamedFilter } from './list.js';
 
 /**
@@ -79,7 +81,48 @@ export const userFilters: Record<string, NamedFilter> = {
   blocked: flag('t.blocked_at IS NOT NULL', 't.blocked_at IS NULL'),
   // users_live_verified and users_live_unverified (partial, complementary: one index's size in all)
   emailVerified: flag('t.email_verified', 'NOT t.email_verified'),
+  // the throttle's lock or the second-factor lock, as …/signInState tells them (accountState.ts):
+  // two probes per user, login_attempts' primary key and signin_events_user
+  locked: { type: 'boolean', sql: (value: boolean) => (value ? lockedSql() : `NOT ${lockedSql()}`) },
 };
+
+/**
+ * The server's own sign-in limits (LOGIN_MAX_FAILURES_PER_ACCOUNT, LOGIN_MAX_SUCCESSES_PER_ACCOUNT),
+ * told by the account-state routes when the API is built (one program, one configuration; a domain's
+ * security policy may set its own failure limit, read in the statement).
+ */
+let lockLimits: Pick<LoginLimits, 'failuresPerAccount' | 'successesPerAccount'> = DEFAULT_LOGIN_LIMITS;
+export function setLockLimits(limits: Pick<LoginLimits, 'failuresPerAccount' | 'successesPerAccount'>): void {
+  lockLimits = { failuresPerAccount: limits.failuresPerAccount, successesPerAccount: limits.successesPerAccount };
+}
+
+/** The throttle's key of the row's account (accounts.ts userAccountKey). */
+const ACCOUNT_KEY = `'user:' || t.company_id || '/' || t.domain_id || '/' || t.id`;
+
+/**
+ * Is the row's account locked now? The same rules as signInState (accountState.ts) and the sign-in
+ * itself: more failed sign-ins than the domain's (else the server's) limit, or more sign-ins than
+ * the server's, in the counters' live windows (loginThrottle.ts); or her second factors locked
+ * (factors.ts factorsLockedUntil): FACTOR_GUESSES_PER_HOUR wrong answers in the counter's hour, or
+ * LOCKING_FAILED_SIGN_INS failed second-factor sign-ins in the last hour since her last Unlock or
+ * reset of her factors. Limits are integers from the configuration, never from a request.
+ */
+function lockedSql(): string {
+  const failures = Math.trunc(lockLimits.failuresPerAccount);
+  const signIns = Math.trunc(lockLimits.successesPerAccount);
+  return `(EXISTS (SELECT 1 FROM login_attempts a
+      WHERE a.kind IN ('failed-account', 'signed-in-account', 'failed-factor') AND a.key = ${ACCOUNT_KEY} AND a.expires_at > now()
+        AND CASE a.kind
+              WHEN 'failed-account' THEN a.n > coalesce((SELECT p.failures_per_account FROM domain_policies p WHERE p.company_id = t.company_id AND p.domain_id = t.domain_id), ${failures})
+              WHEN 'signed-in-account' THEN a.n > ${signIns}
+              ELSE a.n >= ${FACTOR_GUESSES_PER_HOUR} END)
+    OR EXISTS (SELECT 1 FROM signin_events e
+      WHERE e.company_id = t.company_id AND e.domain_id = t.domain_id AND e.user_id = t.id AND e.outcome = 'second_factor_failed' AND e.occurred_at > now() - interval '1 hour'
+        AND e.occurred_at > coalesce((SELECT max(u.occurred_at) FROM audit_events u
+                                      WHERE u.company_id = t.company_id AND u.resource_id = t.id AND u.resource_type = 'users' AND u.domain_id = t.domain_id
+                                        AND u.action IN ('unlock', 'resetFactors')), '-infinity')
+      ORDER BY e.occurred_at DESC OFFSET ${LOCKING_FAILED_SIGN_INS - 1} LIMIT 1))`;
+}
 
 export const groupListFields = {
   // direct members (users and groups), on the group's primary key

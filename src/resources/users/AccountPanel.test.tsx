@@ -88,11 +88,33 @@ describe('the Account panel says the state in words', () => {
     expect(
       await within(panel).findByText(`Locked until ${new Date(LOCKED_UNTIL).toLocaleString()} because of too many failed sign-ins.`),
     ).toBeInTheDocument();
-    expect(within(panel).getByText('Locked')).toBeInTheDocument();
+    // the chip says until when, in local time
+    expect(within(panel).getByText(`Locked until ${new Date(LOCKED_UNTIL).toLocaleString()}`)).toBeInTheDocument();
     expect(within(panel).getByText('109 failed sign-ins counted')).toBeInTheDocument();
     expect(panel).toHaveTextContent('E-mail:Verified');
     expect(panel).toHaveTextContent('At next sign-in:Change password, Enrol a second factor');
     expect(button('Unlock')).toBeEnabled();
+  });
+
+  it('invited: no password yet says Invitation pending, not Can sign in', async () => {
+    state = { ...ACTIVE, hasPassword: false };
+    mockFetch(provider);
+    show();
+    const panel = await screen.findByRole('region', { name: 'Account' });
+    expect(await within(panel).findByText('Invitation pending')).toBeInTheDocument();
+    expect(within(panel).getByText(/Has no password yet: cannot sign in until she chooses one from her invitation/)).toBeInTheDocument();
+    expect(within(panel).queryByText('Can sign in.')).toBeNull();
+    expect(within(panel).queryByText('Active')).toBeNull();
+  });
+
+  it('with a password: Active, Can sign in', async () => {
+    state = { ...ACTIVE, hasPassword: true };
+    mockFetch(provider);
+    show();
+    const panel = await screen.findByRole('region', { name: 'Account' });
+    expect(await within(panel).findByText('Can sign in.')).toBeInTheDocument();
+    expect(within(panel).getByText('Active')).toBeInTheDocument();
+    expect(within(panel).queryByText('Invitation pending')).toBeNull();
   });
 
   it('blocked: since when; Unblock instead of Block', async () => {
@@ -252,7 +274,7 @@ describe('what the roles allow', () => {
     state = { ...ACTIVE, failedSignIns: 101, lockedUntil: LOCKED_UNTIL, lockedBecause: 'too many failed sign-ins' };
     mockFetch(provider, { permissions: permissionsOf('auditor') });
     show();
-    await screen.findByText(/^Locked until/);
+    await screen.findByText(/^Locked until .* because/);
     await waitFor(() => expect(button('Block')).toBeDisabled());
     expect(await reasonOf(button('Unlock'))).toBe('Needs the Owner, Administrator, User manager or Support role');
     expect(await reasonOf(button('Block'))).toBe('Needs the Owner, Administrator, User manager or Support role');
@@ -275,7 +297,7 @@ describe('what the roles allow', () => {
     const reason = 'You cannot act on user u1: it holds the Administrator role over company acme and the companies below it, and your roles there do not give all of it. Nobody acts on more than they hold.';
     const { requests } = mockFetch((request) => (request.url.endsWith(`${USER}/rights`) ? { json: { mayActOn: false, reason } } : provider(request)), { permissions: permissionsOf('support') });
     show();
-    await screen.findByText(/^Locked until/);
+    await screen.findByText(/^Locked until .* because/);
     await waitFor(() => expect(button('Unlock')).toBeDisabled());
     expect(await reasonOf(button('Unlock'))).toBe(reason);
     expect(await reasonOf(button('Block'))).toBe(reason);

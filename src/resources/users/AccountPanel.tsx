@@ -32,11 +32,15 @@ import type { UserPanelProps } from './UserPanels';
 
 type Translate = ReturnType<typeof useTranslate>;
 
-/** The account's state, the strongest first: deleted, blocked, locked by the throttle, else active. */
-function stateOf(deleted: boolean, state: SignInState | undefined): { key: 'deleted' | 'blocked' | 'locked' | 'active'; color?: ChoiceColor } {
+/**
+ * The account's state, the strongest first: deleted, blocked, locked (by the throttle or the second
+ * factor lock), invited (no password yet: she cannot sign in before she chooses one), else active.
+ */
+function stateOf(deleted: boolean, state: SignInState | undefined): { key: 'deleted' | 'blocked' | 'locked' | 'invited' | 'active'; color?: ChoiceColor } {
   if (deleted) return { key: 'deleted' };
   if (state?.blockedAt) return { key: 'blocked', color: 'error' };
   if (state?.lockedUntil) return { key: 'locked', color: 'warning' };
+  if (state?.hasPassword === false) return { key: 'invited', color: 'info' };
   return { key: 'active', color: 'success' };
 }
 
@@ -54,11 +58,15 @@ function StateWords({ state, deleted, translate }: { state: SignInState; deleted
       }),
     );
   }
-  if (!deleted && lines.length === 0) lines.push(translate('iam.accountState.activeText'));
+  if (!deleted && lines.length === 0) lines.push(translate(key === 'invited' ? 'iam.accountState.invitedText' : 'iam.accountState.activeText'));
   if (state.failedSignIns > 0) lines.push(translate('iam.accountState.failedSignIns', { smart_count: state.failedSignIns }));
   return (
     <Stack direction="row" spacing={1.5} sx={{ alignItems: 'baseline' }}>
-      <ColorChip color={color}>{translate(`iam.accountState.states.${key}`)}</ColorChip>
+      <ColorChip color={color}>
+        {key === 'locked' && state.lockedUntil
+          ? translate('iam.accountState.lockedUntil', { until: formatDateTime(state.lockedUntil) })
+          : translate(`iam.accountState.states.${key}`)}
+      </ColorChip>
       <Box>
         {lines.map((line) => (
           <Typography key={line}>{line}</Typography>

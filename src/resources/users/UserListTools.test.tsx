@@ -59,6 +59,15 @@ describe('users list filters', () => {
     await waitFor(() => expect(decodeURIComponent(addresses.at(-1)!)).toContain('"neverSignedIn":true'));
   });
 
+  it('Locked finds the users locked now: the provider filters (filter.locked)', async () => {
+    const { requests } = mockFetch(provider);
+    open();
+    await screen.findByText('Ada', {}, { timeout: 5000 });
+    await userEvent.click(screen.getByRole('button', { name: 'Add filter' }));
+    await userEvent.click(within(await screen.findByRole('menu')).getByRole('menuitemcheckbox', { name: 'Locked' }));
+    await waitFor(() => expect(lastList(requests)).toContain('filter={"locked":true}'));
+  });
+
   it('a date preset asks for the last days from the start of the first of them; an e-mail domain is typed', async () => {
     const { requests } = mockFetch(provider);
     open();

@@ -49,6 +49,8 @@ export const users: ResourceDeclaration = {
     { source: 'emailDomain', kind: 'text', more: true },
     { source: 'blocked', kind: 'boolean', more: true },
     { source: 'emailVerified', kind: 'boolean', more: true },
+    // locked now by the sign-in throttle or the second-factor lock (server/api/listFields.ts)
+    { source: 'locked', kind: 'boolean', more: true },
   ],
   formFields: ['username', 'displayName', 'notes', 'email'],
   softDelete: { field: 'status', active: 'active', deleted: 'deleted' },
