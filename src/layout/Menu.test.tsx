@@ -65,7 +65,7 @@ describe('the menu follows the roles', () => {
 
   it('Auditor: Roles too', async () => {
     await dashboardAs(permissionsOf('auditor'));
-    expect(screen.getByRole('menuitem', { name: 'Roles' })).toHaveAttribute('href', '/roles');
+    expect(screen.getByRole('menuitem', { name: 'Roles' })).toHaveAttribute('href', '/roles?page=1');
   });
 });
 

@@ -20,7 +20,7 @@ function Leaf({ leaf, nested }: { leaf: MenuLeaf; nested: boolean }) {
       </MenuItem>
     );
   }
-  return <MenuItemLink to={leaf.to} primaryText={label} sx={sx} />;
+  return <MenuItemLink to={leaf.to} search={leaf.search} primaryText={label} sx={sx} />;
 }
 
 function Group({ entry }: { entry: MenuEntry }) {
@@ -75,7 +75,7 @@ function Single({ entry }: { entry: MenuEntry }) {
   ) : (
     <Icon />
   );
-  return <MenuItemLink to={entry.to ?? '/'} primaryText={translate(entry.labelKey, { _: entry.fallback, smart_count: 2 })} leftIcon={icon} />;
+  return <MenuItemLink to={entry.to ?? '/'} search={entry.search} primaryText={translate(entry.labelKey, { _: entry.fallback, smart_count: 2 })} leftIcon={icon} />;
 }
 
 /** The declared resources that have menu entries. */

@@ -11,6 +11,8 @@ import { LinkBase, useMatch, useSidebarState } from 'react-admin';
  */
 interface MenuLinkProps {
   to: string;
+  /** The query the link adds (a list opened afresh); the entry is marked active on the path alone. */
+  search?: string;
   primaryText: ReactNode;
   leftIcon?: ReactElement;
   sx?: SxProps<Theme>;
@@ -24,9 +26,9 @@ const StyledMenuItem = styled(MenuItem)(({ theme }) => ({
   [`&.${classes.active}`]: { color: (theme.vars || theme).palette.text.primary },
 }));
 
-const Link = forwardRef<HTMLAnchorElement, { to: string }>((props, ref) => <LinkBase ref={ref} {...props} />);
+const Link = forwardRef<HTMLAnchorElement, { to: string | { pathname: string; search?: string } }>((props, ref) => <LinkBase ref={ref} {...props} />);
 
-export function MenuLink({ to, primaryText, leftIcon, sx }: MenuLinkProps) {
+export function MenuLink({ to, search, primaryText, leftIcon, sx }: MenuLinkProps) {
   const [open, setOpen] = useSidebarState();
   const isSmall = useMediaQuery((theme: Theme) => theme.breakpoints.down('md'));
   const match = useMatch({ path: to, end: to === '/' });
@@ -34,7 +36,7 @@ export function MenuLink({ to, primaryText, leftIcon, sx }: MenuLinkProps) {
     <StyledMenuItem
       // @ts-expect-error MenuItem passes `to` on to the link component
       component={Link}
-      to={to}
+      to={search ? { pathname: to, search } : to}
       tabIndex={0}
       sx={sx}
       className={match ? `${classes.root} ${classes.active}` : classes.root}

@@ -25,6 +25,8 @@ export interface MenuLeaf {
   /** What shows when labelKey has no translation (a declared type's readable name). */
   fallback?: string;
   to: string;
+  /** Added to `to` by the link: a declared list's opens on its first page, unfiltered. */
+  search?: string;
   fullPage?: boolean;
 }
 
@@ -34,17 +36,25 @@ export interface MenuEntry {
   fallback?: string;
   icon: ComponentType;
   to?: string;
+  search?: string;
   badgeKey?: string;
   children?: readonly MenuLeaf[];
 }
+
+/**
+ * A side-bar link opens its list afresh (docs/CONSOLE.md, "Lists"): a query in the address is the
+ * list's whole state, so this one sets none of the search, filters or sort the list's store keeps
+ * from last time; the rows per page stay the person's choice (the list's own default).
+ */
+export const FRESH_LIST = '?page=1';
 
 /** The list's entry and, for a soft-deletable type, the deleted list's. */
 function leavesOf(declaration: ResourceDeclaration): MenuLeaf[] {
   const fallback = readableName(declaration.name);
   const { list, deleted } = declaration.routes;
-  const leaves: MenuLeaf[] = [{ labelKey: declaration.labelKey, fallback, to: list }];
+  const leaves: MenuLeaf[] = [{ labelKey: declaration.labelKey, fallback, to: list, search: FRESH_LIST }];
   if (deleted) {
-    leaves.push({ labelKey: declaration.menu?.deletedLabelKey ?? 'iam.statusList.deleted', to: deleted });
+    leaves.push({ labelKey: declaration.menu?.deletedLabelKey ?? 'iam.statusList.deleted', to: deleted, search: FRESH_LIST });
   }
   return leaves;
 }
@@ -70,9 +80,9 @@ export function menuTree(signedIn: boolean, declarations: readonly ResourceDecla
     .filter((declaration) => !declaration.menu?.group || !groupIds.has(declaration.menu.group))
     .map((declaration): MenuEntry => {
       const leaves = leavesOf(declaration);
-      const { labelKey, fallback } = leaves[0];
+      const { labelKey, fallback, to, search } = leaves[0];
       return leaves.length === 1
-        ? { id: declaration.name, labelKey, fallback, icon: declaration.icon, to: leaves[0].to }
+        ? { id: declaration.name, labelKey, fallback, icon: declaration.icon, to, search }
         : { id: declaration.name, labelKey, fallback, icon: declaration.icon, children: leaves };
     });
   const at = joined.findIndex((entry) => entry.id === 'jobs');

@@ -11,7 +11,7 @@ import { declaredFilters, hasMoreFilters } from './declaredFilters';
 import { columnsKey, ColumnsKeyContext, ListTools } from './ListTools';
 import { FieldValue } from './FieldValue';
 import { SelectionReset } from './SelectionReset';
-import { rowsPerPageOptions, WindowPagination } from './WindowPagination';
+import { rowsPerPageOptions, useRememberedPerPage, WindowPagination } from './WindowPagination';
 
 interface DeclaredListProps {
   /** The toolbar (New, Delete, ...); it reads the selection from the list context. */
@@ -98,6 +98,9 @@ export function DeclaredList({
   const filters = declaredFilters(declaration, translate, hiddenFilters, Boolean(domain));
   const Expand = declaration.expand;
   const { company } = useSession();
+  const listKey = embedded ? `${declaration.name}.embedded` : (storeKey ?? `${declaration.name}.list`);
+  // the declared page size until the person chooses another for this list
+  const [perPage, rememberPerPage] = useRememberedPerPage(listKey, pageSize);
   const rowHref = (record: RaRecord) => recordHref(declaration.name, record.id, { companyId: company?.id ?? '', domainId: domain?.id ?? '' });
   // inside another screen the columns are the declared ones; a list of its own lets people choose
   const preferenceKey = embedded ? undefined : columnsKey(declaration.name);
@@ -114,19 +117,20 @@ export function DeclaredList({
       <List
         resource={declaration.name}
         title={title}
-        perPage={pageSize}
+        perPage={perPage}
         sort={declaration.defaultSort}
         queryOptions={{ meta: (declaration.deferredTotal ? { ...meta, deferTotal: true } : meta) as Record<string, unknown> | undefined }}
         filters={filters.length ? filters : undefined}
         filter={filter}
         actions={embedded ? actions : <ListTools actions={actions} preferenceKey={preferenceKey} moreFilters={hasMoreFilters(declaration, hiddenFilters)} />}
         empty={false}
-        storeKey={embedded ? false : (storeKey ?? `${declaration.name}.list`)}
+        storeKey={embedded ? false : listKey}
         disableSyncWithLocation={embedded}
         pagination={
           <WindowPagination
             window={pageWindow}
             rowsPerPageOptions={rowsPerPageOptions(pageSize)}
+            onPerPageChange={rememberPerPage}
             deferred={declaration.deferredTotal ? { meta, filter } : undefined}
           />
         }

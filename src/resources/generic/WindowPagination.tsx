@@ -1,7 +1,7 @@
 import { Box, Button, IconButton, MenuItem, TextField, Typography } from '@mui/material';
 import ChevronLeftIcon from '@mui/icons-material/ChevronLeft';
 import ChevronRightIcon from '@mui/icons-material/ChevronRight';
-import { useGetList, useListContext, useTranslate } from 'react-admin';
+import { useGetList, useListContext, useStore, useTranslate } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
 
 /** The page numbers to show: `size` consecutive pages around the current one, inside 1..pageCount. */
@@ -14,9 +14,22 @@ export function pageWindow(page: number, pageCount: number, size: number): numbe
 /** Rows per page offered: the list's own page size (the specification's default), and up to 100 (docs/CONSOLE.md, "Lists"). */
 export const rowsPerPageOptions = (pageSize: number) => [...new Set([pageSize, 25, 50, 100])].sort((a, b) => a - b);
 
+/**
+ * A person's choice of rows per page for one list, kept in react-admin's store under
+ * `perPage.{key}` (docs/CONSOLE.md, "Lists"): the list's own page size until she chooses another
+ * it offers. The list starts with it; WindowPagination's `onPerPageChange` remembers a new one.
+ */
+export function useRememberedPerPage(key: string, pageSize: number): [number, (perPage: number) => void] {
+  const [stored, setStored] = useStore<number | undefined>(`perPage.${key}`);
+  const perPage = stored !== undefined && rowsPerPageOptions(pageSize).includes(stored) ? stored : pageSize;
+  return [perPage, setStored];
+}
+
 interface WindowPaginationProps {
   window: number;
   rowsPerPageOptions: number[];
+  /** Remembers the rows per page chosen (useRememberedPerPage). */
+  onPerPageChange?: (perPage: number) => void;
   /**
    * The list asks its page with `total=deferred` (its declaration's deferredTotal): these are its
    * meta and fixed filter, to ask the same list's total once the page shows.
@@ -39,7 +52,7 @@ function useDeferredTotal(deferred: WindowPaginationProps['deferred'], enabled: 
 }
 
 /** Pagination with a fixed window of page numbers (docs/CONSOLE.md, "Constants") and a rows-per-page choice. */
-export function WindowPagination({ window, rowsPerPageOptions, deferred }: WindowPaginationProps) {
+export function WindowPagination({ window, rowsPerPageOptions, onPerPageChange, deferred }: WindowPaginationProps) {
   const { page, perPage, total: listed, hasNextPage, setPage, setPerPage, isPending } = useListContext();
   const translate = useTranslate();
   const uncounted = listed === undefined && hasNextPage !== undefined;
@@ -63,7 +76,10 @@ export function WindowPagination({ window, rowsPerPageOptions, deferred }: Windo
           size="small"
           label={translate('iam.list.rowsPerPage')}
           value={perPage}
-          onChange={(event) => setPerPage(Number(event.target.value))}
+          onChange={(event) => {
+            setPerPage(Number(event.target.value));
+            onPerPageChange?.(Number(event.target.value));
+          }}
           fullWidth
           margin="none"
         >
