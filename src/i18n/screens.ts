@@ -575,6 +575,7 @@ export const screens = {
       deleteScope: 'Purge %{permission}',
       scopeDeleted: 'Permission %{permission} purged',
       noScopes: 'No permission scopes yet.',
+      scopesReadOnly: 'Read-only. %{reason}.',
       company: 'Company',
       // docs/CONSOLE.md, "APIs and permission scopes": the search and a scope's own address
       searchScopes: 'Search permission scopes',

@@ -79,7 +79,7 @@ describe('API wizard', () => {
 });
 
 describe('API view: Permission tab', () => {
-  it('enables Add only in edit mode, adds and deletes scopes, and pages 15 at a time', async () => {
+  it('offers Add and Purge at once to those who may, adds and deletes scopes, and pages 15 at a time', async () => {
     let scopes = Array.from({ length: 20 }, (_, index) => ({
       id: `scope:${String(index).padStart(2, '0')}`,
       permission: `scope:${String(index).padStart(2, '0')}`,
@@ -110,11 +110,10 @@ describe('API view: Permission tab', () => {
     await userEvent.click(screen.getByRole('tab', { name: 'Permission' }));
     expect(await screen.findByText('scope:00')).toBeInTheDocument();
     expect(screen.getAllByRole('button', { name: /^Purge scope:/ })).toHaveLength(15);
-    expect(screen.getByRole('button', { name: 'Add' })).toBeDisabled();
-    expect(screen.getByRole('textbox', { name: /^Permission/ })).toBeDisabled();
-    expect(screen.getByRole('button', { name: 'Purge scope:00' })).toBeDisabled();
-
-    await userEvent.click(screen.getByRole('switch', { name: 'Edit' }));
+    // editable at once: no switch to find first
+    expect(screen.queryByRole('switch')).toBeNull();
+    expect(screen.getByRole('textbox', { name: /^Permission/ })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'Purge scope:00' })).toBeEnabled();
     const add = screen.getByRole('button', { name: 'Add' });
     expect(add).toBeEnabled();
     await userEvent.click(add);

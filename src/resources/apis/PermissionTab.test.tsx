@@ -5,7 +5,9 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { authProvider } from '../../authProvider/authProvider';
 import { mockFetch, readable, type RecordedRequest } from '../../test/fetchMock';
+import { permissionsOf, rolesAnswer } from '../../test/roles';
 import { renderScreen } from '../../test/renderScreen';
 import { clearSession, updateSession } from '../../session/session';
 import ApiView from './ApiView';
@@ -86,6 +88,28 @@ describe('API Permission tab', () => {
     const notice = await screen.findByText('This API has no permission scope gone: it may have been purged.');
     expect(within(notice.closest('[role="status"]')!).getByRole('button', { name: 'Show all' })).toBeInTheDocument();
   }, 60_000);
+
+  it('is read-only, saying why, for a role that may read the API but not change it', async () => {
+    const { requests } = mockFetch((request) => (request.url.endsWith('/api/roles') ? rolesAnswer() : provider(request)), {
+      permissions: permissionsOf('auditor'),
+    });
+    renderScreen(apis, ApiView, { pathname: '/apis/api1', search: '?company=acme&domain=main&tab=permission', state }, { authProvider });
+    expect(await screen.findByRole('link', { name: 'write:orders' })).toBeInTheDocument();
+    expect(await screen.findByText('Read-only. Needs the Owner, Administrator or Application manager role.')).toBeInTheDocument();
+    expect(screen.getByRole('textbox', { name: /^Permission/ })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Add' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Purge write:orders' })).toBeDisabled();
+    expect(requests.filter((request) => request.method !== 'GET')).toEqual([]);
+  });
+
+  it('is editable at once, without a note, for a role that may change it', async () => {
+    mockFetch((request) => (request.url.endsWith('/api/roles') ? rolesAnswer() : provider(request)), { permissions: permissionsOf('application-manager') });
+    renderScreen(apis, ApiView, { pathname: '/apis/api1', search: '?company=acme&domain=main&tab=permission', state }, { authProvider });
+    await waitFor(() => expect(screen.getByRole('textbox', { name: /^Permission/ })).toBeEnabled());
+    expect(screen.getByRole('button', { name: 'Add' })).toBeEnabled();
+    expect(screen.queryByText(/^Read-only/)).toBeNull();
+    expect(screen.queryByRole('switch')).toBeNull();
+  });
 
   it('opens searched at an address carrying the search (&scopes=)', async () => {
     const { requests } = mockFetch(provider);

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Alert, Box, Button, FormControlLabel, IconButton, Link, Stack, Switch, TextField as MuiTextField, Tooltip, Typography } from '@mui/material';
+import { Alert, Box, Button, IconButton, Link, Stack, TextField as MuiTextField, Tooltip, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import DeleteForeverIcon from '@mui/icons-material/DeleteForever';
 import LinkIcon from '@mui/icons-material/Link';
@@ -26,7 +26,7 @@ import { scopeHref } from '../generic/recordLink';
 import { useAllowed } from '../generic/useAllowed';
 import { describeSaveFailure, type SaveFailure } from '../generic/saveError';
 import { SaveErrorAlert } from '../generic/SaveErrorAlert';
-import { rowsPerPageOptions, WindowPagination } from '../generic/WindowPagination';
+import { rowsPerPageOptions, useRememberedPerPage, WindowPagination } from '../generic/WindowPagination';
 import { permissionScopes } from './index';
 
 /** The scopes' provider path is the API's: /api/{apiId}/PermissionScopes. */
@@ -272,23 +272,26 @@ function ScopePermission({ apiId, context }: ScopeLinkProps) {
 }
 
 /**
- * The Permission tab (docs/CONSOLE.md, "APIs and permission scopes"): Permission (required) and Description inputs with Add, enabled only in
- * edit mode; below, a search and the API's scopes, each a link to its own address, with a delete
- * action per row, 15 per page. Opened at a scope's address (`scope`), it lists that scope, marked.
+ * The Permission tab (docs/CONSOLE.md, "APIs and permission scopes"): Permission (required) and
+ * Description inputs with Add, ready at once for those whose roles may change the API's scopes, and
+ * read-only, saying why, for the others; below, a search and the API's scopes, each a link to its
+ * own address, with a Purge action per row, 15 per page. Opened at a scope's address (`scope`), it
+ * lists that scope, marked.
  */
 export function PermissionTab({ apiId, scope, context, onClose }: { apiId: string; scope?: string; context: PathContext; onClose: () => void }) {
   const translate = useTranslate();
   // a search kept in the address (`&scopes=read`): a searched tab is a link too
   const search = new URLSearchParams(useLocation().search).get('scopes')?.trim();
-  const [editing, setEditing] = useState(false);
   const [error, setError] = useState<SaveFailure['alert']>();
   const meta = scopeMeta(apiId);
   const mayEdit = useAllowed('edit', permissionScopes.name);
+  const editing = mayEdit.allowed;
+  const [perPage, rememberPerPage] = useRememberedPerPage(`${permissionScopes.name}.embedded`, permissionScopes.pageSize);
 
   return (
     <ListBase
       resource={permissionScopes.name}
-      perPage={permissionScopes.pageSize}
+      perPage={perPage}
       sort={permissionScopes.defaultSort}
       queryOptions={{ meta: meta as Record<string, unknown> }}
       // the scope's primary key: that one row, wherever it falls in the list
@@ -296,17 +299,14 @@ export function PermissionTab({ apiId, scope, context, onClose }: { apiId: strin
       disableSyncWithLocation
       storeKey={false}
     >
-      <Stack direction="row" sx={{ justifyContent: 'space-between', alignItems: 'center', mb: 2 }}>
-        <Typography variant="h6" component="h2">
-          {translate('iam.apis.tabs.permission')}
-        </Typography>
-        <DisabledReason reason={mayEdit.reason}>
-          <FormControlLabel
-            control={<Switch checked={editing} disabled={!mayEdit.allowed} onChange={(event) => setEditing(event.target.checked)} />}
-            label={translate('iam.actions.edit')}
-          />
-        </DisabledReason>
-      </Stack>
+      <Typography variant="h6" component="h2" sx={{ mb: 2 }}>
+        {translate('iam.apis.tabs.permission')}
+      </Typography>
+      {mayEdit.reason && (
+        <Alert severity="info" role="status" sx={{ mb: 2 }}>
+          {translate('iam.apis.scopesReadOnly', { reason: mayEdit.reason })}
+        </Alert>
+      )}
       <AddScopeForm meta={meta} editing={editing} error={error} setError={setError} />
       <ScopeSearch />
       {scope && <LinkedScopeNotice scope={scope} />}
@@ -324,7 +324,11 @@ export function PermissionTab({ apiId, scope, context, onClose }: { apiId: strin
         <TextField source="description" sortable={false} />
         <DeleteScopeButton meta={meta} editing={editing} onDone={() => setError(undefined)} />
       </Datagrid>
-      <WindowPagination window={permissionScopes.pageWindow} rowsPerPageOptions={rowsPerPageOptions(permissionScopes.pageSize)} />
+      <WindowPagination
+        window={permissionScopes.pageWindow}
+        rowsPerPageOptions={rowsPerPageOptions(permissionScopes.pageSize)}
+        onPerPageChange={rememberPerPage}
+      />
       <Button onClick={onClose} sx={{ mt: 1 }}>
         {translate('iam.actions.close')}
       </Button>
