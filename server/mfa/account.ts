@@ -35,7 +35,7 @@ import {
   totpUri,
   type UserRef,
 } from '../accounts/factors.js';
-import { factorRequired } from './steps.js';
+import { factorRequired, recordOwnFactorChange } from './steps.js';
 import { accountPagePolicy, overviewPage, passkeyPage, recoveryCodesPage, removePage, SCRIPT_PATHS, secondFactorForm, totpEnrolForm } from './pages.js';
 
 /**
@@ -150,6 +150,9 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
 
   /** Where the sign-in form of this person's organization is. */
   const home = (user?: { companyId: string; domainId: string }) => (user ? `/account?company=${encodeURIComponent(user.companyId)}&domain=${encodeURIComponent(user.domainId)}` : '/account');
+
+  /** Who changed her factors here, for her history: herself, through the account page, from this address. */
+  const accountPage = (request: FastifyRequest) => ({ clientId: 'account-page', ip: request.ip });
 
   /** CSRF: a form post from another site (or a frame of one) is refused (sameSiteForms.ts). */
   const sameSiteForm = 'This form was sent from another site. Open the account page and try again.';
@@ -284,7 +287,10 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       const secret = await decryptSecret(db, session.pending.totp);
       const step = totpStep(secret, request.body?.code ?? '');
       if (step === undefined) return send(reply, 400, await totpPage(session, secret, 'That code is not right. Check the time of your device and type the code the app shows now.'));
-      await addTotp(db, ref(session.user), secret, step, (request.body?.label ?? '').trim());
+      const label = (request.body?.label ?? '').trim() || 'Authenticator app';
+      // the app's key is sealed with the database's own key (factors.ts), outside a transaction's connection
+      await addTotp(db, ref(session.user), secret, step, label);
+      await db.transaction((tx) => recordOwnFactorChange(tx, ref(session.user), accountPage(request), 'enrolFactor', { type: 'totp', label }));
       await setPending(session, {});
       return reply.redirect('/account?done=totp', 303);
     },
@@ -306,7 +312,16 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       if (!session) return reply;
       const challenge = session.pending.challenge;
       await setPending(session, {});
-      const added = challenge && request.body?.webauthn ? await addWebauthn(db, rp, ref(session.user), { response: request.body.webauthn, challenge, label: (request.body.label ?? '').trim() }) : { error: 'The passkey was not created. Please try again.' };
+      const label = (request.body?.label ?? '').trim() || 'Passkey';
+      const response = request.body?.webauthn;
+      const added =
+        challenge && response
+          ? await db.transaction(async (tx) => {
+              const made = await addWebauthn(tx, rp, ref(session.user), { response, challenge, label });
+              if ('id' in made) await recordOwnFactorChange(tx, ref(session.user), accountPage(request), 'enrolFactor', { type: 'webauthn', label });
+              return made;
+            })
+          : { error: 'The passkey was not created. Please try again.' };
       if ('id' in added) return reply.redirect('/account?done=passkey', 303);
       const again = await registrationOptions(db, rp, session.user);
       await setPending(session, { challenge: again.challenge });
@@ -317,7 +332,13 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   app.post('/account/recovery', { config: { sameSiteForm }, schema: { hide: true } }, async (request, reply) => {
     const session = await verified(request, reply);
     if (!session) return reply;
-    return send(reply, 200, recoveryCodesPage(await newRecoveryCodes(db, ref(session.user))));
+    const codes = await db.transaction(async (tx) => {
+      const made = await newRecoveryCodes(tx, ref(session.user));
+      // the codes themselves are shown once, to her, and never recorded
+      await recordOwnFactorChange(tx, ref(session.user), accountPage(request), 'newRecoveryCodes', { type: 'recovery', label: 'Recovery codes' });
+      return made;
+    });
+    return send(reply, 200, recoveryCodesPage(codes));
   });
 
   const factorOf = async (session: Session, id: string) => (await listFactors(db, ref(session.user))).find((f) => f.id === id);
@@ -354,7 +375,10 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
         return send(reply, 401, removePage({ factor, error: 'Wrong password.' }));
       }
       await db.query(`UPDATE account_sessions SET failures = failures - 1 WHERE id = $1`, [session.id]);
-      await removeFactors(db, ref(session.user), factor.id);
+      await db.transaction(async (tx) => {
+        const removed = await removeFactors(tx, ref(session.user), factor.id);
+        for (const one of removed) await recordOwnFactorChange(tx, ref(session.user), accountPage(request), 'removeFactor', one);
+      });
       return reply.redirect('/account?done=removed', 303);
     },
   );

@@ -1,3 +1,4 @@
+import { recordOwnAction } from '../accounts/audit.js';
 import { requiredActionDone } from '../accounts/requiredActions.js';
 import type { Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
@@ -137,7 +138,11 @@ ${scriptTags()}`,
     if (input.body.webauthn) {
       const signed = challengeOf(input.body.webauthn);
       if (!signed || (await takeChallenge(input.db, user, 'webauthn-sign-in', `register:${signed}`)) === undefined) return { error: 'The passkey answer is out of date. Please try again.' };
-      const added = await addWebauthn(input.db, rpOf(input), user, { response: input.body.webauthn, challenge: signed, label: 'Passkey' });
+      const added = await input.db.transaction(async (tx) => {
+        const made = await addWebauthn(tx, rpOf(input), user, { response: input.body.webauthn!, challenge: signed, label: 'Passkey' });
+        if ('id' in made) await recordOwnFactorChange(tx, user, { clientId: 'sign-in', ip: input.request.ip }, 'enrolFactor', { type: 'webauthn', label: 'Passkey' });
+        return made;
+      });
       if ('error' in added) return added;
       await enrolled(input.db, user);
       // a new key proves nothing yet (no attestation is asked): the second-factor step asks her to use it
@@ -149,12 +154,33 @@ ${scriptTags()}`,
     const step = totpStep(secret, input.body.code ?? '');
     if (step === undefined) return { error: 'That code is not right. Check the time of your device and type the code the app shows now.' };
     if ((await takeChallenge(input.db, user, 'totp-enrol', enrolmentKey(user))) === undefined) return { error: 'This enrolment was finished elsewhere. Please sign in again.' };
+    // the app's key is sealed with the database's own key (factors.ts), outside a transaction's connection
     await addTotp(input.db, user, secret, step, 'Authenticator app');
+    await input.db.transaction((tx) => recordOwnFactorChange(tx, user, { clientId: 'sign-in', ip: input.request.ip }, 'enrolFactor', { type: 'totp', label: 'Authenticator app' }));
     await enrolled(input.db, user);
     // she typed a code of the app now bound to her account: this sign-in used it
     return { done: true, amr: ['otp', 'mfa'] };
   },
 };
+
+/** What a person does to her own second factors, on her history (docs/CONSOLE.md, "History and audit log"). */
+export type OwnFactorAction = 'enrolFactor' | 'removeFactor' | 'newRecoveryCodes';
+
+/**
+ * Records a factor she enrolled or removed herself (the account page, or enrolment at sign-in) as her
+ * own action, in the transaction that made the change: the factor's kind and label only, as a reset
+ * of her factors names them (server/api/factors.ts), never a secret, code or key.
+ */
+export async function recordOwnFactorChange(
+  tx: Queryable,
+  user: UserRef,
+  via: { clientId: string; ip: string },
+  action: OwnFactorAction,
+  factor: { type: string; label: string },
+): Promise<void> {
+  const named = `${factor.type}: ${factor.label}`;
+  await recordOwnAction(tx, { companyId: user.companyId, domainId: user.domainId, userId: user.id }, via, action, { factor: action === 'removeFactor' ? { before: named, after: null } : { after: named } });
+}
 
 /** Her required action 'enrol-mfa' is done. */
 const enrolled = (db: Queryable, user: UserRef) => requiredActionDone(db, { companyId: user.companyId, domainId: user.domainId, userId: user.id }, 'enrol-mfa');

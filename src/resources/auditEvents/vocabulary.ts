@@ -41,6 +41,10 @@ export const AUDIT_ACTIONS = [
   'acceptInvitation',
   'verifyEmail',
   'changePassword',
+  // her own second factors, on the account page or at sign-in (server/mfa/steps.ts)
+  'enrolFactor',
+  'removeFactor',
+  'newRecoveryCodes',
 ] as const;
 
 /** One record of a company's log, as GET /api/companys/{c}/auditEvents answers it. */
