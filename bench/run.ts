@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --parts users,events,audit,grants] [-- --large] [-- --users N] [-- --events N] [-- --filters-only]
+ * npm run bench [-- --parts users,events,audit,grants,signin] [-- --large] [-- --users N] [-- --events N] [-- --filters-only]
  * Parts (all by default, in this order; --parts picks some):
  * - users: seeds users in one domain with bulk SQL, then creates more through the API (a fifth as
  *   many, at most 20,000: an import) while the server's maintenance runs as in production
@@ -11,6 +11,7 @@
  * - audit: the audit trail's cost, write throughput with it and without it (bench/auditCost.ts).
  * - grants: client-credentials grants and password sign-ins per second, through the HTTP contract
  *   only, of the real program in a child process (bench/grants.ts; --grants-seconds N, default 10).
+ * - signin: sign-in click to dashboard in Chromium, the median of 15 (bench/signin.ts; --signins N).
  * With DATABASE_URL set it runs on that PostgreSQL (each part in a database of its own), else on
  * embedded PGlite in a temp dir. --large: 1,000,000 users and 10,000,000 events.
  * Also prints the console bundle sizes when dist/ exists (npm run build).
@@ -33,13 +34,14 @@ import { auditCostBench } from './auditCost.js';
 import { apiTimer, percentile } from './common.js';
 import { eventsBench } from './events.js';
 import { grantsBench } from './grants.js';
+import { signinBench } from './signin.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const large = args.includes('--large');
 const USERS = Number(option('--users') ?? (large ? 1_000_000 : 100_000));
 const EVENTS = Number(option('--events') ?? (large ? 10_000_000 : 1_000_000));
-const ALL_PARTS = ['users', 'events', 'audit', 'grants'];
+const ALL_PARTS = ['users', 'events', 'audit', 'grants', 'signin'];
 const PARTS = new Set((option('--parts') ?? ALL_PARTS.join(',')).split(',').filter(Boolean));
 for (const part of PARTS) if (!ALL_PARTS.includes(part)) throw new Error(`--parts: unknown part ${part} (parts: ${ALL_PARTS.join(', ')})`);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
@@ -438,5 +440,6 @@ const AUDIT_SECONDS = Number(option('--audit-seconds') ?? 5);
 if (PARTS.has('events')) await eventsBench({ rows: EVENTS, iterations: ITERATIONS, auditSeconds: AUDIT_SECONDS });
 if (PARTS.has('audit')) await auditCostBench({ seconds: AUDIT_SECONDS });
 if (PARTS.has('grants')) await grantsBench({ seconds: Number(option('--grants-seconds') ?? 10) });
+if (PARTS.has('signin')) await signinBench({ runs: Number(option('--signins') ?? 15) });
 const bundles = bundleReport(path.resolve('dist'));
 if (bundles) console.log(bundles);

@@ -55,6 +55,8 @@ export async function buildConsoleIfNeeded() {
   console.log(`[start] building the console (${reason}) ...`);
   const code = await run('vite', ['build'], { env: envWithBin() });
   if (code !== 0) throw new Error(`vite build failed (exit code ${code})`);
+  const { compressDir } = await import('./compress.mjs');
+  compressDir(path.join(root, 'dist'));
 }
 
 /** Runs a command with inherited stdio; resolves with its exit code (128 + n when killed by a signal). */

@@ -135,7 +135,17 @@ async function registerConsole(app: FastifyInstance, ctx: AppContext) {
   const index = path.join(ctx.config.consoleDir, 'index.html');
   const built = fs.existsSync(index);
   if (built) {
-    await app.register(fastifyStatic, { root: ctx.config.consoleDir, wildcard: false, index: false });
+    await app.register(fastifyStatic, {
+      root: ctx.config.consoleDir,
+      wildcard: false,
+      index: false,
+      // the .br and .gz copies written at build time (scripts/compress.mjs), as the browser accepts them
+      preCompressed: true,
+      // a built file's name carries its content's hash: it never changes under that name
+      setHeaders: (res, file) => {
+        if (file.includes(`${path.sep}assets${path.sep}`)) res.header('Cache-Control', 'public, max-age=31536000, immutable');
+      },
+    });
   }
   const isConsolePath = (url: string) => !/^\/(api|oauth|\.well-known)(\/|$|\?)/.test(url);
   app.setNotFoundHandler((request, reply) => {

@@ -2,17 +2,20 @@
  * Entry point. The sign-in pages are small plain React pages; every other path loads the
  * react-admin app on demand, so the first screen ships without react-admin or MUI.
  */
-import { lazy, StrictMode, Suspense, type ComponentType } from 'react';
+import { lazy, StrictMode, Suspense, useEffect, useState, type ComponentType } from 'react';
 import { createRoot } from 'react-dom/client';
 import Callback from './pages/Callback';
+import { loadAdminApp } from './adminApp';
 import ErrorPage from './pages/ErrorPage';
 import Login from './pages/Login';
 import Logout from './pages/Logout';
 import { ResetPassword, SignUp } from './pages/NotOffered';
 import { translate } from './i18n/translate';
+import { NAVIGATED } from './authProvider/browser';
 import './pages/plain.css';
 
-const AdminApp = lazy(() => import('./App'));
+/** The admin app's code: the callback asks for it while it exchanges the code (loadAdminApp). */
+const AdminApp = lazy(loadAdminApp);
 
 const PLAIN_PAGES: Record<string, ComponentType> = {
   '/': Login,
@@ -29,10 +32,16 @@ function pageFor(pathname: string): ComponentType {
   return PLAIN_PAGES[normalized] ?? AdminApp;
 }
 
-const Page = pageFor(window.location.pathname);
-
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
+/** The page of the current path; again when the callback moves on without a page load (browser.within). */
+function Root() {
+  const [pathname, setPathname] = useState(window.location.pathname);
+  useEffect(() => {
+    const moved = () => setPathname(window.location.pathname);
+    window.addEventListener(NAVIGATED, moved);
+    return () => window.removeEventListener(NAVIGATED, moved);
+  }, []);
+  const Page = pageFor(pathname);
+  return (
     <Suspense
       fallback={
         <main className="plain-page" aria-busy="true">
@@ -42,5 +51,11 @@ createRoot(document.getElementById('root')!).render(
     >
       <Page />
     </Suspense>
+  );
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <Root />
   </StrictMode>,
 );

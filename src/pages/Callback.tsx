@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { loadAdminApp } from '../adminApp';
 import { browser } from '../authProvider/browser';
 import { handleCallback } from '../authProvider/callback';
 import { signOut } from '../authProvider/signOut';
@@ -18,12 +19,15 @@ export default function Callback() {
 
   useEffect(() => {
     let active = true;
+    // the console's code and its first screen load while the tokens are exchanged
+    void loadAdminApp().catch(() => undefined);
     handleCallback(window.location.search).then(
       (result) => {
         if (!active) return;
         if (result.kind === 'signedIn') {
           setView({ kind: 'loggedIn' });
-          browser.replace(result.next);
+          // no page load: the admin app starts in this page (main.tsx)
+          browser.within(result.next);
         } else if (result.kind === 'expired') {
           // a fixed reason code, never text: /login maps it to its sentence (docs/CONSOLE.md "Sign-in form")
           browser.replace('/login?reason=expired');
