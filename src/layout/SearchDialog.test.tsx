@@ -108,6 +108,18 @@ describe('search dialog', () => {
     expect(within(listbox).queryByRole('group', { name: 'Applications' })).not.toBeInTheDocument();
   });
 
+  it('keeps nothing once closed: keys typed later go where the focus is', async () => {
+    mockFetch(provider());
+    renderSearch();
+    await userEvent.click(screen.getByRole('button', { name: 'Search' }));
+    await screen.findByRole('combobox', { name: 'Search' });
+    await userEvent.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    const typed = fireEvent.keyDown(document.body, { key: 'q' });
+    // not held back (preventDefault) for a search that is not coming
+    expect(typed).toBe(true);
+  });
+
   it("ignores an older query's late answer", async () => {
     const { fetchMock } = mockFetch(
       provider({ ad: { users: [{ ...ada, id: 'old', displayName: 'Adam Old' }] }, ada: { users: [ada] } }),

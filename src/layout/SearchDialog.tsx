@@ -88,12 +88,24 @@ type Option = { kind: 'record'; type: SearchType; record: RaRecord } | { kind: '
  * Up/Down move the selection). With nothing typed it offers the recent searches. Loaded by
  * SearchButton on first use, so none of this is part of the first screen.
  */
-export default function SearchDialog({ open, onClose, label }: { open: boolean; onClose: () => void; label: string }) {
+interface SearchDialogProps {
+  open: boolean;
+  onClose: () => void;
+  label: string;
+  /** What was typed after opening, before the field had the focus (SearchButton keeps it): it comes first. */
+  takeTypedAhead?: () => string;
+}
+
+export default function SearchDialog({ open, onClose, label, takeTypedAhead }: SearchDialogProps) {
   const translate = useTranslate();
   const navigate = useNavigate();
   const { domain } = useSession();
   const { recent, remember, clear } = useRecentSearches();
   const [input, setInput] = useState('');
+  useEffect(() => {
+    const typed = takeTypedAhead?.();
+    if (typed) setInput((later) => typed + later);
+  }, [takeTypedAhead]);
   const text = input.trim();
   const searched = useDebounced(text, SEARCH_DEBOUNCE_MS);
   // Each query has its own cache entry, so an older query's late answer never lands under this one.
@@ -229,6 +241,7 @@ export default function SearchDialog({ open, onClose, label }: { open: boolean; 
                 htmlInput: {
                   role: 'combobox',
                   'aria-label': label,
+                  'data-search-field': true,
                   'aria-autocomplete': 'list',
                   'aria-expanded': options.length > 0,
                   'aria-controls': options.length > 0 ? listboxId : undefined,
