@@ -82,7 +82,7 @@ export const userFilters: Record<string, NamedFilter> = {
   // users_live_verified and users_live_unverified (partial, complementary: one index's size in all)
   emailVerified: flag('t.email_verified', 'NOT t.email_verified'),
   // the throttle's lock or the second-factor lock, as …/signInState tells them (accountState.ts):
-  // two probes per user, login_attempts' primary key and signin_events_user
+  // the few locked accounts read once, each user looked up among them (lockedSql)
   locked: { type: 'boolean', sql: (value: boolean) => (value ? lockedSql() : `NOT ${lockedSql()}`) },
 };
 
@@ -106,22 +106,30 @@ const ACCOUNT_KEY = `'user:' || t.company_id || '/' || t.domain_id || '/' || t.i
  * (factors.ts factorsLockedUntil): FACTOR_GUESSES_PER_HOUR wrong answers in the counter's hour, or
  * LOCKING_FAILED_SIGN_INS failed second-factor sign-ins in the last hour since her last Unlock or
  * reset of her factors. Limits are integers from the configuration, never from a request.
+ *
+ * Cheap because few accounts are locked: each side is a subquery that names no row of the list, read
+ * once per statement into a hash (the live counters of accounts past a limit, and the accounts with
+ * failed second-factor sign-ins in the last hour: signin_events_outcome), which each user of the list
+ * is looked up in; not a probe of two indexes per user.
  */
 function lockedSql(): string {
   const failures = Math.trunc(lockLimits.failuresPerAccount);
   const signIns = Math.trunc(lockLimits.successesPerAccount);
-  return `(EXISTS (SELECT 1 FROM login_attempts a
-      WHERE a.kind IN ('failed-account', 'signed-in-account', 'failed-factor') AND a.key = ${ACCOUNT_KEY} AND a.expires_at > now()
+  const keyPart = (n: number) => `split_part(substr(a.key, 6), '/', ${n})`;
+  return `(${ACCOUNT_KEY} IN (SELECT a.key FROM login_attempts a
+      LEFT JOIN domain_policies p ON a.kind = 'failed-account' AND p.company_id = ${keyPart(1)} AND p.domain_id = ${keyPart(2)}
+      WHERE a.kind IN ('failed-account', 'signed-in-account', 'failed-factor') AND a.key LIKE 'user:%' AND a.expires_at > now()
         AND CASE a.kind
-              WHEN 'failed-account' THEN a.n > coalesce((SELECT p.failures_per_account FROM domain_policies p WHERE p.company_id = t.company_id AND p.domain_id = t.domain_id), ${failures})
+              WHEN 'failed-account' THEN a.n > coalesce(p.failures_per_account, ${failures})
               WHEN 'signed-in-account' THEN a.n > ${signIns}
               ELSE a.n >= ${FACTOR_GUESSES_PER_HOUR} END)
-    OR EXISTS (SELECT 1 FROM signin_events e
-      WHERE e.company_id = t.company_id AND e.domain_id = t.domain_id AND e.user_id = t.id AND e.outcome = 'second_factor_failed' AND e.occurred_at > now() - interval '1 hour'
+    OR (t.company_id, t.domain_id, t.id) IN (SELECT e.company_id, e.domain_id, e.user_id FROM signin_events e
+      WHERE e.outcome = 'second_factor_failed' AND e.occurred_at > now() - interval '1 hour'
+        AND e.company_id IS NOT NULL AND e.domain_id IS NOT NULL AND e.user_id IS NOT NULL
         AND e.occurred_at > coalesce((SELECT max(u.occurred_at) FROM audit_events u
-                                      WHERE u.company_id = t.company_id AND u.resource_id = t.id AND u.resource_type = 'users' AND u.domain_id = t.domain_id
+                                      WHERE u.company_id = e.company_id AND u.resource_id = e.user_id AND u.resource_type = 'users' AND u.domain_id = e.domain_id
                                         AND u.action IN ('unlock', 'resetFactors')), '-infinity')
-      ORDER BY e.occurred_at DESC OFFSET ${LOCKING_FAILED_SIGN_INS - 1} LIMIT 1))`;
+      GROUP BY e.company_id, e.domain_id, e.user_id HAVING count(*) >= ${LOCKING_FAILED_SIGN_INS}))`;
 }
 
 export const groupListFields = {
