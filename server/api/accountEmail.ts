@@ -6,7 +6,7 @@ import type { Queryable } from '../db/index.js';
 import { HttpError, notFound } from '../errors.js';
 import { queueAccountLink } from '../accounts/links.js';
 import { type Language, languageOf } from '../mail/language.js';
-import { type Mailer, mailerOf } from '../mail/mailer.js';
+import { type Mailer, mailerOf, withoutLinks } from '../mail/mailer.js';
 import type { Purpose } from '../mail/templates.js';
 import { recordAudit } from '../accounts/audit.js';
 import { addListRoute, type ResourceDefinition } from './resource.js';
@@ -144,6 +144,8 @@ export async function accountEmailRoutes(app: FastifyInstance) {
     summary: "The domain's outgoing messages, newest first: to whom, what, when and whether sent, never their text (users:recover)",
     scope,
     permission: 'users:recover',
+    // a mail server's refusal quoting the message would quote its link: never to a reader of the list
+    mapRow: (row) => ({ ...row, error: typeof row.error === 'string' ? withoutLinks(row.error) : row.error }),
   });
 
   const messageParams = params('companyId', 'domainId', 'messageId');
@@ -180,7 +182,8 @@ export async function accountEmailRoutes(app: FastifyInstance) {
       );
       const row = rows[0];
       if (!row) throw notFound(`message ${messageId}`);
-      return { ...row, createdAt: isoOrNull(row.createdAt), sentAt: isoOrNull(row.sentAt) };
+      const error = typeof row.error === 'string' && !withBody ? withoutLinks(row.error) : row.error;
+      return { ...row, error, createdAt: isoOrNull(row.createdAt), sentAt: isoOrNull(row.sentAt) };
     },
   );
 

@@ -146,6 +146,21 @@ describe('Support and the outbox', () => {
     expect((await call(server, acme.adminToken, 'POST', `${base(acme)}/outbox/${bossMessage}/resend`, {})).status).toBe(200);
   });
 
+  it("a mail server's refusal quoting the link reaches Support without the token", async () => {
+    const messageId = await send('worker');
+    const { rows } = await server.db.query<{ text: string }>(`SELECT text_body AS text FROM mail_outbox WHERE company_id = 'acme' AND id = $1`, [messageId]);
+    const link = /http\S+token=[A-Za-z0-9_-]{43}/.exec(rows[0].text)![0];
+    await server.db.query(`UPDATE mail_outbox SET error = $2 WHERE company_id = 'acme' AND id = $1`, [messageId, `550 rejected: ${link}`]);
+    const one = await call(server, agent, 'GET', `${base(acme)}/outbox/${messageId}`);
+    expect(one.body.error).toMatch(/^550 rejected: http\S+token=\[removed-once-sent\]$/);
+    await expectNoToken(one.text.replace('token=[removed-once-sent]', ''));
+    const list = await call(server, agent, 'GET', `${base(acme)}/outbox`);
+    expect(list.body.find((message: { id: string }) => message.id === messageId).error).toContain('[removed-once-sent]');
+    await expectNoToken(list.text.replace(/token=\[removed-once-sent\]/g, ''));
+    // an administrator reads the refusal as it was
+    expect((await call(server, acme.adminToken, 'GET', `${base(acme)}/outbox/${messageId}`)).body.error).toBe(`550 rejected: ${link}`);
+  });
+
   it('bad input is a 4xx naming the field; a message for nobody or a deleted person is a 409', async () => {
     const messageId = await send('worker');
     const bad = await call(server, agent, 'POST', `${base(acme)}/outbox/${encodeURIComponent('../x')}/resend`, {});
