@@ -199,7 +199,7 @@ describe('account states in the console', () => {
     expect(await button(card, 'Unlock').isEnabled()).toBe(true);
     expect(await button(card, 'Set password').isDisabled()).toBe(true);
 
-    await judge(page, 'locked', () => eventually(() => accountCard(page).getByText(/^Locked until/).isVisible()).toBe(true));
+    await judge(page, 'locked', () => eventually(() => accountCard(page).getByText(/^Locked until .* because/).isVisible()).toBe(true));
 
     await button(accountCard(page), 'Unlock').click();
     await eventually(() => page.getByText(`${TESS.name} is unlocked and may sign in again`).isVisible()).toBe(true);
