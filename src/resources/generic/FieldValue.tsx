@@ -2,7 +2,7 @@ import { Suspense, type MouseEvent } from 'react';
 import { Box, IconButton, Link, Tooltip } from '@mui/material';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import { darken, lighten } from '@mui/material/styles';
-import { useGetManyAggregate, useNavigate, useNotify, useResourceContext, useTranslate, type RaRecord } from 'react-admin';
+import { useCanAccess, useGetManyAggregate, useNavigate, useNotify, useResourceContext, useTranslate, type RaRecord } from 'react-admin';
 import { useSession } from '../../session/useSession';
 import type { ChoiceColor, FieldDeclaration } from '../types';
 import { formatDateTime } from './dateTime';
@@ -43,16 +43,22 @@ export function ColorChip({ color, children }: { color?: ChoiceColor; children: 
   );
 }
 
-/** The referenced record of a field, read with the other rows' references in one getMany. */
+/**
+ * The referenced record of a field, read with the other rows' references in one getMany, and only
+ * when the person may read that type here (docs/CONSOLE.md, "Roles": Support's sign-in logs show an
+ * application's id, never asking for applications); otherwise the field shows its own value.
+ */
 function useReferenced(field: FieldDeclaration, record: RaRecord): RaRecord | undefined {
   const { company, domain } = useSession();
   const reference = field.reference!;
   const id = record[reference.idSource ?? field.source] as string | null | undefined;
   const resource = typeof reference.resource === 'function' ? reference.resource(record) : reference.resource;
+  // not asked without a resource (the name is then only a placeholder)
+  const readable = useCanAccess({ resource: resource || 'none', action: 'show', enabled: Boolean(id && resource) }).canAccess === true;
   const { data } = useGetManyAggregate(
     resource ?? '',
     { ids: id ? [id] : [], meta: { pathContext: { companyId: company?.id ?? '', domainId: domain?.id ?? '' } } },
-    { enabled: Boolean(id && resource) },
+    { enabled: Boolean(id && resource) && readable },
   );
   return id ? data?.find((found) => found && String(found.id) === String(id)) : undefined;
 }

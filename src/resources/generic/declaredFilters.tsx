@@ -1,6 +1,39 @@
 import type { ReactElement } from 'react';
-import { AutocompleteInput, DateInput, NullableBooleanInput, ReferenceInput, SearchInput, SelectInput, TextInput, type TranslateFunction } from 'react-admin';
+import {
+  AutocompleteInput,
+  DateInput,
+  NullableBooleanInput,
+  ReferenceInput,
+  SearchInput,
+  SelectInput,
+  TextInput,
+  useCanAccess,
+  type TranslateFunction,
+} from 'react-admin';
 import type { FilterDeclaration, ResourceDeclaration } from '../types';
+
+interface ReferenceFilterProps {
+  source: string;
+  label: string;
+  alwaysOn: boolean;
+  reference: string;
+  optionText?: string;
+}
+
+/**
+ * A filter on a referenced record: picked from that type's records when the person may read them
+ * here, else typed (docs/CONSOLE.md, "Roles": Support filters sign-ins by an application's client
+ * id, and no list of applications is asked for).
+ */
+function ReferenceFilter({ reference, optionText, ...input }: ReferenceFilterProps) {
+  const readable = useCanAccess({ resource: reference, action: 'list' }).canAccess === true;
+  if (!readable) return <TextInput {...input} resettable />;
+  return (
+    <ReferenceInput {...input} reference={reference}>
+      <AutocompleteInput optionText={optionText} label={input.label} sx={{ minWidth: 200 }} />
+    </ReferenceInput>
+  );
+}
 
 /** The date presets a date range offers, in days counted back from today (1: today). */
 export const DATE_PRESETS = [1, 7, 30] as const;
@@ -49,11 +82,7 @@ function filterInputs(filter: FilterDeclaration, label: string, translate: Trans
       if (!hasDomain && filter.inDomain) {
         return [<TextInput key={source} source={source} alwaysOn={alwaysOn} label={label} resettable />];
       }
-      return [
-        <ReferenceInput key={source} source={source} reference={filter.reference} alwaysOn={alwaysOn} label={label}>
-          <AutocompleteInput optionText={filter.optionText} label={label} sx={{ minWidth: 200 }} />
-        </ReferenceInput>,
-      ];
+      return [<ReferenceFilter key={source} source={source} reference={filter.reference} alwaysOn={alwaysOn} label={label} optionText={filter.optionText} />];
   }
 }
 

@@ -6,7 +6,9 @@
 import { cleanup, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { authProvider } from '../../authProvider/authProvider';
 import { mockFetch, readable, type RecordedRequest } from '../../test/fetchMock';
+import { permissionsOf } from '../../test/roles';
 import { renderPanel } from '../../test/renderPanel';
 import { clearSession } from '../../session/session';
 import { signedInAs } from '../../test/session';
@@ -64,6 +66,30 @@ describe("a user's sign-ins", () => {
     expect(exported[0]).toContain('"outcome":"success"');
     expect(exported[0]).not.toContain('range=');
     expect(exported[0]).toContain('columns=id,occurredAt,outcome,login,userId,clientId,ip,userAgent,detail');
+  }, 60_000);
+
+  it("asks nothing a Support agent may not read: no applications, the application's id shown and typed", async () => {
+    const { requests } = mockFetch(provider, { permissions: permissionsOf('support') });
+    renderPanel(<UserSignIns userId="u1" />, '/users-new', authProvider);
+    expect(await screen.findByText('Too many attempts', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.getAllByText('portal')).toHaveLength(2);
+    const application = await screen.findByRole('textbox', { name: 'Application' });
+    await userEvent.type(application, 'portal');
+    await waitFor(() => expect(eventLists(requests).at(-1)).toContain('"clientId":"portal"'), { timeout: 5000 });
+    const asked = requests.map((request) => new URL(request.url, 'http://x').pathname);
+    expect(asked.filter((path) => /\/application/.test(path))).toEqual([]);
+  }, 60_000);
+
+  it("an application manager's: the application by name, picked from the applications", async () => {
+    const withApps = (request: RecordedRequest) =>
+      new URL(request.url, 'http://x').pathname === '/api/acme/main/application'
+        ? { json: [{ id: 'portal', client_id: 'portal', client_name: 'Customer Portal' }], headers: { 'Content-Range': 'application 0-0/1' } }
+        : provider(request);
+    const { requests } = mockFetch(withApps, { permissions: [...permissionsOf('support'), 'applications:read'] });
+    renderPanel(<UserSignIns userId="u1" />, '/users-new', authProvider);
+    expect((await screen.findAllByText('Customer Portal', {}, { timeout: 5000 })).length).toBeGreaterThan(0);
+    expect(await screen.findByRole('combobox', { name: 'Application' })).toBeInTheDocument();
+    expect(requests.some((request) => request.url.startsWith('/api/acme/main/application'))).toBe(true);
   }, 60_000);
 
   it('a row opens the event at its address', async () => {
