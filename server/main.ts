@@ -84,7 +84,8 @@ async function serve(primary: boolean) {
   startPasswordThreads(config.webConcurrency ?? 1);
   const db = await open();
   const prepared = await prepare(db);
-  const app = await buildApp({ db, config, keys: prepared.keys }, { logger: { level: config.logLevel } });
+  // the log writes through process.stdout as the banner does: its lines ("Server listening") come out in order, the banner last
+  const app = await buildApp({ db, config, keys: prepared.keys }, { logger: { level: config.logLevel, stream: process.stdout } });
   const stopMaintenance = startMaintenance(db, {
     signInRetentionDays: config.signInRetentionDays,
     auditRetentionDays: config.auditRetentionDays,
