@@ -87,6 +87,8 @@ export const screens = {
       copy: 'Copy %{field}',
       copied: 'Copied %{value}',
       rowsPerPage: 'Rows per page',
+      failed: 'The list could not be read: %{message}',
+      retry: 'Try again',
       page: 'Page %{page}',
       previous: 'Previous page',
       next: 'Next page',

@@ -168,6 +168,23 @@ describe('domains list', () => {
   });
 });
 
+describe('a list that cannot be read', () => {
+  it('says so, not that it is empty, and reads it again on Try again', async () => {
+    let failing = true;
+    mockFetch((request) =>
+      failing && readable(request.url).includes('condition=') ? { status: 500, json: { message: 'the database is away' } } : provider(request),
+    );
+    renderScreen(domains, DomainList, domains.routes.list);
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('The list could not be read: the database is away');
+    expect(screen.queryByText('No other domain yet. Choose New to create one.')).toBeNull();
+    failing = false;
+    await userEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByText('Second domain')).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
+
 describe("the current domain's card", () => {
   it("leads to the current domain's own screen and to its Security tab, one click each", async () => {
     mockFetch(provider);

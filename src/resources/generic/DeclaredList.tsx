@@ -1,5 +1,5 @@
 import { Suspense, type MouseEvent, type ReactElement, type ReactNode } from 'react';
-import { LinearProgress, Link, Typography } from '@mui/material';
+import { Alert, Button, LinearProgress, Link, Typography } from '@mui/material';
 import { Box } from '@mui/material';
 import { Datagrid, DatagridConfigurable, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
@@ -73,6 +73,29 @@ function EmptyList() {
 }
 
 /**
+ * A list that could not be read says so, with a way to read it again, rather than the words of an
+ * empty list (react-admin also notifies the failure).
+ */
+function ListError() {
+  const { error, refetch } = useListContext();
+  const translate = useTranslate();
+  return (
+    <Alert
+      severity="error"
+      role="alert"
+      sx={{ m: 2 }}
+      action={
+        <Button color="inherit" size="small" onClick={() => refetch()}>
+          {translate('iam.list.retry')}
+        </Button>
+      }
+    >
+      {translate('iam.list.failed', { message: (error as Error | null)?.message ?? '' })}
+    </Alert>
+  );
+}
+
+/**
  * A server-paged list built from the declaration's columns and page sizes, with checkboxes unless
  * the type is read-only (it has no bulk actions).
  */
@@ -124,6 +147,7 @@ export function DeclaredList({
         filter={filter}
         actions={embedded ? actions : <ListTools actions={actions} preferenceKey={preferenceKey} moreFilters={hasMoreFilters(declaration, hiddenFilters)} />}
         empty={false}
+        error={<ListError />}
         storeKey={embedded ? false : listKey}
         disableSyncWithLocation={embedded}
         pagination={
