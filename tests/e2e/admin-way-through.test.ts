@@ -125,7 +125,7 @@ describe("the administrator's way through", () => {
     await expect(page.getByPlaceholder('Search').inputValue()).resolves.toBe('');
   }, 120_000);
 
-  it("a Support agent's user screen and sign-in logs ask for nothing her role cannot read", async () => {
+  it("a Support agent's screens ask for nothing her role cannot read, and Ctrl+K keeps what she types at once", async () => {
     const made = await consoleApi(page, 'POST', 'companys/root/domainNames/default/users', {
       id: SUPPORT.id,
       username: SUPPORT.id,
@@ -148,9 +148,27 @@ describe("the administrator's way through", () => {
     await support.goto(`${baseUrl()}/users/${SUPPORT.id}?company=root&domain=default`);
     await support.getByRole('tab', { name: 'Sign-ins' }).click();
     await eventually(() => support.getByRole('tabpanel').getByText('Signed in').count()).toBeGreaterThan(0);
+    for (const tab of ['General', 'History', 'Sessions']) {
+      await support.getByRole('tab', { name: tab }).click();
+      await support.waitForLoadState('networkidle');
+    }
     await support.goto(`${baseUrl()}/sign-in-logs`);
     await eventually(() => support.getByRole('textbox', { name: 'Application' }).count()).toBe(1);
     await support.waitForLoadState('networkidle');
+    // the other screens she reaches: the lists of her menu, a group's tabs, the dashboard, the search
+    for (const path of ['/users', '/groups', '/audit-log', '/outbox', '/dashboard', '/groups/administrators?company=root&domain=default']) {
+      await support.goto(`${baseUrl()}${path}`);
+      await support.waitForLoadState('networkidle');
+    }
+    for (const tab of ['Members', 'Permissions', 'History']) {
+      await support.getByRole('tab', { name: tab }).click();
+      await support.waitForLoadState('networkidle');
+    }
+    await support.keyboard.press('Control+k');
+    await support.keyboard.type('adm');
+    await eventually(() => support.getByRole('combobox', { name: 'Search' }).inputValue()).toBe('adm');
+    await support.waitForLoadState('networkidle');
+    await support.waitForTimeout(500);
     expect(refused).toEqual([]);
     await context.close();
   }, 120_000);
