@@ -33,7 +33,7 @@ export interface KnownUser {
   requiredActions: string[];
 }
 
-const USER_COLUMNS = `id, company_id AS "companyId", domain_id AS "domainId", subject, username, display_name AS "displayName", email, password_hash AS "passwordHash",
+export const USER_COLUMNS = `id, company_id AS "companyId", domain_id AS "domainId", subject, username, display_name AS "displayName", email, password_hash AS "passwordHash",
   email_verified AS "emailVerified", blocked_at IS NOT NULL AS blocked, required_actions AS "requiredActions"`;
 
 /** The active user of the domain whose email or username is `login` (case-folded), if any, blocked or not. */

@@ -5,7 +5,8 @@ import type { KnownUser } from '../accounts/accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
 import { type GrantPlan, type GrantSetting, issueCode, planGrant } from './grants.js';
 import { loginPagePolicy, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
-import { passwordStep, type PasswordStepOptions, trustDevice } from './passwordStep.js';
+import { BLOCKED_MESSAGE, passwordStep, type PasswordStepOptions, trustDevice, tryAgainIn } from './passwordStep.js';
+import { signInAnywhere } from './organizationSearch.js';
 import { originOf, withRequestOrigin } from '../requestOrigin.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 import { chooseTenant } from './signInTenant.js';
@@ -58,6 +59,9 @@ interface ConsoleLoginOptions extends PasswordStepOptions, GrantSetting {
  * client). The code and its grant are oidc-provider's own, so the token endpoint redeems them like
  * any other.
  */
+/** Said only after the password proved accounts in more than one organization. */
+export const SEVERAL_ORGANIZATIONS = 'Your address has accounts in several organizations: type the one to sign in to in Organization.';
+
 export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleLoginOptions) {
   const { provider, db, issuer, managementApi, consoleClientId } = options;
 
@@ -183,7 +187,24 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       const { tenant, known } = choice;
       const who = { id: client.clientId, ...(known ? tenant : tenantOf(client)) };
 
-      const outcome = await passwordStep(options, request, reply, { tenant, client: who, login: form.email ?? '', password: form.password ?? '' });
+      // the console's sign-in naming no organization may find hers (organizationSearch.ts)
+      const searching = client.clientId === consoleClientId && !form.company?.trim();
+      let outcome = await passwordStep(options, request, reply, { tenant, client: who, login: form.email ?? '', password: form.password ?? '', deferWrongEvent: searching });
+      if (outcome.kind === 'wrong' && searching) {
+        const wrong = outcome;
+        const found = await signInAnywhere(options, request, { login: form.email ?? '', password: form.password ?? '', except: tenant });
+        if (found.kind === 'none') await wrong.record();
+        else if (found.kind === 'several') return fail('access_denied', SEVERAL_ORGANIZATIONS);
+        else if (found.kind === 'throttled') {
+          reply.header('Retry-After', String(found.retryAfter));
+          outcome = { kind: 'throttled', retryAfter: found.retryAfter, login: wrong.login, message: `Too many failed sign-in attempts. ${tryAgainIn(found.retryAfter)}` };
+        } else {
+          // her organization's sign-in from here on: its events, its code
+          Object.assign(who, { companyId: found.user.companyId, domainId: found.user.domainId });
+          if (found.kind === 'blocked') await recordSignIn(db, attemptOf(request), { outcome: 'blocked', client: who, userId: found.user.id, login: wrong.login });
+          outcome = found.kind === 'blocked' ? { kind: 'blocked', message: BLOCKED_MESSAGE, login: wrong.login } : { kind: 'signed-in', user: found.user, login: wrong.login };
+        }
+      }
       if (outcome.kind === 'throttled' || outcome.kind === 'blocked') {
         // the console's page shows the message; a form here lets a person try again later
         const hidden = { ...form, email: undefined, password: undefined };

@@ -114,6 +114,33 @@ export class LoginThrottle {
     return { retryAfter: ofAccount.n > ofDomain.failuresPerAccount ? ofAccount.secondsLeft : 0, counted };
   }
 
+  /** The server's limits (an organization's policy may set its accounts' own: policies.ts accountLimitsOf). */
+  limitsOfServer(): LoginLimits {
+    return this.limits;
+  }
+
+  /**
+   * Counts a sign-in that names no organization (organizationSearch.ts) on the login itself, across
+   * every organization, before any password is checked, whoever it names (so a refusal says nothing
+   * of who exists), and on each account it may prove (`accounts`): those past their own limit are
+   * skipped, so that this door gives no more guesses at an account than its own. Returns the wait
+   * (0: go on), what was counted (refunded by succeeded()), and the accounts still open.
+   */
+  async beginAnywhere(loginKey: string, accounts: { key: string; limits: { failuresPerAccount: number; failureWindowSeconds: number } }[]) {
+    const onLogin: Counter = { kind: 'failed-account', key: loginKey };
+    const [ofLogin] = await this.add([onLogin], this.limits.failureWindowSeconds);
+    const counted: Counter[] = [onLogin];
+    if (ofLogin.n > this.limits.failuresPerAccount) return { retryAfter: ofLogin.secondsLeft, counted, open: [] as string[] };
+    const open: string[] = [];
+    for (const account of accounts) {
+      const counter: Counter = { kind: 'failed-account', key: account.key };
+      const [ofAccount] = await this.add([counter], account.limits.failureWindowSeconds);
+      counted.push(counter);
+      if (ofAccount.n <= account.limits.failuresPerAccount) open.push(account.key);
+    }
+    return { retryAfter: 0, counted, open };
+  }
+
   /**
    * The attempt's password was right: its failure counts are taken back, and it counts as a
    * success. Returns the seconds to wait when the account or address has signed in too often, else 0.

@@ -13,14 +13,15 @@ export interface PasswordStepOptions {
 export type PasswordOutcome =
   | { kind: 'signed-in'; user: KnownUser; login: string }
   | { kind: 'throttled'; retryAfter: number; message: string; login: string }
-  | { kind: 'wrong'; login: string }
+  /** `record` writes its sign-in event, when the caller deferred it (deferWrongEvent) */
+  | { kind: 'wrong'; login: string; record: () => Promise<void> }
   | { kind: 'blocked'; message: string; login: string };
 
 /** Said only to whoever typed the right password: nobody else learns the account exists. */
 export const BLOCKED_MESSAGE = 'This account is blocked. Ask your administrator to unblock it.';
 
 /** "Try again in 5 minutes." / "in 40 seconds." */
-function tryAgainIn(seconds: number): string {
+export function tryAgainIn(seconds: number): string {
   if (seconds < 60) return `Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
   const minutes = Math.ceil(seconds / 60);
   return `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
@@ -37,7 +38,7 @@ export async function passwordStep(
   options: PasswordStepOptions,
   request: FastifyRequest,
   reply: FastifyReply,
-  input: { tenant: Tenant; client: { id: string; companyId: string; domainId: string }; login: string; password: string },
+  input: { tenant: Tenant; client: { id: string; companyId: string; domainId: string }; login: string; password: string; deferWrongEvent?: boolean },
 ): Promise<PasswordOutcome> {
   const { db, throttle, devices } = options;
   const { tenant, client } = input;
@@ -59,12 +60,16 @@ export async function passwordStep(
   // tells nobody which addresses have accounts (docs/CONSOLE.md, "Sign-in form")
   const matches = await passwordMatches(user, input.password);
   if (!user || !matches) {
-    if (user) await recordSignIn(db, seen, { outcome: 'wrong_password', client, userId: user.id, login });
-    else {
-      const deleted = await deletedUserId(db, tenant, login).catch(() => undefined);
-      await recordSignIn(db, seen, { outcome: 'unknown_user', client, userId: deleted, login, detail: deleted ? 'the account is deleted' : undefined });
-    }
-    return { kind: 'wrong', login };
+    const record = async () => {
+      if (user) await recordSignIn(db, seen, { outcome: 'wrong_password', client, userId: user.id, login });
+      else {
+        const deleted = await deletedUserId(db, tenant, login).catch(() => undefined);
+        await recordSignIn(db, seen, { outcome: 'unknown_user', client, userId: deleted, login, detail: deleted ? 'the account is deleted' : undefined });
+      }
+    };
+    // the caller may look further first (organizationSearch.ts): a sign-in found elsewhere is no failure here
+    if (!input.deferWrongEvent) await record();
+    return { kind: 'wrong', login, record };
   }
 
   if (user.blocked) {

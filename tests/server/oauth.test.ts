@@ -327,8 +327,10 @@ describe('who gets user:admin', () => {
     expect(consented.scope).toBe('openid user:admin');
     expect((await call(server, consented.access_token, 'GET', '/api/companys/scopes-co')).status).toBe(200);
 
-    // users of one domain cannot sign in through another domain's application
-    expect((await signIn('boss@scopes-co.example', 'iam-console', CONSOLE_REDIRECT)).error).toBe('access_denied');
+    // users of one domain cannot sign in through another domain's application (the console, every
+    // organization's door, is the one exception: consoleTenants.test.ts)
+    await addApplication(server, { id: 'root-portal', companyId: 'root', domainId: 'default', redirectUris: ['https://portal.root.example/cb'] });
+    expect((await signIn('boss@scopes-co.example', 'root-portal', 'https://portal.root.example/cb')).error).toBe('access_denied');
   });
 });
 

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ORGANIZATIONS } from '../../server/oauth/organizationSearch.js';
+import { createTenant, startServer, type TestServer } from './helpers.js';
+import { CONSOLE_REDIRECT, consoleLoginFields, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
+
+/**
+ * The organization found, not demanded (docs/CONSOLE.md, "Sign-in form"): the console's sign-in with
+ * an address and a password and no organization looks, past the console's own tenant, at the
+ * accounts with that address that hold a console role; one proved signs in there, several ask for
+ * the organization, none is the usual "Wrong email or password" and costs the same.
+ */
+let server: TestServer;
+const PASSWORD = 'the boss of acme 42';
+
+async function signInWithout(email: string, password: string, company?: string) {
+  const { verifier, challenge } = pkce();
+  const response = await postLogin(server, consoleLoginFields(challenge, { email, password, ...(company ? { company } : {}) }));
+  return { response, verifier, params: redirectParams(response)?.params };
+}
+
+const events = async (login: string) =>
+  (await server.db.query<{ company_id: string; outcome: string }>(`SELECT company_id, outcome FROM signin_events WHERE login = $1 ORDER BY id`, [login])).rows;
+
+beforeAll(async () => {
+  server = await startServer({ loginLimits: { failuresPerAccount: 8 } });
+  for (const company of ['acme', 'globex', 'initech', 'umbrella']) await createTenant(server, company, 'root', 'customer');
+  await setPassword(server, 'acme', 'acme-domain', 'boss', PASSWORD);
+  await setPassword(server, 'acme', 'acme-domain', 'worker', PASSWORD);
+}, 120_000);
+afterAll(() => server?.close());
+
+describe('a console sign-in naming no organization', () => {
+  it("finds the one account the password proves, and signs her in to its organization", async () => {
+    const { response, verifier, params } = await signInWithout('boss@acme.example', PASSWORD);
+    expect(response.statusCode).toBe(303);
+    expect(params?.code, JSON.stringify(params)).toBeTruthy();
+    const token = await postToken(server, { grant_type: 'authorization_code', code: params!.code, redirect_uri: CONSOLE_REDIRECT, client_id: 'iam-console', code_verifier: verifier });
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    expect(token.body.client).toMatchObject({ companyId: 'acme', domain: 'acme-domain' });
+    // recorded as a success of acme's, and as nothing at the console's own tenant
+    expect(await events('boss@acme.example')).toEqual([{ company_id: 'acme', outcome: 'success' }]);
+  });
+
+  it('never finds an account that holds no console role, nor proves one with a wrong password', async () => {
+    expect((await signInWithout('worker@acme.example', PASSWORD)).params).toMatchObject({ error: 'access_denied', error_description: 'Wrong email or password' });
+    expect((await signInWithout('boss@acme.example', 'not the password')).params).toMatchObject({ error: 'access_denied', error_description: 'Wrong email or password' });
+    // the failure is the console tenant's unknown address, as before
+    expect((await events('worker@acme.example')).map((event) => event.company_id)).toEqual(['root']);
+  });
+
+  it('asks for the organization when the password proves accounts in several, and names none of them', async () => {
+    for (const company of ['globex', 'initech']) {
+      await server.db.query(`UPDATE users SET email = 'shared@example.com' WHERE company_id = $1 AND id = 'boss'`, [company]);
+      await setPassword(server, company, `${company}-domain`, 'boss', 'shared password 1');
+    }
+    const several = await signInWithout('shared@example.com', 'shared password 1');
+    expect(several.params?.error).toBe('access_denied');
+    expect(several.params?.error_description).toContain('several organizations');
+    expect(several.params?.error_description).not.toMatch(/globex|initech/);
+    // a password proving only one of them signs in there
+    await setPassword(server, 'initech', 'initech-domain', 'boss', 'initech only 2');
+    const one = await signInWithout('shared@example.com', 'initech only 2');
+    expect(one.params?.code).toBeTruthy();
+    // naming the organization works as before
+    expect((await signInWithout('shared@example.com', 'shared password 1', 'globex')).params?.code).toBeTruthy();
+  });
+
+  it('refuses a blocked account it finds only after its right password', async () => {
+    await server.db.query(`UPDATE users SET blocked_at = now() WHERE company_id = 'umbrella' AND id = 'boss'`);
+    await setPassword(server, 'umbrella', 'umbrella-domain', 'boss', 'umbrella password 3');
+    expect((await signInWithout('boss@umbrella.example', 'a wrong one')).params?.error_description).toBe('Wrong email or password');
+    const blocked = await signInWithout('boss@umbrella.example', 'umbrella password 3');
+    expect(blocked.response.statusCode).toBe(403);
+    expect(blocked.response.body).toContain('This account is blocked');
+  });
+
+  it('checks the password the same number of times whether none, one or several accounts exist', async () => {
+    // at most MAX_ORGANIZATIONS accounts, each a bcrypt: a missing one costs a dummy, so a wrong
+    // password's time says nothing of how many there are
+    const time = async (email: string) => {
+      const started = process.hrtime.bigint();
+      await signInWithout(email, 'wrong password for timing');
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    // (the counters of the tries above: a refused try checks no password at all)
+    await server.db.query('DELETE FROM login_attempts');
+    await time('nobody@nowhere.example');
+    const none: number[] = [];
+    const several: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      none.push(await time(`nobody${i}@nowhere.example`));
+      several.push(await time('shared@example.com'));
+    }
+    const [a, b] = [median(none), median(several)];
+    expect(MAX_ORGANIZATIONS).toBeGreaterThan(1);
+    expect(Math.abs(a - b) / Math.max(a, b), `none ${a.toFixed(1)} ms, several ${b.toFixed(1)} ms`).toBeLessThan(0.25);
+  }, 60_000);
+
+  it('counts on the address typed, across organizations, before any password is checked', async () => {
+    await server.db.query('DELETE FROM login_attempts');
+    let last;
+    for (let i = 0; i < 9; i++) last = await signInWithout('boss@acme.example', `guess ${i}`);
+    expect(last!.response.statusCode).toBe(429);
+    expect(last!.response.headers['retry-after']).toBeTruthy();
+    // the right password too, until the window ends
+    expect((await signInWithout('boss@acme.example', PASSWORD)).response.statusCode).toBe(429);
+  });
+});
