@@ -9,9 +9,17 @@ import { clearAuthorizationRequest, OAUTH_KEYS } from './pkce';
 import { readValidTokenCookie, removeTokenCookies, writeRememberCookies } from './tokenCookie';
 import type { TokenResponse } from './types';
 
+/** The provider's refusals of a typed sign-in (server/oauth/consoleLogin.ts), by their exact words. */
+const RETYPE: Record<string, 'wrong' | 'several'> = {
+  'Wrong email or password': 'wrong',
+  'Your address has accounts in several organizations: type the one to sign in to in Organization.': 'several',
+};
+
 export type CallbackResult =
   | { kind: 'signedIn'; next: string }
   | { kind: 'denied'; error: string }
+  /** A refusal of what was typed: back to the form, saying why by a fixed code (/login?reason=…). */
+  | { kind: 'retype'; reason: 'wrong' | 'several' }
   /** The remembered token was refused (401); its cookies are gone. */
   | { kind: 'expired' }
   /** Signed in, but without administrator rights in `company`; `idToken` lets sign-out end that sign-in. */
@@ -33,7 +41,9 @@ export function handleCallback(search: string): Promise<CallbackResult> {
   const error = query.get('error');
   if (error) {
     clearAuthorizationRequest();
-    return Promise.resolve({ kind: 'denied', error: query.get('error_description') || error });
+    const description = query.get('error_description') ?? '';
+    const retype = error === 'access_denied' ? RETYPE[description] : undefined;
+    return Promise.resolve(retype ? { kind: 'retype', reason: retype } : { kind: 'denied', error: description || error });
   }
   const code = query.get('code');
   if (!code) {

@@ -23,6 +23,8 @@ export const signInMessages = {
     reason: {
       expired: 'Your remembered sign-in is no longer valid. Sign in again.',
       ended: 'Your session was ended by the provider: you were signed out everywhere, or your rights changed. Sign in again.',
+      wrong: 'Wrong email or password.',
+      several: 'Your address has accounts in several organizations: type the one to sign in to in Organization.',
     },
   },
   callback: {

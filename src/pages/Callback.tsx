@@ -28,6 +28,9 @@ export default function Callback() {
           setView({ kind: 'loggedIn' });
           // no page load: the admin app starts in this page (main.tsx)
           browser.within(result.next);
+        } else if (result.kind === 'retype') {
+          // the form again, with the address she typed and why (docs/CONSOLE.md "Sign-in form")
+          browser.replace(`/login?reason=${result.reason}`);
         } else if (result.kind === 'expired') {
           // a fixed reason code, never text: /login maps it to its sentence (docs/CONSOLE.md "Sign-in form")
           browser.replace('/login?reason=expired');

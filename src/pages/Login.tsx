@@ -11,12 +11,24 @@ import { getSession } from '../session/session';
  * Why the form is shown again (/login?reason=<code>): only these fixed codes are shown, each as its
  * own sentence, so a link cannot put words on this page (docs/CONSOLE.md "Sign-in form").
  */
-const REASONS: Record<string, string> = { expired: 'iam.login.reason.expired', ended: 'iam.login.reason.ended' };
+const REASONS: Record<string, string> = {
+  expired: 'iam.login.reason.expired',
+  ended: 'iam.login.reason.ended',
+  // the provider refused the sign-in just typed (Callback): the form comes back with its address
+  wrong: 'iam.login.reason.wrong',
+  several: 'iam.login.reason.several',
+};
+const RETYPED = new Set(['wrong', 'several']);
+
+const reasonCode = () => new URLSearchParams(window.location.search).get('reason') ?? '';
 
 function reasonMessage(): string | undefined {
-  const code = new URLSearchParams(window.location.search).get('reason') ?? '';
+  const code = reasonCode();
   return Object.hasOwn(REASONS, code) ? translate(REASONS[code]) : undefined;
 }
+
+/** The address typed before a refused sign-in, to type the password again beside it. */
+const retypedEmail = () => (RETYPED.has(reasonCode()) ? (sessionStorage.getItem(OAUTH_KEYS.email) ?? '') : '');
 
 /** The organization typed last on this device (docs/CONSOLE.md "Sign-in links"): not a secret, a convenience. */
 export const ORGANIZATION_KEY = 'iam.organization';
@@ -27,13 +39,18 @@ export interface Organization {
 }
 
 /**
- * The organization the form starts with: a sign-in link's (/login?company=…&domain=…), else the one
- * typed last on this device, else none (the console application's own).
+ * The organization the form starts with: a sign-in link's (/login?company=…&domain=…), else that of
+ * the shared link that sent her to sign in, else the one typed last on this device, else none (the
+ * console application's own).
  */
 export function initialOrganization(): Organization {
   const query = new URLSearchParams(window.location.search);
   const company = query.get('company')?.trim();
   if (company) return { company, domain: query.get('domain')?.trim() ?? '' };
+  // a shared link to a record (/users/…?company=acme) that sent her here to sign in first
+  const returnTo = new URLSearchParams((sessionStorage.getItem(OAUTH_KEYS.returnTo) ?? '').split('?')[1] ?? '');
+  const linked = returnTo.get('company')?.trim();
+  if (linked) return { company: linked, domain: returnTo.get('domain')?.trim() ?? '' };
   try {
     const saved = JSON.parse(localStorage.getItem(ORGANIZATION_KEY) ?? 'null') as Partial<Organization> | null;
     if (saved && typeof saved.company === 'string') return { company: saved.company, domain: typeof saved.domain === 'string' ? saved.domain : '' };
@@ -141,7 +158,7 @@ export default function Login() {
         )}
         <label htmlFor="login-email">{translate('iam.login.email')}</label>
         {/* an email input, as the console's description says; usernames and internationalized addresses sign in on the hosted page */}
-        <input id="login-email" name="email" type="email" autoComplete="username" spellCheck={false} autoCapitalize="none" required />
+        <input id="login-email" name="email" type="email" autoComplete="username" spellCheck={false} autoCapitalize="none" required defaultValue={retypedEmail()} />
         <label htmlFor="login-password">{translate('iam.login.password')}</label>
         <input id="login-password" name="password" type="password" autoComplete="current-password" required />
         <div className="login-form__row">

@@ -206,6 +206,35 @@ describe('login page: why the form is shown again (docs/CONSOLE.md "Sign-in form
     await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
   });
 
+  it('comes back after a refused sign-in saying why, with the address she typed', async () => {
+    sessionStorage.setItem(OAUTH_KEYS.email, 'boss@acme.example');
+    window.history.replaceState(null, '', '/login?reason=wrong');
+    render(<Login />);
+    expect(await screen.findByText('Wrong email or password.')).toBeInTheDocument();
+    expect(screen.getByLabelText('Email')).toHaveValue('boss@acme.example');
+    cleanup();
+    window.history.replaceState(null, '', '/login?reason=several');
+    render(<Login />);
+    expect(await screen.findByText(/accounts in several organizations/)).toBeInTheDocument();
+    expect(screen.getByLabelText('Email')).toHaveValue('boss@acme.example');
+    // not without a refusal: a fresh form is empty
+    cleanup();
+    window.history.replaceState(null, '', '/login');
+    render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    expect(screen.getByLabelText('Email')).toHaveValue('');
+  });
+
+  it('takes the organization of the shared link that sent her to sign in', async () => {
+    localStorage.setItem(ORGANIZATION_KEY, JSON.stringify({ company: 'elsewhere', domain: '' }));
+    sessionStorage.setItem(OAUTH_KEYS.returnTo, '/users/u1?company=acme&domain=people');
+    window.history.replaceState(null, '', '/login');
+    render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    expect(screen.getByLabelText('Organization (optional)')).toHaveValue('acme');
+    expect(screen.getByLabelText('Domain (optional)')).toHaveValue('people');
+  });
+
   it.each(['nope', 'constructor', '__proto__', 'toString', '<b>Call 555</b>', ''])('shows nothing for the unknown reason %j', async (reason) => {
     window.history.replaceState(null, '', `/login?reason=${encodeURIComponent(reason)}`);
     const { container } = render(<Login />);
@@ -223,6 +252,15 @@ describe('callback page', () => {
     expect(screen.getByRole('heading', { name: 'Logging.....' })).toBeInTheDocument();
     expect(await screen.findByText('Message: Bad credentials')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'LogIn' })).toHaveAttribute('href', '/login');
+  });
+
+  it.each([
+    ['Wrong email or password', 'wrong'],
+    ['Your address has accounts in several organizations: type the one to sign in to in Organization.', 'several'],
+  ])('goes back to the form when the provider refuses what was typed (%s)', async (description, reason) => {
+    window.history.replaceState(null, '', `/callback?${new URLSearchParams({ error: 'access_denied', error_description: description, state: 'x' })}`);
+    render(<Callback />);
+    await waitFor(() => expect(replace).toHaveBeenCalledWith(`/login?reason=${reason}`));
   });
 
   it('says Logged In. and opens the dashboard after the exchange', async () => {
