@@ -81,6 +81,7 @@ const ref = (user: KnownUser): UserRef => ({ companyId: user.companyId, domainId
 const require = createRequire(import.meta.url);
 const LIBRARY = fs.readFileSync(require.resolve('@simplewebauthn/browser').replace(/esm[/\\]index\.js$|script[/\\]index\.js$/, 'dist/bundle/index.umd.min.js'), 'utf8');
 const OURS = fs.readFileSync(new URL('./webauthn.js', import.meta.url), 'utf8');
+const PAGE = fs.readFileSync(new URL('./page.js', import.meta.url), 'utf8');
 
 export async function accountRoutes(app: FastifyInstance, options: AccountOptions) {
   const { db, provider, issuer, consoleClientId } = options;
@@ -190,6 +191,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   };
 
   app.get('/account/webauthn.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'no-cache').send(OURS));
+  app.get(SCRIPT_PATHS.page, { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'no-cache').send(PAGE));
   app.get(SCRIPT_PATHS.library, { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(LIBRARY));
 
   const tenantQuery = { type: 'object', properties: { company: { type: 'string', maxLength: 100 }, domain: { type: 'string', maxLength: 100 }, done: { type: 'string', maxLength: 20 } } } as const;

@@ -8,7 +8,9 @@ export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 /** The scripts of WebAuthn pages: @simplewebauthn/browser's bundle and ours, same-origin files. */
-export const SCRIPT_PATHS = { library: '/account/simplewebauthn-browser.js', ours: '/account/webauthn.js' };
+export const SCRIPT_PATHS = { library: '/account/simplewebauthn-browser.js', ours: '/account/webauthn.js', page: '/account/page.js' };
+/** Local times and the Copy button (server/mfa/page.js). */
+const pageScript = () => `<script src="${SCRIPT_PATHS.page}" defer></script>`;
 export const scriptTags = () => `<script src="${SCRIPT_PATHS.library}" defer></script>\n<script src="${SCRIPT_PATHS.ours}" defer></script>`;
 
 /** The login pages' policy, with same-origin script files (never inline) for WebAuthn. */
@@ -66,7 +68,8 @@ ${input.withLabel ? '<label for="label">Name (optional)</label>\n<input type="te
 }
 
 const KIND: Record<string, string> = { totp: 'Authenticator app', webauthn: 'Passkey or security key', recovery: 'Recovery codes' };
-const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') + ' UTC' : 'never');
+// in UTC as written; page.js shows it in the person's own time zone
+const day = (iso: string | null) => (iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 16).replace('T', ' '))} UTC</time>` : 'never');
 
 /** The account page of a signed-in person. */
 export function overviewPage(input: { name: string; organization: string; factors: FactorView[]; notice?: string; required?: boolean }): string {
@@ -90,7 +93,9 @@ ${input.required ? '<p class="error" role="status">Your organization requires a 
 <form method="get" action="/account/passkey"><button type="submit">Add a passkey or security key</button></form>
 <form method="post" action="/account/recovery"><button type="submit">${hasRecovery ? 'Make new recovery codes (the old ones stop working)' : 'Make recovery codes'}</button></form>
 <h2>Done?</h2>
-<form method="post" action="/account/logout"><button type="submit">Sign out</button></form>`,
+<p><a href="/dashboard">Go to the console</a> (administrators), or sign out of this page.</p>
+<form method="post" action="/account/logout"><button type="submit">Sign out</button></form>
+${pageScript()}`,
   );
 }
 
@@ -102,7 +107,11 @@ export function recoveryCodesPage(codes: string[]): string {
 <ul id="recovery-codes">
 ${codes.map((code) => `<li><code>${escapeHtml(code)}</code></li>`).join('\n')}
 </ul>
-<form method="get" action="/account"><button type="submit">Done</button></form>`,
+<p><button type="button" data-copy="recovery-codes" hidden>Copy the codes</button>
+<a download="recovery-codes.txt" href="data:text/plain;charset=utf-8,${encodeURIComponent(`${codes.join('\n')}\n`)}">Download the codes (recovery-codes.txt)</a></p>
+<p id="recovery-codes-status" role="status"></p>
+<form method="get" action="/account"><button type="submit">Done</button></form>
+${pageScript()}`,
   );
 }
 

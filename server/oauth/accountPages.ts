@@ -236,7 +236,8 @@ ${hidden('token', token)}<label for="password">New password</label>
           renderPage(
             purpose === 'invite' ? 'Your password is set' : 'Your password is changed',
             `<h1>${purpose === 'invite' ? 'Your password is set' : 'Your password is changed'}</h1>
-<p role="status">${purpose === 'invite' ? 'Your password is set.' : 'Your password is changed.'} ${back ? `<a href="${escapeHtml(back)}">Sign in</a>.` : 'Sign in with it.'}</p>`,
+<p role="status">${purpose === 'invite' ? 'Your password is set.' : 'Your password is changed.'} ${back ? `<a href="${escapeHtml(back)}">Sign in</a>.` : 'Sign in with it.'}</p>
+<p>Your second factors and recovery codes are on <a href="/account">your account page</a>.</p>`,
           ),
         );
       },

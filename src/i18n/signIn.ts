@@ -18,6 +18,7 @@ export const signInMessages = {
     submit: 'Login',
     signupPrompt: "Don't have an account?",
     signup: 'Signup',
+    account: 'Your account and security (second factors, recovery codes)',
     redirecting: 'Signing you in…',
     // Why the form is shown again: /login?reason=<code>; only these codes are shown (docs/CONSOLE.md "Sign-in form").
     reason: {
@@ -36,6 +37,7 @@ export const signInMessages = {
       title: 'Not an administrator',
       text: 'Your account is not an administrator of company %{company}.',
       switchUser: 'Sign in as someone else',
+      account: 'Your account and security',
     },
   },
   logout: {

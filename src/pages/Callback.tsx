@@ -4,6 +4,7 @@ import { browser } from '../authProvider/browser';
 import { handleCallback } from '../authProvider/callback';
 import { signOut } from '../authProvider/signOut';
 import { translate } from '../i18n/translate';
+import { accountPageUrl } from './Login';
 
 type View =
   | { kind: 'logging' }
@@ -62,6 +63,10 @@ export default function Callback() {
         <button className="plain-button" type="button" onClick={signInAsSomeoneElse} disabled={leaving} aria-busy={leaving}>
           {translate('iam.callback.notAdministrator.switchUser')}
         </button>
+        {/* what a person who administers nothing can do here: her own factors and recovery codes */}
+        <p>
+          <a href={accountPageUrl()}>{translate('iam.callback.notAdministrator.account')}</a>
+        </p>
       </main>
     );
   }

@@ -61,6 +61,9 @@ export function initialOrganization(): Organization {
   return { company: '', domain: '' };
 }
 
+/** The provider's account page (second factors, recovery codes), beside its /oauth endpoints. */
+export const accountPageUrl = () => `${config.authServer.replace(/\/oauth\/?$/, '')}/account`;
+
 /** The provider's forgotten-password page (beside its /oauth endpoints) for an organization. */
 export const forgotPasswordUrl = ({ company, domain }: Organization) =>
   `${config.authServer.replace(/\/oauth\/?$/, '')}/account/forgot${company.trim() ? `?${new URLSearchParams({ company: company.trim(), ...(domain.trim() ? { domain: domain.trim() } : {}) })}` : ''}`;
@@ -180,6 +183,9 @@ export default function Login() {
         </button>
         <p>
           {translate('iam.login.signupPrompt')} <a href="/signup">{translate('iam.login.signup')}</a>
+        </p>
+        <p>
+          <a href={accountPageUrl()}>{translate('iam.login.account')}</a>
         </p>
       </form>
     </main>

@@ -206,6 +206,12 @@ describe('login page: why the form is shown again (docs/CONSOLE.md "Sign-in form
     await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
   });
 
+  it('links to the account page (second factors, recovery codes)', async () => {
+    window.history.replaceState(null, '', '/login');
+    render(<Login />);
+    expect(screen.getByRole('link', { name: /Your account and security/ })).toHaveAttribute('href', expect.stringMatching(/\/account$/));
+  });
+
   it('comes back after a refused sign-in saying why, with the address she typed', async () => {
     sessionStorage.setItem(OAUTH_KEYS.email, 'boss@acme.example');
     window.history.replaceState(null, '', '/login?reason=wrong');
@@ -335,6 +341,8 @@ describe('callback page: sign-ins that cannot go on (docs/CONSOLE.md "Callback")
     expect(await screen.findByText('Your account is not an administrator of company acme.')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: 'Not an administrator' })).toBeInTheDocument();
     expect(replace).not.toHaveBeenCalled();
+    // what she can do here instead: her own account page
+    expect(screen.getByRole('link', { name: 'Your account and security' })).toHaveAttribute('href', expect.stringMatching(/\/account$/));
     await userEvent.click(screen.getByRole('button', { name: 'Sign in as someone else' }));
     await waitFor(() => expect(assign).toHaveBeenCalledWith('/login'));
     const logout = requests.find((request) => request.url === '/oauth/logout');

@@ -120,6 +120,8 @@ describe('a forgotten password, without a mail server', () => {
     const done = await post(server, '/account/reset', { token, password: NEW_PASSWORD, confirm: NEW_PASSWORD });
     expect(done.statusCode).toBe(200);
     expect(done.body).toContain('Your password is changed.');
+    // and where her second factors are
+    expect(done.body).toContain('<a href="/account">your account page</a>');
     expect(done.body).toContain('href="/login?company=acme');
     expect((await server.db.query(live)).rows[0].n).toBe(0);
     const { rows } = await server.db.query(`SELECT required_actions AS "requiredActions" FROM users WHERE company_id = 'acme' AND id = 'worker'`);
