@@ -7,8 +7,9 @@ import { tenantOf } from './clients.js';
  * signs in the people of its own company and domain, except the console: it is the one door of every
  * company's administrators, so a sign-in to it names the tenant (company, and a domain or else the
  * company's primary one): the console's sign-in form and the authorization request carry `company`
- * and `domain`; naming none means the console application's own tenant. The tenant a sign-in names
- * is never guessed from the login, and an unknown one fails like a wrong password.
+ * and `domain`; naming none means the console application's own tenant, and, when the password is
+ * not that of its account there, the one organization whose console account it proves
+ * (organizationSearch.ts, docs/DECISIONS.md 43). An unknown tenant fails like a wrong password.
  */
 
 /** The console's client id: the one application whose sign-ins may name a tenant. */
