@@ -40,7 +40,8 @@ describe.skipIf(!!process.env.DATABASE_URL)('SIGTERM during database maintenance
       await db.close();
     }
 
-    const program = await spawnProgram(dataDir, { LOG_LEVEL: 'info', SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS) });
+    // (maintenance steps are logged at debug)
+    const program = await spawnProgram(dataDir, { LOG_LEVEL: 'debug', SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS) });
     try {
       await waitForOutput(program, 'IAM Console:');
       // the round that analyzes every table without statistics is under way: the step before the
