@@ -104,7 +104,7 @@ describe('sign-in and dashboard', () => {
     const domainsCard = page.getByRole('region', { name: 'Domains' });
     await eventually(() => companiesCard.getByRole('listitem').first().textContent()).toContain('ROOT');
     await eventually(() => domainsCard.getByRole('listitem').first().textContent()).toContain('DEFAULT');
-    expect(await companiesCard.getByRole('button', { name: 'View' }).count()).toBeGreaterThan(0);
+    expect(await companiesCard.getByRole('link', { name: 'View ROOT' }).getAttribute('href')).toBe('/companies/root');
     await eventually(() => sidebarHeading().textContent()).toBe('Root [default]');
 
     // Remember me: the token cookie of docs/CONSOLE.md, "Callback" (1 hour, Secure, SameSite=Strict).
