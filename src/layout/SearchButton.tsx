@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import { IconButton, Tooltip } from '@mui/material';
 import SearchIcon from '@mui/icons-material/Search';
 import { useTranslate } from 'react-admin';
@@ -6,6 +6,17 @@ import { withScreenWords } from '../i18n/i18nProvider';
 
 // The dialog (a text field, lists, the search) loads on first use, not with the first screen.
 const SearchDialog = lazy(() => withScreenWords(import('./dialogs')).then((dialogs) => ({ default: dialogs.SearchDialog })));
+
+/** Shown while the dialog's chunk loads: keys typed meanwhile are kept for its field (and only meanwhile). */
+function KeepTyping({ keeping }: { keeping: RefObject<boolean> }) {
+  useLayoutEffect(() => {
+    keeping.current = true;
+    return () => {
+      keeping.current = false;
+    };
+  }, [keeping]);
+  return null;
+}
 
 /**
  * docs/CONSOLE.md, "Layout": the top-bar search button; it and Ctrl+K / Cmd+K, anywhere in the
@@ -17,20 +28,18 @@ export function SearchButton() {
   // `opened` counts openings: each one is a fresh dialog (empty field, recent searches), and once
   // opened it stays mounted so that closing it animates.
   const [{ open, opened }, setDialog] = useState({ open: false, opened: 0 });
-  // What is typed between opening and the dialog's field taking the focus (its chunk may still be
-  // loading): kept for the field, rather than lost or typed into what had the focus. Undefined: not kept.
-  const typedAhead = useRef<string>(undefined);
+  // What is typed while the dialog's chunk loads, kept for its field rather than lost or typed into
+  // what had the focus; should the chunk not come, nothing more is kept.
+  const keeping = useRef(false);
+  const typedAhead = useRef('');
   const show = useCallback(() => {
+    typedAhead.current = '';
     setDialog((dialog) => (dialog.open ? dialog : { open: true, opened: dialog.opened + 1 }));
-    typedAhead.current ??= '';
   }, []);
-  const close = useCallback(() => {
-    typedAhead.current = undefined;
-    setDialog((dialog) => ({ ...dialog, open: false }));
-  }, []);
+  const close = useCallback(() => setDialog((dialog) => ({ ...dialog, open: false })), []);
   const takeTypedAhead = useCallback(() => {
-    const typed = typedAhead.current ?? '';
-    typedAhead.current = undefined;
+    const typed = typedAhead.current;
+    typedAhead.current = '';
     return typed;
   }, []);
   useEffect(() => {
@@ -41,11 +50,9 @@ export function SearchButton() {
         show();
         return;
       }
-      const keeping = typedAhead.current !== undefined && !event.isComposing && !event.ctrlKey && !event.metaKey && !event.altKey;
-      // once the field has the focus, what is typed goes to it
-      if (!keeping || (event.target as Element | null)?.closest?.('[data-search-field]')) return;
+      if (!keeping.current || event.isComposing || event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key.length === 1) typedAhead.current += event.key;
-      else if (event.key === 'Backspace') typedAhead.current = typedAhead.current!.slice(0, -1);
+      else if (event.key === 'Backspace') typedAhead.current = typedAhead.current.slice(0, -1);
       else return;
       event.preventDefault();
     };
@@ -62,7 +69,7 @@ export function SearchButton() {
         </IconButton>
       </Tooltip>
       {opened > 0 && (
-        <Suspense fallback={null}>
+        <Suspense fallback={<KeepTyping keeping={keeping} />}>
           <SearchDialog key={opened} open={open} onClose={close} label={label} takeTypedAhead={takeTypedAhead} />
         </Suspense>
       )}

@@ -92,7 +92,7 @@ interface SearchDialogProps {
   open: boolean;
   onClose: () => void;
   label: string;
-  /** What was typed after opening, before the field had the focus (SearchButton keeps it): it comes first. */
+  /** What was typed while the dialog loaded (SearchButton keeps it): it comes first in the field. */
   takeTypedAhead?: () => string;
 }
 
@@ -241,7 +241,6 @@ export default function SearchDialog({ open, onClose, label, takeTypedAhead }: S
                 htmlInput: {
                   role: 'combobox',
                   'aria-label': label,
-                  'data-search-field': true,
                   'aria-autocomplete': 'list',
                   'aria-expanded': options.length > 0,
                   'aria-controls': options.length > 0 ? listboxId : undefined,

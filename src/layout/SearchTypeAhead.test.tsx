@@ -47,6 +47,9 @@ it('keeps what is typed right after Ctrl+K while the dialog loads, before what f
 
   const field = await screen.findByRole('combobox', { name: 'Search' }, { timeout: 5000 });
   await waitFor(() => expect(field).toHaveValue('ad'));
+  // once the dialog is there, nothing is kept any more: keys go where they are typed
+  expect(fireEvent.keyDown(document.body, { key: 'z' })).toBe(true);
+  expect(field).toHaveValue('ad');
   await userEvent.type(field, 'a');
   expect(field).toHaveValue('ada');
   expect(await screen.findByRole('option', { name: /Ada Lovelace/ })).toBeInTheDocument();
