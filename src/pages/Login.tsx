@@ -47,10 +47,11 @@ export function initialOrganization(): Organization {
   const query = new URLSearchParams(window.location.search);
   const company = query.get('company')?.trim();
   if (company) return { company, domain: query.get('domain')?.trim() ?? '' };
-  // a shared link to a record (/users/…?company=acme) that sent her here to sign in first
+  // a shared link to a record (/users/…?company=acme) that sent her here to sign in first: its
+  // company only, as the record's domain need not be the one her account is in
   const returnTo = new URLSearchParams((sessionStorage.getItem(OAUTH_KEYS.returnTo) ?? '').split('?')[1] ?? '');
   const linked = returnTo.get('company')?.trim();
-  if (linked) return { company: linked, domain: returnTo.get('domain')?.trim() ?? '' };
+  if (linked) return { company: linked, domain: '' };
   try {
     const saved = JSON.parse(localStorage.getItem(ORGANIZATION_KEY) ?? 'null') as Partial<Organization> | null;
     if (saved && typeof saved.company === 'string') return { company: saved.company, domain: typeof saved.domain === 'string' ? saved.domain : '' };
