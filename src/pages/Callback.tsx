@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'react';
-import { loadAdminApp } from '../adminApp';
 import { browser } from '../authProvider/browser';
 import { handleCallback } from '../authProvider/callback';
 import { signOut } from '../authProvider/signOut';
@@ -20,14 +19,13 @@ export default function Callback() {
 
   useEffect(() => {
     let active = true;
-    // the console's code and its first screen load while the tokens are exchanged
-    void loadAdminApp().catch(() => undefined);
     handleCallback(window.location.search).then(
       (result) => {
         if (!active) return;
         if (result.kind === 'signedIn') {
           setView({ kind: 'loggedIn' });
-          // no page load: the admin app starts in this page (main.tsx)
+          // no page load: the admin app starts in this page (main.tsx), its code and the dashboard's
+          // fetched side by side then (fetching them during the exchange slowed it: docs/PERFORMANCE.md)
           browser.within(result.next);
         } else if (result.kind === 'retype') {
           // the form again, with the address she typed and why (docs/CONSOLE.md "Sign-in form")

@@ -14,10 +14,6 @@ import Logout from './Logout';
 import NotFound from './NotFound';
 import { ResetPassword, SignUp } from './NotOffered';
 import { ORGANIZATION_KEY } from './Login';
-import { loadAdminApp } from '../adminApp';
-
-// the admin app's code, which the callback fetches ahead of time: not loaded in these tests
-vi.mock('../adminApp', () => ({ loadAdminApp: vi.fn(() => Promise.resolve({})) }));
 
 let replace: ReturnType<typeof vi.spyOn>;
 let assign: ReturnType<typeof vi.spyOn>;
@@ -290,10 +286,9 @@ describe('callback page', () => {
     window.history.replaceState(null, '', '/callback?code=c9&state=s1');
     render(<Callback />);
     expect(await screen.findByRole('heading', { name: 'Logged In.' })).toBeInTheDocument();
-    // into the admin app without a page load, its code asked for while the code was exchanged
+    // into the admin app without a page load
     expect(within).toHaveBeenCalledWith('/dashboard');
     expect(replace).not.toHaveBeenCalled();
-    expect(loadAdminApp).toHaveBeenCalled();
     expect(getSession().company?.id).toBe('root');
   });
 
