@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './helpers.js';
+import { capturedLog, startServer, type TestServer } from './helpers.js';
 
 /**
  * What operators and browsers ask of every server (docs/OPERATIONS.md, "Health" and "Logs"):
@@ -8,15 +7,9 @@ import { startServer, type TestServer } from './helpers.js';
  * line per request. (The readiness of a server whose PostgreSQL is down: databaseRestart.test.ts.)
  */
 let server: TestServer;
-const lines: string[] = [];
+const { lines, stream } = capturedLog();
 
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
   server = await startServer({}, { logger: { level: 'info', stream } });
 }, 120_000);
 afterAll(() => server?.close());

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { inject } from 'vitest';
 import { type BuildOptions, buildApp } from '../../server/app.js';
@@ -205,4 +206,16 @@ export async function createTenant(server: TestServer, companyId: string, parent
     adminToken: await tokenFor(server.ctx, { companyId, domainId, userId: 'boss' }),
     userToken: await tokenFor(server.ctx, { companyId, domainId, userId: 'worker' }),
   };
+}
+
+/** A log destination that keeps every line written to it (what an operator's log would hold): pass `stream` as the logger's. */
+export function capturedLog(): { lines: string[]; stream: Writable } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, stream };
 }

@@ -1,8 +1,7 @@
-import { Writable } from 'node:stream';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailerOf, SENT_TOKEN } from '../../server/mail/mailer.js';
-import { call, createTenant, listQuery, startServer, type Tenant, type TestServer, tokenFor } from './helpers.js';
+import { call, capturedLog, createTenant, listQuery, startServer, type Tenant, type TestServer, tokenFor } from './helpers.js';
 import { consoleLoginFields, pkce, postLogin, redirectParams } from './oauthHelpers.js';
 import { freePort } from './program.js';
 
@@ -13,16 +12,10 @@ import { freePort } from './program.js';
  */
 let server: TestServer;
 let acme: Tenant;
-const lines: string[] = [];
+// the request log, captured: what an operator's log would hold
+const { lines, stream } = capturedLog();
 
 beforeAll(async () => {
-  // the request log, captured: what an operator's log would hold
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
   server = await startServer({}, { logger: { level: 'info', stream } });
   acme = await createTenant(server, 'acme');
 }, 120_000);
