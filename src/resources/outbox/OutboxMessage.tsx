@@ -8,6 +8,7 @@ import { useSession } from '../../session/useSession';
 import { DisabledReason } from '../generic/DisabledReason';
 import { useAllowedOn } from '../generic/principalRights';
 import { formatDateTime } from '../generic/dateTime';
+import { sendAndSay } from '../users/sendLink';
 
 interface Message {
   id: string;
@@ -39,13 +40,10 @@ function ResendButton({ message, base }: { message: Message; base: string }) {
   const resend = async () => {
     setBusy(true);
     try {
-      const { json } = await httpClient(`${base}/resend`, { method: 'POST', body: '{}' });
-      const answer = json as { recipient: string; mailConfigured: boolean };
-      notify(answer.mailConfigured ? 'iam.emailActions.sent' : 'iam.emailActions.queued', { type: 'info', messageArgs: { email: answer.recipient } });
-      await queryClient.invalidateQueries({ queryKey: ['outbox'] });
-      await queryClient.invalidateQueries({ queryKey: ['outbox', 'message'] });
-    } catch (failure) {
-      notify('iam.emailActions.failed', { type: 'error', messageArgs: { message: (failure as Error).message } });
+      if (await sendAndSay(`${base}/resend`, notify)) {
+        await queryClient.invalidateQueries({ queryKey: ['outbox'] });
+        await queryClient.invalidateQueries({ queryKey: ['outbox', 'message'] });
+      }
     } finally {
       setBusy(false);
       setOpen(false);

@@ -8,6 +8,7 @@ import { DisabledReason } from '../generic/DisabledReason';
 import { useAllowedOn } from '../generic/principalRights';
 import { neededRoles, useRoles } from '../generic/useAllowed';
 import { useSignInState } from './accountState';
+import { sendAndSay } from './sendLink';
 import type { UserPanelProps } from './UserPanels';
 
 /** The three messages support staff send, each a POST to …/users/{u}/{route} (users:recover). */
@@ -64,12 +65,7 @@ export default function EmailActions({ user, context }: UserPanelProps) {
     setBusy(true);
     try {
       const url = `${config.apiBase}/companys/${encodeURIComponent(context.companyId)}/domainNames/${encodeURIComponent(context.domainId)}/users/${encodeURIComponent(userId)}/${what.route}`;
-      const { json } = await httpClient(url, { method: 'POST', body: '{}' });
-      const answer = json as { recipient: string; mailConfigured: boolean };
-      notify(answer.mailConfigured ? 'iam.emailActions.sent' : 'iam.emailActions.queued', { type: 'info', messageArgs: { email: answer.recipient } });
-      await queryClient.invalidateQueries({ queryKey: ['outbox'], refetchType: 'active' });
-    } catch (failure) {
-      notify('iam.emailActions.failed', { type: 'error', messageArgs: { message: (failure as Error).message } });
+      if (await sendAndSay(url, notify)) await queryClient.invalidateQueries({ queryKey: ['outbox'], refetchType: 'active' });
     } finally {
       setBusy(false);
       setOpen(false);
