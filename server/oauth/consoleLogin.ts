@@ -5,7 +5,7 @@ import type { KnownUser } from '../accounts/accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
 import { type GrantPlan, type GrantSetting, issueCode, planGrant } from './grants.js';
 import { loginPagePolicy, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
-import { BLOCKED_MESSAGE, passwordStep, type PasswordStepOptions, trustDevice, tryAgainIn } from './passwordStep.js';
+import { BLOCKED_MESSAGE, passwordStep, type PasswordStepOptions, tooManyFailures, trustDevice } from './passwordStep.js';
 import { signInAnywhere } from './organizationSearch.js';
 import { originOf, withRequestOrigin } from '../requestOrigin.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
@@ -197,7 +197,7 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
         else if (found.kind === 'several') return fail('access_denied', SEVERAL_ORGANIZATIONS);
         else if (found.kind === 'throttled') {
           reply.header('Retry-After', String(found.retryAfter));
-          outcome = { kind: 'throttled', retryAfter: found.retryAfter, login: wrong.login, message: `Too many failed sign-in attempts. ${tryAgainIn(found.retryAfter)}` };
+          outcome = tooManyFailures(found.retryAfter, wrong.login);
         } else {
           // her organization's sign-in from here on: its events, its code
           Object.assign(who, { companyId: found.user.companyId, domainId: found.user.domainId });

@@ -21,7 +21,15 @@ export type PasswordOutcome =
 export const BLOCKED_MESSAGE = 'This account is blocked. Ask your administrator to unblock it.';
 
 /** "Try again in 5 minutes." / "in 40 seconds." */
-export function tryAgainIn(seconds: number): string {
+/** The refusal of a throttled attempt, whichever counter refused it. */
+export const tooManyFailures = (retryAfter: number, login: string): PasswordOutcome => ({
+  kind: 'throttled',
+  retryAfter,
+  login,
+  message: `Too many failed sign-in attempts. ${tryAgainIn(retryAfter)}`,
+});
+
+function tryAgainIn(seconds: number): string {
   if (seconds < 60) return `Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
   const minutes = Math.ceil(seconds / 60);
   return `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
@@ -52,7 +60,7 @@ export async function passwordStep(
   if (attempt.retryAfter > 0) {
     await recordSignIn(db, seen, { outcome: 'throttled', client, userId: user?.id, login, detail: `retry after ${attempt.retryAfter} s` });
     reply.header('Retry-After', String(attempt.retryAfter));
-    return { kind: 'throttled', retryAfter: attempt.retryAfter, login, message: `Too many failed sign-in attempts. ${tryAgainIn(attempt.retryAfter)}` };
+    return tooManyFailures(attempt.retryAfter, login);
   }
 
   // bcrypt runs whether or not the login names someone (passwordMatches checks a dummy hash for
