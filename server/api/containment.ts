@@ -126,6 +126,17 @@ async function assertContainsAll(db: Queryable, caller: Principal, principals: {
   );
 }
 
+/** Does the caller hold, where each role would be given, everything it gives? The check of a role given, asked ahead. */
+export async function mayGive(db: Queryable, caller: Principal, gives: Gives[]): Promise<boolean> {
+  try {
+    await assertContainsAll(db, caller, [], gives);
+    return true;
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 403) return false;
+    throw error;
+  }
+}
+
 /** The check for a route that declares what it acts on (the guard's preHandler). */
 export async function checkDeclaredContainment(db: Queryable, request: FastifyRequest): Promise<void> {
   const { acts } = request.routeOptions.config;

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/index.js';
 import { badRequest, notFound } from '../errors.js';
 import { keepingAnAdministrator } from '../accounts/administrators.js';
+import { giveFirstOwner, isFirstAdministration } from './firstOwner.js';
 import { getGroups } from './groups.js';
 import { statementAccess } from './guard.js';
 import { type ListQuery, type ListResource, listQuerySchema, parseListQuery, runList, sendList } from './list.js';
@@ -231,7 +232,13 @@ export async function memberRoutes(app: FastifyInstance) {
     { config: { permission: 'groups:write', acts: actsOnMembers }, schema: { tags, params: groupParams, body: addBody, response: { 200: memberList, ...errorResponses } } },
     async (request) => {
       const { companyId, domainId, groupId } = request.params;
-      return db.transaction((tx) => members.add(tx, companyId, domainId, groupId, request.body));
+      return db.transaction(async (tx) => {
+        // a new company's first administrators are its Owners (firstOwner.ts)
+        const first = await isFirstAdministration(tx, companyId, groupId);
+        const added = await members.add(tx, companyId, domainId, groupId, request.body);
+        if (first) await giveFirstOwner(tx, request.principal, companyId, domainId, added.filter((member) => member.type === 'user').map((member) => member.id));
+        return added;
+      });
     },
   );
 

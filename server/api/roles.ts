@@ -3,7 +3,7 @@
  * permissions, defined here once; the guard, the roles routes, the console (GET /api/roles) and the
  * docs read them from here. A permission is `<resource>:<verb>`: every resource of the management
  * API has `read`, `write` (create, change, soft delete, recover) and `purge` (gone for good), and a
- * few have their own verbs (`sessions:revoke`, `applications:secrets`, `users:unlock`, `users:block`, `users:recover`). A resource type added by
+ * few have their own verbs (`sessions:revoke`, `applications:secrets`, `users:unlock`, `users:block`, `users:recover`, `roles:owner`). A resource type added by
  * declaration names its permission resource and gets the same three verbs; the roles below are
  * patterns, so Owner, Administrator and Auditor cover it without a change here.
  */
@@ -17,8 +17,10 @@ export const PERMISSION_RESOURCES = ['companies', 'domains', 'users', 'groups', 
  * (clear the throttle's lock), `users:block` (block and unblock), `users:recover` (send a reset link,
  * resend an invitation or a verification). Setting a password, required actions and resetting a
  * person's second factors are `users:write`: whoever does them could take the account over.
+ * `roles:owner` is what only the Owner role gives: by the containment rule (containment.ts) only
+ * whoever holds it gives or takes the Owner role, or acts on someone who holds it.
  */
-export const EXTRA_PERMISSIONS = ['sessions:revoke', 'applications:secrets', 'users:unlock', 'users:block', 'users:recover'] as const;
+export const EXTRA_PERMISSIONS = ['sessions:revoke', 'applications:secrets', 'users:unlock', 'users:block', 'users:recover', 'roles:owner'] as const;
 
 /** Permission resources of resource types added by declaration, as their routes are made (resource.ts). */
 const declared = new Set<string>();
@@ -46,8 +48,14 @@ export interface RoleDefinition {
 const NAVIGATE = ['companies:read', 'domains:read'];
 
 export const ROLES: readonly RoleDefinition[] = [
-  { id: 'owner', name: 'Owner', description: 'Everything, including who holds which role', grants: ['*'] },
-  { id: 'administrator', name: 'Administrator', description: 'Everything but giving and taking roles', grants: ['*'], except: ['roles:write'] },
+  { id: 'owner', name: 'Owner', description: 'Everything, including who holds which role, the Owner role too', grants: ['*'] },
+  {
+    id: 'administrator',
+    name: 'Administrator',
+    description: 'Everything but the Owner role: gives and takes the other roles, within her subtree, to and from people she contains',
+    grants: ['*'],
+    except: ['roles:owner'],
+  },
   {
     id: 'user-manager',
     name: 'User manager',
