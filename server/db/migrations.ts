@@ -1716,6 +1716,19 @@ BEGIN
 END $$;
 `,
   },
+  {
+    id: 35,
+    name: "sign-in events: several_organizations, a console sign-in whose password proved accounts in several organizations",
+    sql: `
+-- The console's sign-in naming no organization whose password proves accounts in several
+-- organizations asks which (server/oauth/organizationSearch.ts): one event per account proved, in
+-- its organization, so that attempt is on record like every other (docs/CONSOLE.md, "Sign-ins and rights").
+ALTER TABLE signin_events DROP CONSTRAINT IF EXISTS signin_events_outcome_check;
+ALTER TABLE signin_events ADD CONSTRAINT signin_events_outcome_check CHECK (outcome IN ('success', 'wrong_password',
+  'unknown_user', 'throttled', 'bad_client', 'bad_redirect_uri', 'bad_pkce', 'code_reused', 'bad_code', 'consent_denied',
+  'refresh_reuse', 'blocked', 'second_factor_failed', 'several_organizations'));
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

@@ -159,7 +159,8 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
         await recordSignIn(db, seen, { outcome: 'bad_redirect_uri', client: { id: client.clientId, ...tenantOf(client) }, login: form.email, detail: `redirect_uri ${redirectUri ?? '(none)'}` });
         return sendPage(reply, 400, renderErrorPage('The redirect_uri is missing or is not registered for this application.'));
       }
-      const fail = (error: string, description: string) => redirectTo(reply, redirectUri, { error, error_description: description, state: form.state });
+      const fail = (error: string, description: string, more: Record<string, string> = {}) =>
+        redirectTo(reply, redirectUri, { error, error_description: description, state: form.state, ...more });
 
       if (!client.grantTypeAllowed('authorization_code')) return fail('unauthorized_client', 'the authorization_code grant is not enabled for this application');
       if (form.response_type !== undefined && form.response_type !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
@@ -194,7 +195,20 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
         const wrong = outcome;
         const found = await signInAnywhere(options, request, { login: form.email ?? '', password: form.password ?? '', except: tenant });
         if (found.kind === 'none') await wrong.record();
-        else if (found.kind === 'several') return fail('access_denied', SEVERAL_ORGANIZATIONS);
+        else if (found.kind === 'several') {
+          // on record in each organization the password proved, as a sign-in found or blocked there is;
+          // none of them is named to her
+          for (const user of found.users) {
+            await recordSignIn(db, seen, {
+              outcome: 'several_organizations',
+              client: { id: client.clientId, companyId: user.companyId, domainId: user.domainId },
+              userId: user.id,
+              login: wrong.login,
+              detail: `the password is right in ${found.users.length} organizations: she was asked to name hers`,
+            });
+          }
+          return fail('access_denied', SEVERAL_ORGANIZATIONS);
+        }
         else if (found.kind === 'throttled') {
           reply.header('Retry-After', String(found.retryAfter));
           outcome = tooManyFailures(found.retryAfter, wrong.login);
@@ -205,8 +219,13 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
           outcome = found.kind === 'blocked' ? { kind: 'blocked', message: BLOCKED_MESSAGE, login: wrong.login } : { kind: 'signed-in', user: found.user, login: wrong.login };
         }
       }
+      if ((outcome.kind === 'throttled' || outcome.kind === 'blocked') && client.clientId === consoleClientId) {
+        // the console's own form says it, with the address kept, like a wrong password (docs/CONSOLE.md,
+        // "Sign-in form"): the wait travels as a number (retry_after, and the Retry-After header)
+        return fail('access_denied', outcome.message, outcome.kind === 'throttled' ? { retry_after: String(outcome.retryAfter) } : {});
+      }
       if (outcome.kind === 'throttled' || outcome.kind === 'blocked') {
-        // the console's page shows the message; a form here lets a person try again later
+        // another application's sign-in: this page shows the message; its form lets a person try again later
         const hidden = { ...form, email: undefined, password: undefined };
         const organization = form.company ? [form.company, form.domain].filter(Boolean).join(' › ') : undefined;
         return sendPage(reply, outcome.kind === 'throttled' ? 429 : 403, renderLoginPage({ clientName: client.clientName ?? client.clientId, action: '/oauth/login', hidden, email: outcome.login, error: outcome.message, organization }), redirectUri);

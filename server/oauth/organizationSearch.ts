@@ -21,7 +21,8 @@ export type SearchOutcome =
   | { kind: 'throttled'; retryAfter: number }
   | { kind: 'one'; user: KnownUser }
   | { kind: 'blocked'; user: KnownUser }
-  | { kind: 'several' };
+  /** the accounts the password proved, for the record only: none is named to her */
+  | { kind: 'several'; users: KnownUser[] };
 
 export async function signInAnywhere(
   options: { db: Database; throttle: LoginThrottle },
@@ -52,7 +53,7 @@ export async function signInAnywhere(
   const proved = checked.filter((user): user is KnownUser => user !== undefined);
   if (proved.length === 0) return { kind: 'none' };
   const open = proved.filter((user) => !user.blocked);
-  if (open.length > 1) return { kind: 'several' };
+  if (open.length > 1) return { kind: 'several', users: open };
   const user = open[0] ?? proved[0];
   if (user.blocked) return { kind: 'blocked', user };
   const wait = await throttle.succeeded({ retryAfter: 0, counted: attempt.counted }, keyOf(user), addressKey(request.ip));

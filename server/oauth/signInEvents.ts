@@ -20,7 +20,9 @@ export type SignInOutcome =
   | 'consent_denied'
   | 'refresh_reuse'
   | 'blocked'
-  | 'second_factor_failed';
+  | 'second_factor_failed'
+  /** the console's sign-in naming no organization: the password proved accounts in several, she is asked which (organizationSearch.ts) */
+  | 'several_organizations';
 
 /** Where an attempt came from: the request's client address, user agent and logger. */
 export interface Attempt {

@@ -9,17 +9,33 @@ import { clearAuthorizationRequest, OAUTH_KEYS } from './pkce';
 import { readValidTokenCookie, removeTokenCookies, writeRememberCookies } from './tokenCookie';
 import type { TokenResponse } from './types';
 
+/** Why the form comes back (/login?reason=…): a fixed code, never the provider's words. */
+export type RetypeReason = 'wrong' | 'several' | 'blocked' | 'throttled';
+
 /** The provider's refusals of a typed sign-in (server/oauth/consoleLogin.ts), by their exact words. */
-const RETYPE: Record<string, 'wrong' | 'several'> = {
+const RETYPE: Record<string, RetypeReason> = {
   'Wrong email or password': 'wrong',
   'Your address has accounts in several organizations: type the one to sign in to in Organization.': 'several',
+  'This account is blocked. Ask your administrator to unblock it.': 'blocked',
 };
+/** The throttle's refusals ("Too many failed sign-in attempts. Try again in …"), whose wait comes as retry_after. */
+const THROTTLED = /^Too many (failed sign-in attempts|sign-ins in a short time)\./;
+/** Longest wait said: a day (the throttle's windows are shorter). */
+const MAX_RETRY_SECONDS = 86_400;
+
+function retypeOf(error: string, description: string, retryAfter: string | null): { reason: RetypeReason; retryAfter?: number } | undefined {
+  if (error !== 'access_denied') return undefined;
+  if (Object.hasOwn(RETYPE, description)) return { reason: RETYPE[description] };
+  if (!THROTTLED.test(description)) return undefined;
+  const seconds = /^\d{1,6}$/.test(retryAfter ?? '') ? Number(retryAfter) : 0;
+  return { reason: 'throttled', ...(seconds > 0 && seconds <= MAX_RETRY_SECONDS ? { retryAfter: seconds } : {}) };
+}
 
 export type CallbackResult =
   | { kind: 'signedIn'; next: string }
   | { kind: 'denied'; error: string }
   /** A refusal of what was typed: back to the form, saying why by a fixed code (/login?reason=…). */
-  | { kind: 'retype'; reason: 'wrong' | 'several' }
+  | { kind: 'retype'; reason: RetypeReason; retryAfter?: number }
   /** The remembered token was refused (401); its cookies are gone. */
   | { kind: 'expired' }
   /** Signed in, but without administrator rights in `company`; `idToken` lets sign-out end that sign-in. */
@@ -42,8 +58,8 @@ export function handleCallback(search: string): Promise<CallbackResult> {
   if (error) {
     clearAuthorizationRequest();
     const description = query.get('error_description') ?? '';
-    const retype = error === 'access_denied' ? RETYPE[description] : undefined;
-    return Promise.resolve(retype ? { kind: 'retype', reason: retype } : { kind: 'denied', error: description || error });
+    const retype = retypeOf(error, description, query.get('retry_after'));
+    return Promise.resolve(retype ? { kind: 'retype', ...retype } : { kind: 'denied', error: description || error });
   }
   const code = query.get('code');
   if (!code) {

@@ -396,6 +396,7 @@ export const screens = {
         refresh_reuse: 'Refresh token reused',
         blocked: 'Account blocked',
         second_factor_failed: 'Second step failed',
+        several_organizations: 'Organization asked',
       },
     },
     // docs/CONSOLE.md, "A user's sessions"

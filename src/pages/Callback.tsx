@@ -29,7 +29,7 @@ export default function Callback() {
           browser.within(result.next);
         } else if (result.kind === 'retype') {
           // the form again, with the address she typed and why (docs/CONSOLE.md "Sign-in form")
-          browser.replace(`/login?reason=${result.reason}`);
+          browser.replace(`/login?reason=${result.reason}${result.retryAfter ? `&retry=${result.retryAfter}` : ''}`);
         } else if (result.kind === 'expired') {
           // a fixed reason code, never text: /login maps it to its sentence (docs/CONSOLE.md "Sign-in form")
           browser.replace('/login?reason=expired');

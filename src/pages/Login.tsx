@@ -17,14 +17,28 @@ const REASONS: Record<string, string> = {
   // the provider refused the sign-in just typed (Callback): the form comes back with its address
   wrong: 'iam.login.reason.wrong',
   several: 'iam.login.reason.several',
+  blocked: 'iam.login.reason.blocked',
+  // the throttle refused it (the same for an address nobody has): with the wait when the link has it
+  throttled: 'iam.login.reason.throttled',
 };
-const RETYPED = new Set(['wrong', 'several']);
+const RETYPED = new Set(['wrong', 'several', 'blocked', 'throttled']);
 
 const reasonCode = () => new URLSearchParams(window.location.search).get('reason') ?? '';
 
+/** "5 minutes", "40 seconds": a number of seconds only (&retry=), so a link still puts no words here. */
+function waitOf(retry: string | null): string | undefined {
+  if (!retry || !/^\d{1,5}$/.test(retry) || Number(retry) < 1) return undefined;
+  const seconds = Number(retry);
+  if (seconds < 60) return seconds === 1 ? translate('iam.login.wait.second') : translate('iam.login.wait.seconds', { n: seconds });
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? translate('iam.login.wait.minute') : translate('iam.login.wait.minutes', { n: minutes });
+}
+
 function reasonMessage(): string | undefined {
   const code = reasonCode();
-  return Object.hasOwn(REASONS, code) ? translate(REASONS[code]) : undefined;
+  if (!Object.hasOwn(REASONS, code)) return undefined;
+  const wait = code === 'throttled' ? waitOf(new URLSearchParams(window.location.search).get('retry')) : undefined;
+  return wait ? translate('iam.login.reason.throttledFor', { wait }) : translate(REASONS[code]);
 }
 
 /** The address typed before a refused sign-in, to type the password again beside it. */

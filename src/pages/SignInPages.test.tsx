@@ -227,6 +227,25 @@ describe('login page: why the form is shown again (docs/CONSOLE.md "Sign-in form
     expect(screen.getByLabelText('Email')).toHaveValue('');
   });
 
+  it('says the throttle refused it, with the wait when the link has one, and keeps the address', async () => {
+    sessionStorage.setItem(OAUTH_KEYS.email, 'boss@acme.example');
+    for (const [search, sentence] of [
+      ['reason=throttled&retry=3600', 'Too many sign-in attempts. Try again in 60 minutes.'],
+      ['reason=throttled&retry=40', 'Too many sign-in attempts. Try again in 40 seconds.'],
+      ['reason=throttled&retry=61', 'Too many sign-in attempts. Try again in 2 minutes.'],
+      // a wait that is not a number of seconds says none: a link puts no words here
+      ['reason=throttled&retry=soon%20or%20never', 'Too many sign-in attempts. Try again later.'],
+      ['reason=throttled', 'Too many sign-in attempts. Try again later.'],
+      ['reason=blocked', 'This account is blocked. Ask your administrator to unblock it.'],
+    ]) {
+      window.history.replaceState(null, '', `/login?${search}`);
+      render(<Login />);
+      expect(await screen.findByText(sentence)).toBeInTheDocument();
+      expect(screen.getByLabelText('Email')).toHaveValue('boss@acme.example');
+      cleanup();
+    }
+  });
+
   it('takes the organization of the shared link that sent her to sign in', async () => {
     localStorage.setItem(ORGANIZATION_KEY, JSON.stringify({ company: 'elsewhere', domain: '' }));
     sessionStorage.setItem(OAUTH_KEYS.returnTo, '/users/u1?company=acme&domain=people');
@@ -264,6 +283,19 @@ describe('callback page', () => {
     window.history.replaceState(null, '', `/callback?${new URLSearchParams({ error: 'access_denied', error_description: description, state: 'x' })}`);
     render(<Callback />);
     await waitFor(() => expect(replace).toHaveBeenCalledWith(`/login?reason=${reason}`));
+  });
+
+  it.each([
+    ['Too many failed sign-in attempts. Try again in 60 minutes.', '3600', '/login?reason=throttled&retry=3600'],
+    ['Too many sign-ins in a short time. Try again in 40 seconds.', '40', '/login?reason=throttled&retry=40'],
+    // a wait that is no number of seconds is left out
+    ['Too many failed sign-in attempts. Try again in 60 minutes.', 'x1', '/login?reason=throttled'],
+    ['This account is blocked. Ask your administrator to unblock it.', null, '/login?reason=blocked'],
+  ])('goes back to the form when the throttle or a block refuses it (%s, retry_after %s)', async (description, retryAfter, to) => {
+    const query = new URLSearchParams({ error: 'access_denied', error_description: description, state: 'x', ...(retryAfter ? { retry_after: retryAfter } : {}) });
+    window.history.replaceState(null, '', `/callback?${query}`);
+    render(<Callback />);
+    await waitFor(() => expect(replace).toHaveBeenCalledWith(to));
   });
 
   it('says Logged In. and opens the dashboard after the exchange', async () => {

@@ -36,7 +36,11 @@ describe('a locked account', () => {
     expect(state.body).toMatchObject({ failedSignIns: 4, lockedBecause: 'too many failed sign-ins' });
     expect(Date.parse(state.body.lockedUntil)).toBeGreaterThan(Date.now());
     // the right password is refused while locked (and counted: a throttled attempt never reaches bcrypt)
-    expect((await signIn(PASSWORD)).status).toBe(429);
+    // (the console's form comes back saying so: docs/CONSOLE.md, "Sign-in form")
+    const locked = await signIn(PASSWORD);
+    expect(locked.status).toBe(303);
+    expect(locked.params).toMatchObject({ error: 'access_denied', error_description: expect.stringMatching(/^Too many failed sign-in attempts\./) });
+    expect(locked.params.code).toBeUndefined();
 
     // Support may unlock (and nothing more); the Auditor may read the state, not unlock
     await server.db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email) VALUES ('acme', $1, 'agent', 'agent', 'Agent', 'agent@acme.example'), ('acme', $1, 'reader', 'reader', 'Reader', 'reader@acme.example')`, [acme.domainId]);

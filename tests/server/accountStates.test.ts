@@ -58,8 +58,9 @@ describe('blocking an account', () => {
     // the worker's sign-in is untouched; the deputy's is refused, saying why only with the right password
     await setPassword(server, 'acme', acme.domainId, 'deputy', PASSWORD);
     const right = await signIn('deputy@acme.example', PASSWORD);
-    expect(right.response.statusCode).toBe(403);
-    expect(right.response.body).toContain('This account is blocked');
+    // the console's form comes back saying so (docs/CONSOLE.md, "Sign-in form")
+    expect(right.response.statusCode).toBe(303);
+    expect(right.params).toMatchObject({ error: 'access_denied', error_description: 'This account is blocked. Ask your administrator to unblock it.' });
     expect(right.params.code).toBeUndefined();
     const wrong = await signIn('deputy@acme.example', 'not her password 9');
     expect(wrong.params.error).toBe('access_denied');

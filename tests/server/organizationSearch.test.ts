@@ -21,6 +21,16 @@ async function signInWithout(email: string, password: string, company?: string) 
 const events = async (login: string) =>
   (await server.db.query<{ company_id: string; outcome: string }>(`SELECT company_id, outcome FROM signin_events WHERE login = $1 ORDER BY id`, [login])).rows;
 
+/** The throttle's refusal, as the console's form gets it back: its sentence and its wait, nothing else. */
+function expectThrottled(answer: Awaited<ReturnType<typeof signInWithout>>) {
+  expect(answer.response.statusCode).toBe(303);
+  expect(answer.response.headers.location).toMatch(/^http.*\/callback\?/);
+  expect(answer.params).toMatchObject({ error: 'access_denied', error_description: expect.stringMatching(/^Too many failed sign-in attempts\. Try again in/) });
+  expect(Number(answer.params?.retry_after)).toBeGreaterThan(0);
+  expect(answer.response.headers['retry-after']).toBe(answer.params?.retry_after);
+  expect(answer.params?.code).toBeUndefined();
+}
+
 beforeAll(async () => {
   server = await startServer({ loginLimits: { failuresPerAccount: 8 } });
   for (const company of ['acme', 'globex', 'initech', 'umbrella']) await createTenant(server, company, 'root', 'customer');
@@ -57,6 +67,14 @@ describe('a console sign-in naming no organization', () => {
     expect(several.params?.error).toBe('access_denied');
     expect(several.params?.error_description).toContain('several organizations');
     expect(several.params?.error_description).not.toMatch(/globex|initech/);
+    expect(several.response.headers.location).not.toMatch(/globex|initech/);
+    // on record in each organization the password proved, for her account there, and nowhere else
+    const recorded = await server.db.query<{ company_id: string; domain_id: string; user_id: string; client_id: string; outcome: string }>(
+      `SELECT company_id, domain_id, user_id, client_id, outcome FROM signin_events WHERE login = 'shared@example.com' ORDER BY company_id`,
+    );
+    expect(recorded.rows).toEqual(
+      ['globex', 'initech'].map((company) => ({ company_id: company, domain_id: `${company}-domain`, user_id: 'boss', client_id: 'iam-console', outcome: 'several_organizations' })),
+    );
     // a password proving only one of them signs in there
     await setPassword(server, 'initech', 'initech-domain', 'boss', 'initech only 2');
     const one = await signInWithout('shared@example.com', 'initech only 2');
@@ -70,8 +88,9 @@ describe('a console sign-in naming no organization', () => {
     await setPassword(server, 'umbrella', 'umbrella-domain', 'boss', 'umbrella password 3');
     expect((await signInWithout('boss@umbrella.example', 'a wrong one')).params?.error_description).toBe('Wrong email or password');
     const blocked = await signInWithout('boss@umbrella.example', 'umbrella password 3');
-    expect(blocked.response.statusCode).toBe(403);
-    expect(blocked.response.body).toContain('This account is blocked');
+    // back to the console's form, saying so (docs/CONSOLE.md, "Sign-in form")
+    expect(blocked.response.statusCode).toBe(303);
+    expect(blocked.params).toMatchObject({ error: 'access_denied', error_description: 'This account is blocked. Ask your administrator to unblock it.' });
   });
 
   it('checks the password the same number of times whether none, one or several accounts exist', async () => {
@@ -101,9 +120,14 @@ describe('a console sign-in naming no organization', () => {
     await server.db.query('DELETE FROM login_attempts');
     let last;
     for (let i = 0; i < 9; i++) last = await signInWithout('boss@acme.example', `guess ${i}`);
-    expect(last!.response.statusCode).toBe(429);
-    expect(last!.response.headers['retry-after']).toBeTruthy();
+    // the console's form comes back with the throttle's sentence, not the provider's 429 page
+    expectThrottled(last!);
     // the right password too, until the window ends
-    expect((await signInWithout('boss@acme.example', PASSWORD)).response.statusCode).toBe(429);
+    const right = await signInWithout('boss@acme.example', PASSWORD);
+    expectThrottled(right);
+    // an address nobody has is told the same, once its own counter is full (nothing says who exists)
+    for (let i = 0; i < 9; i++) last = await signInWithout('nobody-at-all@nowhere.example', `guess ${i}`);
+    expectThrottled(last!);
+    // (another application's form post keeps the provider's own page, 429: throttle.test.ts)
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../../server/policies.js';
 import { SIGN_UPS_PER_ADDRESS } from '../../server/oauth/signUp.js';
 import { call, createTenant, startServer, type Tenant, tokenFor, type TestServer } from './helpers.js';
-import { CONSOLE_REDIRECT, consoleLoginFields, formAction, injectBrowser, pkce, postLogin, setPassword } from './oauthHelpers.js';
+import { CONSOLE_REDIRECT, consoleLoginFields, formAction, injectBrowser, pkce, postLogin, redirectParams, setPassword } from './oauthHelpers.js';
 
 /**
  * A domain's security policy (docs/CONSOLE.md, "Domain security policy") and self sign-up ("Self
@@ -234,14 +234,21 @@ describe("the sign-in throttle takes the domain's limits", () => {
   it('locks an account after the failures its domain allows', async () => {
     await setPassword(server, 'other', other.domainId, 'worker', 'the right password 1');
     expect((await call(server, other.adminToken, 'PUT', policyUrl(other), { failuresPerAccount: 3 })).status).toBe(200);
+    // what the console's form is sent back saying: 'wrong', 'throttled' (with the wait), or a code
     const signIn = async (password: string) => {
       const { challenge } = pkce();
-      return (await postLogin(server, consoleLoginFields(challenge, { email: 'worker@other.example', password, company: 'other' }))).statusCode;
+      const response = await postLogin(server, consoleLoginFields(challenge, { email: 'worker@other.example', password, company: 'other' }));
+      const params = redirectParams(response)?.params ?? {};
+      expect(response.statusCode).toBe(303);
+      if (params.code) return 'code';
+      if (params.error_description === 'Wrong email or password') return 'wrong';
+      expect(Number(params.retry_after)).toBeGreaterThan(0);
+      return /^Too many failed sign-in attempts\./.test(params.error_description ?? '') ? 'throttled' : params.error_description;
     };
-    // a wrong password sends the console's form back (303 to /login), a locked account is refused (429)
-    for (let i = 0; i < 3; i++) expect(await signIn('a wrong password')).toBe(303);
-    expect(await signIn('a wrong password')).toBe(429);
-    expect(await signIn('the right password 1')).toBe(429);
+    // a wrong password sends the console's form back (303 to /login), and so does a locked account, saying so
+    for (let i = 0; i < 3; i++) expect(await signIn('a wrong password')).toBe('wrong');
+    expect(await signIn('a wrong password')).toBe('throttled');
+    expect(await signIn('the right password 1')).toBe('throttled');
     // the user screen's state says so too
     const state = await call(server, other.adminToken, 'GET', `/api/companys/other/domainNames/${other.domainId}/users/worker/signInState`);
     expect(state.body).toMatchObject({ failedSignIns: 5, lockedBecause: 'too many failed sign-ins' });

@@ -16,6 +16,7 @@ export const SIGN_IN_OUTCOMES = [
   'refresh_reuse',
   'blocked',
   'second_factor_failed',
+  'several_organizations',
 ] as const;
 
 /**
@@ -56,6 +57,7 @@ export const signInEvents: ResourceDeclaration = {
         refresh_reuse: 'error',
         blocked: 'warning',
         second_factor_failed: 'error',
+        several_organizations: 'info',
       },
       sortable: false,
     },
