@@ -103,11 +103,18 @@ describe('joining a group that gives a role is giving a role', () => {
     expect((await call(server, um, 'POST', `${domainPath(acme)}/users/as-support/unlock`, {})).status).toBe(200);
   });
 
-  it('an Administrator adds nobody to administrators (that is giving a role: Owner only), but manages plain groups', async () => {
+  it('an Administrator adds to administrators people she contains (she gives a role she holds), never to a group carrying Owner; she manages plain groups', async () => {
     const admin = callers.administrator;
-    const refused = await call(server, admin, 'POST', `${domainPath(acme)}/groups/administrators/members`, [{ id: 'as-support', type: 'user' }]);
+    expect((await call(server, admin, 'POST', `${domainPath(acme)}/groups/administrators/members`, [{ id: 'as-support', type: 'user' }])).status).toBe(200);
+    expect((await call(server, admin, 'DELETE', `${domainPath(acme)}/groups/administrators/members/as-support`)).status).toBe(200);
+    // giving Owner through the group that carries it is giving Owner: hers to give only if she held it
+    const refused = await call(server, admin, 'POST', `${domainPath(acme)}/groups/owners/members`, [{ id: 'as-support', type: 'user' }]);
     expect(refused.status).toBe(403);
-    expect(refused.body.message).toMatch(/roles:write/);
+    expect(refused.body.message).toMatch(/group owners: it holds the Owner role over company acme/);
+    // nor takes an Owner's membership away
+    expect((await call(server, callers.owner, 'POST', `${domainPath(acme)}/groups/owners/members`, [{ id: 'as-support', type: 'user' }])).status).toBe(200);
+    expect((await call(server, admin, 'DELETE', `${domainPath(acme)}/groups/owners/members/as-support`)).status).toBe(403);
+    expect((await call(server, callers.owner, 'DELETE', `${domainPath(acme)}/groups/owners/members/as-support`)).status).toBe(200);
     await addGroup(acme, 'plain');
     expect((await call(server, admin, 'POST', `${domainPath(acme)}/groups/plain/members`, [{ id: 'as-support', type: 'user' }])).status).toBe(200);
     expect((await call(server, callers['user-manager'], 'DELETE', `${domainPath(acme)}/groups/plain/members/as-support`)).status).toBe(200);
