@@ -1729,6 +1729,17 @@ ALTER TABLE signin_events ADD CONSTRAINT signin_events_outcome_check CHECK (outc
   'refresh_reuse', 'blocked', 'second_factor_failed', 'several_organizations'));
 `,
   },
+  {
+    id: 36,
+    name: "account page opened from the console: its session is tied to the console's sign-in",
+    sql: `
+-- The account page opened from the console (server/mfa/account.ts, POST /account/console) takes the
+-- console's sign-in (its grant) instead of a second password: its session names that grant, and ends
+-- when the grant does (the console's Sign out, a session revoked, everything that revokes sign-ins).
+-- NULL for the sessions opened with a password on the account page itself.
+ALTER TABLE account_sessions ADD COLUMN IF NOT EXISTS grant_id text REFERENCES oauth_grants (id) ON DELETE CASCADE;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

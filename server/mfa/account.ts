@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { sha256 } from '../ids.js';
+import { verifyAccessToken } from '../accounts/tokens.js';
 import { tenantOf } from '../oauth/clients.js';
 import { type KnownUser, passwordMatches } from '../accounts/accounts.js';
 import { renderErrorPage, renderLoginPage, renderPage } from '../oauth/loginPage.js';
@@ -36,7 +37,7 @@ import {
   type UserRef,
 } from '../accounts/factors.js';
 import { factorRequired, recordOwnFactorChange } from './steps.js';
-import { accountPagePolicy, overviewPage, passkeyPage, recoveryCodesPage, removePage, SCRIPT_PATHS, secondFactorForm, totpEnrolForm } from './pages.js';
+import { accountPagePolicy, escapeHtml, overviewPage, passkeyPage, recoveryCodesPage, removePage, SCRIPT_PATHS, secondFactorForm, totpEnrolForm } from './pages.js';
 
 /**
  * The account page (docs/CONSOLE.md, "Multi-factor authentication and the account page"): any person
@@ -44,11 +45,21 @@ import { accountPagePolicy, overviewPage, passkeyPage, recoveryCodesPage, remove
  * her second factor when she has one, then sees and manages her factors. Its own short session: a
  * random token in an HttpOnly, SameSite=Lax cookie on /account, stored as its sha256, 15 minutes idle.
  * Every form post is checked to come from our own pages (login CSRF and CSRF), as /oauth/login is.
+ *
+ * Opened from the console (its user menu: POST /account/console, docs/DECISIONS.md 44), the page
+ * takes the console's sign-in instead of a second password: the console's own access token, sent
+ * as it sends it to the API (an Authorization header, never a URL), names exactly one account by
+ * company, domain and id, and the session it opens is tied to that sign-in (its grant) and ends with
+ * it. Changing her factors from such a session asks her password once (a fresh proof).
  */
 
 const COOKIE = 'iam_account';
 const IDLE_MINUTES = 15;
 const STEPS_PATH = '/account/steps';
+/** The amr of a session opened from the console: its sign-in, which asked her second factor when one was due; no password proved here. */
+const CONSOLE_AMR = ['console', 'mfa'];
+/** Where a password confirmed for a fresh proof goes on (a fixed list: never a URL from the form). */
+const AFTER_CONFIRM = new Set(['/account/totp', '/account/passkey', '/account']);
 
 interface AccountOptions extends PasswordStepOptions {
   provider: Provider;
@@ -62,6 +73,8 @@ interface Session {
   amr: string[];
   pending: { totp?: string; challenge?: string };
   failures: number;
+  /** The console's sign-in the session was opened from (POST /account/console); null when opened with a password here. */
+  grantId: string | null;
   user: KnownUser;
 }
 
@@ -102,8 +115,12 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     const token = cookieValue(request.headers.cookie);
     if (!token) return undefined;
     const { rows } = await db.query<Omit<Session, 'user'> & { user: KnownUser }>(
-      `WITH s AS (UPDATE account_sessions SET expires_at = now() + interval '${IDLE_MINUTES} minutes' WHERE id = $1 AND expires_at > now() RETURNING *)
-       SELECT s.id, s.verified, s.amr, s.pending, s.failures, row_to_json(x) AS user
+      `WITH s AS (UPDATE account_sessions a SET expires_at = now() + interval '${IDLE_MINUTES} minutes' WHERE a.id = $1 AND a.expires_at > now()
+                    -- opened from the console: only while its sign-in is live (not signed out, revoked or expired)
+                    AND (a.grant_id IS NULL OR EXISTS (SELECT 1 FROM oauth_grants g WHERE g.id = a.grant_id AND g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > now())
+                                                        AND g.company_id = a.company_id AND g.domain_id = a.domain_id AND g.user_id = a.user_id))
+                  RETURNING *)
+       SELECT s.id, s.verified, s.amr, s.pending, s.failures, s.grant_id AS "grantId", row_to_json(x) AS user
        FROM s JOIN LATERAL (SELECT ${USER_COLUMNS} FROM users u WHERE u.company_id = s.company_id AND u.domain_id = s.domain_id AND u.id = s.user_id
                             AND u.status = 'active' AND u.blocked_at IS NULL) x ON true`,
       [sha256(token)],
@@ -111,12 +128,12 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     return rows[0];
   };
 
-  const startSession = async (reply: FastifyReply, user: KnownUser, verified: boolean, amr = ['pwd']) => {
+  const startSession = async (reply: FastifyReply, user: KnownUser, verified: boolean, amr = ['pwd'], grantId: string | null = null) => {
     const token = crypto.randomBytes(32).toString('base64url');
     await db.query(`DELETE FROM account_sessions WHERE expires_at < now()`);
     await db.query(
-      `INSERT INTO account_sessions (id, company_id, domain_id, user_id, verified, amr, expires_at) VALUES ($1, $2, $3, $4, $5, $6::text[], now() + interval '${IDLE_MINUTES} minutes')`,
-      [sha256(token), user.companyId, user.domainId, user.id, verified, amr],
+      `INSERT INTO account_sessions (id, company_id, domain_id, user_id, verified, amr, grant_id, expires_at) VALUES ($1, $2, $3, $4, $5, $6::text[], $7, now() + interval '${IDLE_MINUTES} minutes')`,
+      [sha256(token), user.companyId, user.domainId, user.id, verified, amr, grantId],
     );
     setCookie(reply, token, IDLE_MINUTES * 60);
   };
@@ -139,7 +156,12 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
    * before anything of the account is shown, as at any sign-in: an address nobody has verified gets
    * no factor enrolled on it here. Then a new, verified session.
    */
-  const signedIn = async (request: FastifyRequest, reply: FastifyReply, user: KnownUser, amr: string[]) => {
+  const signedIn = async (request: FastifyRequest, reply: FastifyReply, user: KnownUser, amr: string[], grantId?: string) => {
+    if (grantId) {
+      // opened from the console, its steps done: no sign-in of its own (the console's was recorded)
+      await startSession(reply, user, true, amr, grantId);
+      return reply.redirect('/account', 303);
+    }
     const parked = await beginSteps(steps, request, reply, { user, kind: 'account', request: {}, clientId: consoleClientId, login: user.email, path: STEPS_PATH, amr });
     if (parked) return reply;
     await startSession(reply, user, true, amr);
@@ -179,7 +201,11 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     const factors = await listFactors(db, ref(session.user));
     // her organization asks for one and she has none: she is asked at her next sign-in anyway
     const required = !factors.some((f) => f.type !== 'recovery') && (await factorRequired(db, { ...ref(session.user), requiredActions: session.user.requiredActions }));
-    return send(reply, 200, overviewPage({ name: `${session.user.displayName} <${session.user.email}>`, organization: organizationOf(session.user), factors, notice, required }));
+    return send(
+      reply,
+      200,
+      overviewPage({ name: `${session.user.displayName} <${session.user.email}>`, organization: organizationOf(session.user), factors, notice, required, fromConsole: session.grantId !== null }),
+    );
   };
 
   // a signed-in, verified session, or the sign-in page
@@ -188,6 +214,38 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     if (session?.verified) return session;
     await reply.redirect(home(session?.user), 303);
     return undefined;
+  };
+
+  /**
+   * A verified session that may change her factors: one opened with her password here, or one
+   * opened from the console once she has typed her password in it (a fresh proof: whoever holds the
+   * console's token alone adds no factor of his). Else the page asking for it, and undefined.
+   */
+  const freshProof = async (request: FastifyRequest, reply: FastifyReply, next: string) => {
+    const session = await verified(request, reply);
+    if (!session) return undefined;
+    if (session.amr.includes('pwd')) return session;
+    await send(reply, 200, confirmPage({ next }));
+    return undefined;
+  };
+
+  /** The sign-in of the console's access token, when it is exactly one live sign-in of an active account (see POST /account/console). */
+  const consoleSignIn = async (request: FastifyRequest): Promise<{ user: KnownUser; grantId: string } | undefined> => {
+    const match = /^Bearer ([A-Za-z0-9_.-]{1,8000})$/.exec(request.headers.authorization ?? '');
+    if (!match) return undefined;
+    const principal = await verifyAccessToken(app.ctx, match[1]).catch(() => undefined);
+    if (!principal || principal.clientId !== consoleClientId || !principal.grantId || !principal.userId) return undefined;
+    const { rows } = await db.query<KnownUser>(
+      `SELECT ${USER_COLUMNS} FROM users u
+       JOIN oauth_grants g ON g.id = $4 AND g.client_id = $5 AND g.company_id = u.company_id AND g.domain_id = u.domain_id AND g.user_id = u.id
+                          AND g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > now())
+       WHERE u.company_id = $1 AND u.domain_id = $2 AND u.id = $3 AND u.subject = $6 AND u.status = 'active' AND u.blocked_at IS NULL
+         -- her factors reset (or Sign out everywhere) since that sign-in: it is not taken here (migration 32's ends)
+         AND NOT EXISTS (SELECT 1 FROM audit_events e WHERE e.company_id = u.company_id AND e.domain_id = u.domain_id AND e.resource_type = 'users'
+                           AND e.resource_id = u.id AND e.action IN ('signOutEverywhere', 'resetFactors') AND e.occurred_at >= g.created_at)`,
+      [principal.companyId, principal.domainId, principal.userId, principal.grantId, consoleClientId, principal.subject],
+    );
+    return rows[0] ? { user: rows[0], grantId: principal.grantId } : undefined;
   };
 
   app.get('/account/webauthn.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'no-cache').send(OURS));
@@ -205,6 +263,64 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   });
 
   const text = (max: number) => ({ type: 'string', maxLength: max }) as const;
+
+  /**
+   * The account page opened from the console (its user menu): the console's script posts here with
+   * its access token in the Authorization header, as to the API, and goes where the answer says. Only
+   * the console's own sign-ins, live, of an active account; the account is the token's, by company,
+   * domain and id (never whatever company a query names). The sign-in's required actions come first,
+   * as at /account/login; the second factor is not asked again (the console's sign-in asked it).
+   */
+  app.post('/account/console', { config: { sameSiteForm }, schema: { hide: true } }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    const found = await consoleSignIn(request);
+    if (!found) return reply.status(401).send({ error: 'Sign in to the account page with your password.', location: '/account' });
+    const { user, grantId } = found;
+    const parked = await beginSteps(steps, request, reply, { user, kind: 'account', request: { grant: grantId }, clientId: consoleClientId, login: user.email, path: STEPS_PATH, amr: CONSOLE_AMR, redirect: false });
+    if (parked) return reply.send({ location: STEPS_PATH });
+    await startSession(reply, user, true, CONSOLE_AMR, grantId);
+    return reply.send({ location: '/account' });
+  });
+
+  const confirmPage = (input: { next: string; error?: string }) =>
+    renderPage(
+      'Confirm it is you',
+      `<h1>Confirm it is you</h1>
+<p>You opened this page from the console. To change your second factors, type your password.</p>
+${input.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(input.error)}</p>\n` : ''}<form method="post" action="/account/confirm">
+<input type="hidden" name="next" value="${escapeHtml(input.next)}">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required autofocus${input.error ? ' aria-describedby="form-error" aria-invalid="true"' : ''}>
+<button type="submit">Confirm</button>
+</form>
+<form method="get" action="/account"><button type="submit">Cancel</button></form>`,
+    );
+
+  app.post<{ Body: { password?: string; next?: string } }>(
+    '/account/confirm',
+    { config: { sameSiteForm }, schema: { hide: true, body: { type: 'object', properties: { password: text(1024), next: text(100) } } } },
+    async (request, reply) => {
+      const session = await verified(request, reply);
+      if (!session) return reply;
+      const next = AFTER_CONFIRM.has(request.body?.next ?? '') ? request.body!.next! : '/account';
+      if (session.amr.includes('pwd')) return reply.redirect(next, 303);
+      // counted before the check, as on the removal page: five wrong passwords end the session
+      const attempt = await countAttempt(session);
+      if (attempt === undefined || attempt > MAX_FACTOR_FAILURES) {
+        await endSession(reply, session);
+        return reply.redirect(home(session.user), 303);
+      }
+      if (!(await passwordMatches(session.user, request.body?.password ?? ''))) {
+        if (attempt >= MAX_FACTOR_FAILURES) {
+          await endSession(reply, session);
+          return reply.redirect(home(session.user), 303);
+        }
+        return send(reply, 401, confirmPage({ next, error: 'Wrong password.' }));
+      }
+      await db.query(`UPDATE account_sessions SET amr = array_append(amr, 'pwd'), failures = failures - 1 WHERE id = $1`, [session.id]);
+      return reply.redirect(next, 303);
+    },
+  );
 
   app.post<{ Body: { email?: string; password?: string; company?: string; domain?: string } }>(
     '/account/login',
@@ -271,7 +387,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     );
 
   app.get('/account/totp', { schema: { hide: true } }, async (request, reply) => {
-    const session = await verified(request, reply);
+    const session = await freshProof(request, reply, '/account/totp');
     if (!session) return reply;
     if (!totpAvailable(db)) return send(reply, 409, renderErrorPage(TOTP_UNAVAILABLE));
     const secret = newTotpSecret();
@@ -283,7 +399,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     '/account/totp',
     { config: { sameSiteForm }, schema: { hide: true, body: { type: 'object', properties: { code: text(20), label: text(60) } } } },
     async (request, reply) => {
-      const session = await verified(request, reply);
+      const session = await freshProof(request, reply, '/account/totp');
       if (!session) return reply;
       if (!session.pending.totp) return reply.redirect('/account/totp', 303);
       const secret = await decryptSecret(db, session.pending.totp);
@@ -299,7 +415,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   );
 
   app.get('/account/passkey', { schema: { hide: true } }, async (request, reply) => {
-    const session = await verified(request, reply);
+    const session = await freshProof(request, reply, '/account/passkey');
     if (!session) return reply;
     const passkeyOptions = await registrationOptions(db, rp, session.user);
     await setPending(session, { challenge: passkeyOptions.challenge });
@@ -310,7 +426,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     '/account/passkey',
     { config: { sameSiteForm }, schema: { hide: true, body: { type: 'object', properties: { webauthn: text(20_000), label: text(60) } } } },
     async (request, reply) => {
-      const session = await verified(request, reply);
+      const session = await freshProof(request, reply, '/account/passkey');
       if (!session) return reply;
       const challenge = session.pending.challenge;
       await setPending(session, {});
@@ -332,7 +448,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   );
 
   app.post('/account/recovery', { config: { sameSiteForm }, schema: { hide: true } }, async (request, reply) => {
-    const session = await verified(request, reply);
+    const session = await freshProof(request, reply, '/account');
     if (!session) return reply;
     const codes = await db.transaction(async (tx) => {
       const made = await newRecoveryCodes(tx, ref(session.user));
@@ -395,7 +511,9 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       const outcome = await stepPage(steps, request, reply, { kind: 'account', path: STEPS_PATH });
       if (outcome.kind === 'sent') return reply;
       await endSteps(steps, reply, outcome.pending);
-      return signedIn(request, reply, outcome.user, outcome.pending.amr);
+      // opened from the console: the session is tied to its sign-in (checked again at every request)
+      const grant = outcome.pending.request.grant;
+      return signedIn(request, reply, outcome.user, outcome.pending.amr, typeof grant === 'string' ? grant : undefined);
     },
   });
 

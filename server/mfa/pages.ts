@@ -72,7 +72,7 @@ const KIND: Record<string, string> = { totp: 'Authenticator app', webauthn: 'Pas
 const day = (iso: string | null) => (iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 16).replace('T', ' '))} UTC</time>` : 'never');
 
 /** The account page of a signed-in person. */
-export function overviewPage(input: { name: string; organization: string; factors: FactorView[]; notice?: string; required?: boolean }): string {
+export function overviewPage(input: { name: string; organization: string; factors: FactorView[]; notice?: string; required?: boolean; fromConsole?: boolean }): string {
   const rows = input.factors
     .map(
       (f) => `<li><strong>${escapeHtml(KIND[f.type] ?? f.type)}</strong>: ${escapeHtml(f.label)}${f.remaining !== undefined ? ` (${f.remaining} unused)` : ''}<br>
@@ -85,7 +85,7 @@ export function overviewPage(input: { name: string; organization: string; factor
     'Account and security',
     `<h1>Account and security</h1>
 <p>Signed in as <strong>${escapeHtml(input.name)}</strong> (${escapeHtml(input.organization)}).</p>
-${input.notice ? `<p role="status"><strong>${escapeHtml(input.notice)}</strong></p>\n` : ''}<h2>Second factors</h2>
+${input.fromConsole ? '<p>Opened from the console, with its sign-in: <a href="/dashboard">Back to the console</a>. Changing your second factors asks your password once.</p>\n' : ''}${input.notice ? `<p role="status"><strong>${escapeHtml(input.notice)}</strong></p>\n` : ''}<h2>Second factors</h2>
 ${rows ? `<ul>\n${rows}\n</ul>` : '<p>No second factor yet: your password alone signs you in.</p>'}
 ${input.required ? '<p class="error" role="status">Your organization requires a second factor: add an authenticator app or a passkey.</p>' : ''}
 <h2>Add</h2>

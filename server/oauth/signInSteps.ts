@@ -105,7 +105,7 @@ export async function beginSteps(
   setting: StepsSetting,
   request: FastifyRequest,
   reply: FastifyReply,
-  input: { user: KnownUser; kind: Pending['kind']; request: Pending['request']; clientId: string; login: string; path: string; amr?: string[] },
+  input: { user: KnownUser; kind: Pending['kind']; request: Pending['request']; clientId: string; login: string; path: string; amr?: string[]; redirect?: boolean },
 ): Promise<boolean> {
   const { db } = setting;
   const { user } = input;
@@ -122,7 +122,8 @@ export async function beginSteps(
   // now and then, forget parked sign-ins nobody finished
   if (Math.random() < 0.02) void db.query(`DELETE FROM sign_in_steps WHERE id IN (SELECT id FROM sign_in_steps WHERE expires_at < now() LIMIT 500)`).catch(() => {});
   reply.header('Set-Cookie', cookie(input.kind, token, LIFETIME_SECONDS, setting.secure));
-  reply.header('Cache-Control', 'no-store').redirect(input.path, 303);
+  // (redirect: false: the caller answers a script, which goes to `path` itself)
+  if (input.redirect !== false) reply.header('Cache-Control', 'no-store').redirect(input.path, 303);
   return true;
 }
 
