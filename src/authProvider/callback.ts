@@ -56,9 +56,12 @@ export function handleCallback(search: string): Promise<CallbackResult> {
   const query = new URLSearchParams(search);
   const error = query.get('error');
   if (error) {
+    const typed = sessionStorage.getItem(OAUTH_KEYS.email);
     clearAuthorizationRequest();
     const description = query.get('error_description') ?? '';
     const retype = retypeOf(error, description, query.get('retry_after'));
+    // the form comes back with the address she typed (Login's retypedEmail)
+    if (retype && typed) sessionStorage.setItem(OAUTH_KEYS.email, typed);
     return Promise.resolve(retype ? { kind: 'retype', ...retype } : { kind: 'denied', error: description || error });
   }
   const code = query.get('code');

@@ -280,9 +280,14 @@ describe('callback page', () => {
     ['Wrong email or password', 'wrong'],
     ['Your address has accounts in several organizations: type the one to sign in to in Organization.', 'several'],
   ])('goes back to the form when the provider refuses what was typed (%s)', async (description, reason) => {
+    sessionStorage.setItem(OAUTH_KEYS.email, 'boss@acme.example');
+    sessionStorage.setItem(OAUTH_KEYS.state, 'x');
     window.history.replaceState(null, '', `/callback?${new URLSearchParams({ error: 'access_denied', error_description: description, state: 'x' })}`);
     render(<Callback />);
     await waitFor(() => expect(replace).toHaveBeenCalledWith(`/login?reason=${reason}`));
+    // the address she typed is kept for the form; the spent request is not
+    expect(sessionStorage.getItem(OAUTH_KEYS.email)).toBe('boss@acme.example');
+    expect(sessionStorage.getItem(OAUTH_KEYS.state)).toBeNull();
   });
 
   it.each([
