@@ -49,6 +49,8 @@ export const en = {
       notFoundTitle: 'Page not found',
       userMenu: 'User menu',
       settings: 'Settings',
+      // the provider's account page, opened with the console's sign-in (src/layout/openAccountPage.ts)
+      myAccount: 'My account',
       logout: 'Logout',
     },
     // the app bar's company and domain button (the dialog's words are in screens.ts)

@@ -3,6 +3,8 @@ import NotificationsIcon from '@mui/icons-material/Notifications';
 import HelpOutlinedIcon from '@mui/icons-material/HelpOutlined';
 import SettingsIcon from '@mui/icons-material/Settings';
 import LogoutIcon from '@mui/icons-material/Logout';
+import AccountCircleIcon from '@mui/icons-material/AccountCircle';
+import type { MouseEvent } from 'react';
 import {
   AppBar as RaAppBar,
   LoadingIndicator,
@@ -14,7 +16,7 @@ import {
   useTranslate,
   useUserMenu,
 } from 'react-admin';
-import { getSession } from '../session/session';
+import { accountPageLink, openAccountPage } from './openAccountPage';
 import { SearchButton } from './SearchButton';
 import { StaticMenuButton } from './StaticMenuButton';
 import { TenantSwitcher } from './TenantSwitcher';
@@ -45,9 +47,22 @@ function UserMenuItems() {
         </ListItemIcon>
         <ListItemText>{translate('iam.layout.settings')}</ListItemText>
       </MenuItem>
-      {/* The provider's account page (second factors) for the organization signed in to: a full page load. */}
-      <MenuItem component="a" href={`/account?${new URLSearchParams({ company: getSession().client?.companyId ?? '', domain: getSession().client?.domain ?? '' })}`}>
-        <ListItemText inset>{translate('iam.layout.accountSecurity', { _: 'Account and security' })}</ListItemText>
+      {/* The provider's account page (second factors, recovery codes), opened with this sign-in: a full page load (openAccountPage.ts). */}
+      <MenuItem
+        component="a"
+        href={accountPageLink()}
+        onClick={(event: MouseEvent) => {
+          // a new tab or window (modifier keys, middle button) gets the plain link
+          if (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey || event.button !== 0) return;
+          event.preventDefault();
+          userMenu?.onClose();
+          void openAccountPage();
+        }}
+      >
+        <ListItemIcon>
+          <AccountCircleIcon fontSize="small" />
+        </ListItemIcon>
+        <ListItemText>{translate('iam.layout.myAccount')}</ListItemText>
       </MenuItem>
       {/* /logout is a sign-in page outside the admin app: a full page load. */}
       <MenuItem component="a" href="/logout">

@@ -119,10 +119,10 @@ describe('a passkey', () => {
     expect(amr).toEqual(expect.arrayContaining(['pwd', 'mfa']));
     expect(amr).toEqual(expect.arrayContaining([expect.stringMatching(/^(hwk|swk)$/)]));
 
-    // the user menu leads to the account page of the organization signed in to
+    // the user menu's My account opens the account page with this sign-in (account-from-console.test.ts)
     await page.getByRole('button', { name: 'Profile' }).click();
-    await page.getByRole('menuitem', { name: 'Account and security' }).click();
-    await page.waitForURL(/\/account\?company=root&domain=default$/);
+    await page.getByRole('menuitem', { name: 'My account' }).click();
+    await page.waitForURL(/\/account$/);
     await eventually(() => page.getByRole('heading', { name: 'Account and security' }).isVisible()).toBe(true);
     await context.close();
   });
