@@ -15,7 +15,7 @@ export type Responder = (request: RecordedRequest) => { status?: number; json?: 
 /** Every permission the provider checks (GET /api/roles' `permissions`): what an Owner holds. */
 export const EVERY_PERMISSION = ['companies', 'domains', 'users', 'groups', 'sessions', 'signInEvents', 'audit', 'applications', 'apis', 'roles']
   .flatMap((resource) => ['read', 'write', 'purge'].map((verb) => `${resource}:${verb}`))
-  .concat('sessions:revoke', 'applications:secrets', 'users:unlock', 'users:block', 'users:recover');
+  .concat('sessions:revoke', 'applications:secrets', 'users:unlock', 'users:block', 'users:recover', 'roles:owner');
 
 /** The caller's permissions at a company, or at one of its domains. */
 export type PermissionsAt = (place: { companyId: string; domainId: string | null }) => readonly string[];

@@ -8,12 +8,12 @@ import { EVERY_PERMISSION } from './fetchMock';
 const NAVIGATE = ['companies:read', 'domains:read'];
 
 export const ROLES: Role[] = [
-  { id: 'owner', name: 'Owner', description: 'Everything, including who holds which role', permissions: EVERY_PERMISSION },
+  { id: 'owner', name: 'Owner', description: 'Everything, including who holds which role, the Owner role too', permissions: EVERY_PERMISSION },
   {
     id: 'administrator',
     name: 'Administrator',
-    description: 'Everything but giving and taking roles',
-    permissions: EVERY_PERMISSION.filter((permission) => permission !== 'roles:write'),
+    description: 'Everything but the Owner role: gives and takes the other roles, within her subtree, to and from people she contains',
+    permissions: EVERY_PERMISSION.filter((permission) => permission !== 'roles:owner'),
   },
   {
     id: 'user-manager',

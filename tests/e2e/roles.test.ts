@@ -223,7 +223,7 @@ describe('roles in the console', () => {
 
     await page.goto(`${baseUrl()}/roles`);
     await eventually(() => page.getByRole('row').filter({ hasText: SUPPORT.name }).count()).toBe(1);
-    expect(await reasonOf(page, button(page, 'Assign'))).toBe('Needs the Owner role');
+    expect(await reasonOf(page, button(page, 'Assign'))).toBe('Needs the Owner or Administrator role');
     await judge(
       page,
       'roles-auditor-roles',
@@ -243,7 +243,7 @@ describe('roles in the console', () => {
     expect(given.status, JSON.stringify(given.json)).toBe(201);
     const { context, page } = await signedIn(USER_MANAGER);
     await page.goto(`${baseUrl()}/groups/administrators?company=root&domain=default&tab=members`);
-    const reason = 'Group administrators gives a role to its members: changing its members is giving or taking a role, which needs roles:write (the Owner role).';
+    const reason = 'Group administrators gives a role to its members: changing its members is giving or taking a role, which needs roles:write (the Owner or Administrator role).';
     expect(await reasonOf(page, button(page, 'Add'))).toBe(reason);
     await page.mouse.move(0, 0);
     await judge(

@@ -17,12 +17,14 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useDataProvider, useGetList, useNotify, useTranslate, type RaRecord } from 'react-admin';
+import { config } from '../../config';
+import { httpClient } from '../../http/httpClient';
 import { useDebounced } from '../../layout/useDebounced';
 import { companyLabel, placeOf } from '../../session/place';
 import { useSession } from '../../session/useSession';
-import { useRoles } from '../generic/useAllowed';
+import { neededRoles, type Role, useRoles } from '../generic/useAllowed';
 import { overWords } from './RoleCells';
 
 export type HolderType = 'user' | 'group';
@@ -34,6 +36,22 @@ export interface Holder {
   name: string;
   companyId: string;
   domainId: string;
+}
+
+/**
+ * What the signed-in person holds where the role would be given (the company and its subtree, or
+ * one domain): a role is hers to give only when she holds all it gives there (docs/CONSOLE.md,
+ * "Roles"). Undefined while awaited or when the read failed: the provider decides, and says why.
+ */
+function useHeldAt(companyId: string | undefined, domainId: string | undefined): readonly string[] | undefined {
+  const held = useQuery({
+    queryKey: ['auth', 'permissionsAt', companyId, domainId],
+    queryFn: async () =>
+      ((await httpClient(`${config.apiBase}/me/permissions?${new URLSearchParams({ companyId: companyId!, ...(domainId ? { domainId } : {}) })}`)).json as { permissions?: string[] })
+        .permissions ?? [],
+    enabled: Boolean(companyId),
+  });
+  return held.data;
 }
 
 /** Candidates the holder field offers at once; typing narrows them on the server. */
@@ -105,6 +123,14 @@ export function AssignDialog({ holder, onClose }: AssignDialogProps) {
   const [over, setOver] = useState<'subtree' | 'domain'>('subtree');
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<string>();
+  const held = useHeldAt(company?.id, over === 'domain' ? domain?.id : undefined);
+  /** Why the role is not hers to give here (the permissions it gives that she does not hold), or nothing. */
+  const refusal = (candidate: Role) => {
+    const missing = held ? candidate.permissions.filter((permission) => !held.includes(permission)) : [];
+    return missing.length > 0 ? neededRoles(translate, roles.data, missing) : undefined;
+  };
+  const chosenRole = roles.data?.find((candidate) => candidate.id === role);
+  const roleRefused = chosenRole ? refusal(chosenRole) : undefined;
   const chosen: Holder | undefined =
     holder ??
     (picked && company && domain
@@ -171,22 +197,32 @@ export function AssignDialog({ holder, onClose }: AssignDialogProps) {
             <FormLabel component="legend">{translate('iam.roles.role')}</FormLabel>
             {roles.isPending && <LinearProgress aria-label={translate('iam.list.loading')} />}
             <RadioGroup value={role} onChange={(event) => setRole(event.target.value)}>
-              {(roles.data ?? []).map((candidate) => (
-                <FormControlLabel
-                  key={candidate.id}
-                  value={candidate.id}
-                  control={<Radio />}
-                  sx={{ alignItems: 'flex-start', mb: 0.5, '& .MuiRadio-root': { pt: 0.5 } }}
-                  label={
-                    <>
-                      {candidate.name}
-                      <Typography variant="body2" color="text.secondary" component="span" sx={{ display: 'block' }}>
-                        {candidate.description}
-                      </Typography>
-                    </>
-                  }
-                />
-              ))}
+              {(roles.data ?? []).map((candidate) => {
+                // a role she does not hold all of here is not hers to give: greyed out, saying who may
+                const why = refusal(candidate);
+                return (
+                  <FormControlLabel
+                    key={candidate.id}
+                    value={candidate.id}
+                    control={<Radio />}
+                    disabled={Boolean(why)}
+                    sx={{ alignItems: 'flex-start', mb: 0.5, '& .MuiRadio-root': { pt: 0.5 } }}
+                    label={
+                      <>
+                        {candidate.name}
+                        <Typography variant="body2" color="text.secondary" component="span" sx={{ display: 'block' }}>
+                          {candidate.description}
+                        </Typography>
+                        {why && (
+                          <Typography variant="body2" color="text.secondary" component="span" sx={{ display: 'block', fontStyle: 'italic' }}>
+                            {why}
+                          </Typography>
+                        )}
+                      </>
+                    }
+                  />
+                );
+              })}
             </RadioGroup>
           </FormControl>
           <FormControl component="fieldset">
@@ -215,7 +251,7 @@ export function AssignDialog({ holder, onClose }: AssignDialogProps) {
           <Button onClick={onClose} disabled={saving}>
             {translate('iam.actions.cancel')}
           </Button>
-          <Button type="submit" variant="contained" disabled={saving || !role || !chosen}>
+          <Button type="submit" variant="contained" disabled={saving || !role || !chosen || Boolean(roleRefused)}>
             {translate('iam.roles.assign')}
           </Button>
         </DialogActions>

@@ -165,17 +165,39 @@ describe('the Roles screen', () => {
     expect(await screen.findByText(/This is the last Owner of the provider/)).toBeInTheDocument();
   });
 
-  it('an Administrator reads them, but giving and taking roles needs the Owner role', async () => {
-    mockFetch(provider, { permissions: permissionsOf('administrator') });
+  it('an Auditor reads them, but giving and taking roles needs the Owner or Administrator role', async () => {
+    mockFetch(provider, { permissions: permissionsOf('auditor') });
     renderScreen(roleAssignments, RoleList, '/roles', { authProvider });
     await screen.findByText('Ada Lovelace');
     const assign = screen.getByRole('button', { name: 'Assign' });
     await waitFor(() => expect(assign.parentElement).toHaveAttribute('tabindex', '0'));
     expect(assign).toBeDisabled();
     await userEvent.hover(assign.parentElement!);
-    expect(await screen.findByRole('tooltip')).toHaveTextContent('Needs the Owner role');
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('Needs the Owner or Administrator role');
     await userEvent.click(within(rowOf('Ada Lovelace')).getByRole('checkbox'));
     expect(screen.getByRole('button', { name: 'Remove' })).toBeDisabled();
+  });
+
+  it('an Administrator gives the roles she holds: Owner is greyed out, saying who may give it', async () => {
+    const { requests } = mockFetch(provider, { permissions: permissionsOf('administrator') });
+    renderScreen(roleAssignments, RoleList, '/roles', { authProvider, notifications: true });
+    await screen.findByText('Ada Lovelace');
+    const open = screen.getByRole('button', { name: 'Assign' });
+    await waitFor(() => expect(open).toBeEnabled());
+    await userEvent.click(open);
+    const dialog = await screen.findByRole('dialog', { name: 'Assign a role' });
+    const owner = await within(dialog).findByRole('radio', { name: /^Owner/ });
+    await waitFor(() => expect(owner).toBeDisabled());
+    expect(owner.closest('label')).toHaveTextContent('Needs the Owner role');
+    expect(within(dialog).getByRole('radio', { name: /^Support/ })).toBeEnabled();
+    expect(within(dialog).getByRole('radio', { name: /^Administrator/ })).toBeEnabled();
+
+    await userEvent.type(within(dialog).getByRole('combobox', { name: 'User' }), 'Ada');
+    await userEvent.click(await screen.findByRole('option', { name: /Ada Lovelace/ }));
+    await userEvent.click(within(dialog).getByRole('radio', { name: /^Support/ }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Assign' }));
+    expect(await screen.findByText('Support given to Ada Lovelace over Globex (and below)')).toBeInTheDocument();
+    expect(JSON.parse(writes(requests)[0].body!)).toEqual({ role: 'support', holderType: 'user', holderId: 'u1', holderCompanyId: 'globex', holderDomainId: 'prod' });
   });
 });
 

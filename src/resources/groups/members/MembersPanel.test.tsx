@@ -68,7 +68,7 @@ describe('group Members tab', () => {
   });
 
   it("greys Add member and Delete out, with the provider's reason, when the group gives a role the person may not give", async () => {
-    const reason = 'Group administrators gives a role to its members: changing its members is giving or taking a role, which needs roles:write (the Owner role).';
+    const reason = 'Group administrators gives a role to its members: changing its members is giving or taking a role, which needs roles:write (the Owner or Administrator role).';
     const members = provider([{ id: 'u1', displayName: 'Ada', type: 'user' }]);
     const { requests } = mockFetch((request) =>
       new URL(request.url, 'http://x').pathname === `${BASE}/groups/administrators/rights`
@@ -80,7 +80,7 @@ describe('group Members tab', () => {
     const add = screen.getByRole('button', { name: 'Add' });
     await waitFor(() => expect(add).toBeDisabled());
     await userEvent.hover(add.parentElement!);
-    expect(await screen.findByRole('tooltip')).toHaveTextContent('needs roles:write (the Owner role)');
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('needs roles:write (the Owner or Administrator role)');
     await userEvent.click(within(rowOf('Ada')).getByRole('checkbox'));
     expect(screen.getByRole('button', { name: 'Delete' })).toBeDisabled();
     expect(requests.filter((request) => request.method !== 'GET')).toEqual([]);
