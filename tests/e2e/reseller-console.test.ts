@@ -1,7 +1,7 @@
 /**
  * One console for every company (docs/CONSOLE.md, "Give a company its own administrators") in
  * Chromium against the running provider (npm run test:e2e): root creates a reseller and its domain in
- * the console and gives it an administrator; she opens the reseller's sign-in link in another
+ * the console and gives it an administrator (its first, so its Owner); she opens the reseller's sign-in link in another
  * browser, signs in to her own company, creates a customer and its administrator, switches into the
  * customer from the app bar and back. axe, and screenshots light and dark at a laptop's and a phone's
  * width. The group, user and membership are made through the API: their screens have their own
@@ -113,9 +113,9 @@ describe('a reseller gets its own administrators in the one console', () => {
     await button(root, 'Create').click();
     await eventually(() => root.getByText(`Created in ${RESELLER_NAME}`, { exact: true }).isVisible()).toBe(true);
     await giveAdministrator(root, RESELLER, 'prod', BOSS);
-    // and its Owner: giving her customers their administrators is giving a role (docs/CONSOLE.md, "Roles")
-    const owner = await consoleApi(root, 'POST', `companys/${RESELLER}/roleAssignments`, { role: 'owner', holderType: 'user', holderId: 'boss', holderCompanyId: RESELLER, holderDomainId: 'prod' });
-    expect(owner.status, JSON.stringify(owner.json)).toBe(201);
+    // the company's first administrator, added by an Owner above, is its Owner (docs/CONSOLE.md, "Roles")
+    const owner = await consoleApi(root, 'GET', `companys/${RESELLER}/roleAssignments?filter=${encodeURIComponent(JSON.stringify({ holderId: 'boss' }))}`);
+    expect(owner.json, JSON.stringify(owner.json)).toEqual([expect.objectContaining({ role: 'owner', holderCompanyId: RESELLER, companyId: RESELLER, domainId: null })]);
   });
 
   it('her sign-in link names the reseller; she signs in and lands in her own company', async () => {
@@ -148,6 +148,9 @@ describe('a reseller gets its own administrators in the one console', () => {
     await createCompany(boss, CUSTOMER, CUSTOMER_NAME, 'customer');
     expect((await consoleApi(boss, 'POST', `companys/${CUSTOMER}/domainNames`, { name: 'main', description: 'the customer domain' })).status).toBe(201);
     await giveAdministrator(boss, CUSTOMER, 'main', `boss@${CUSTOMER}.example`);
+    // she is the reseller's Owner: the customer's first administrator is the customer's Owner
+    const customerOwner = await consoleApi(boss, 'GET', `companys/${CUSTOMER}/roleAssignments?filter=${encodeURIComponent(JSON.stringify({ holderId: 'boss', holderCompanyId: CUSTOMER }))}`);
+    expect(customerOwner.json).toEqual([expect.objectContaining({ role: 'owner', companyId: CUSTOMER })]);
 
     await switchTo(boss, CUSTOMER_NAME);
     await eventually(() => switcher(boss).getAttribute('aria-label')).toBe(`Company and domain: ${CUSTOMER_NAME} › main`);
