@@ -6,7 +6,7 @@ import type Provider from 'oidc-provider';
 import { sha256 } from '../ids.js';
 import { verifyAccessToken } from '../accounts/tokens.js';
 import { tenantOf } from '../oauth/clients.js';
-import { type KnownUser, passwordMatches } from '../accounts/accounts.js';
+import type { KnownUser } from '../accounts/accounts.js';
 import { renderErrorPage, renderLoginPage, renderPage } from '../oauth/loginPage.js';
 import { passwordStep, type PasswordStepOptions, trustDevice } from '../oauth/passwordStep.js';
 import { attemptOf, recordSignIn } from '../oauth/signInEvents.js';
@@ -141,6 +141,26 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   /** Counts one answer (a code, a key, a password) of the session before it is checked: its number, or undefined when the session is gone. */
   const countAttempt = async (session: Session) =>
     (await db.query<{ failures: number }>(`UPDATE account_sessions SET failures = failures + 1 WHERE id = $1 AND expires_at > now() RETURNING failures`, [session.id])).rows[0]?.failures;
+
+  /**
+   * Her password typed again in a signed-in session (a fresh proof, a removal): through the sign-in's
+   * throttle (passwordStep.ts), per account, address and device, and on record when wrong. A session
+   * opened from the console needs no password to start, so its own count of five alone would let
+   * whoever holds the console's token try five passwords per new session; the throttle spans them.
+   */
+  const passwordAgain = async (request: FastifyRequest, reply: FastifyReply, session: Session, password: string) => {
+    const { user } = session;
+    const outcome = await passwordStep(options, request, reply, {
+      tenant: { companyId: user.companyId, domainId: user.domainId },
+      client: { id: consoleClientId, companyId: user.companyId, domainId: user.domainId },
+      login: user.email || user.username,
+      password,
+    });
+    if (outcome.kind === 'signed-in') return outcome.user.id === user.id ? ({ kind: 'right' } as const) : ({ kind: 'wrong' } as const);
+    if (outcome.kind === 'throttled') return { kind: 'refused', status: 429, message: outcome.message } as const;
+    if (outcome.kind === 'blocked') return { kind: 'refused', status: 403, message: outcome.message } as const;
+    return { kind: 'wrong' } as const;
+  };
 
   const setPending = (session: Session, pending: Session['pending']) => db.query(`UPDATE account_sessions SET pending = $2 WHERE id = $1`, [session.id, JSON.stringify(pending)]);
 
@@ -310,7 +330,9 @@ ${input.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(inpu
         await endSession(reply, session);
         return reply.redirect(home(session.user), 303);
       }
-      if (!(await passwordMatches(session.user, request.body?.password ?? ''))) {
+      const checked = await passwordAgain(request, reply, session, request.body?.password ?? '');
+      if (checked.kind === 'refused') return send(reply, checked.status, confirmPage({ next, error: checked.message }));
+      if (checked.kind === 'wrong') {
         if (attempt >= MAX_FACTOR_FAILURES) {
           await endSession(reply, session);
           return reply.redirect(home(session.user), 303);
@@ -485,7 +507,9 @@ ${input.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(inpu
         await endSession(reply, session);
         return reply.redirect(home(session.user), 303);
       }
-      if (!(await passwordMatches(session.user, request.body?.password ?? ''))) {
+      const checked = await passwordAgain(request, reply, session, request.body?.password ?? '');
+      if (checked.kind === 'refused') return send(reply, checked.status, removePage({ factor, error: checked.message }));
+      if (checked.kind === 'wrong') {
         if (attempt >= MAX_FACTOR_FAILURES) {
           await endSession(reply, session);
           return reply.redirect(home(session.user), 303);

@@ -239,6 +239,35 @@ describe('what still asks', () => {
     expect((await browser.get(`/account/factors/${factor.rows[0].id}/remove`)).body).toContain('Type your password to confirm');
   });
 
+  it("the password typed again goes through the sign-in's throttle, across the sessions the token opens", async () => {
+    // a server of its own whose accounts are locked after ten failures
+    const main = server;
+    server = await startServer({ loginLimits: { failuresPerAccount: 10 } });
+    try {
+      const tenant = await createTenant(server, 'acme', 'root', 'customer');
+      const her = await person(tenant);
+      const token = await tokenFor(server.ctx, { companyId: tenant.companyId, domainId: tenant.domainId, userId: her.id });
+      // new sessions from the same token: five tries each would be endless, the throttle is not
+      for (let round = 0; round < 3; round++) {
+        const { browser } = await opened(token);
+        for (let i = 0; i < 4; i++) await browser.post('/account/confirm', { password: `wrong ${round} ${i}`, next: '/account/totp' });
+      }
+      const { rows } = await server.db.query<{ outcome: string; n: number }>(
+        `SELECT outcome, count(*)::integer AS n FROM signin_events WHERE company_id = 'acme' AND user_id = $1 GROUP BY outcome`,
+        [her.id],
+      );
+      expect(Object.fromEntries(rows.map((row) => [row.outcome, row.n]))).toEqual({ wrong_password: 10, throttled: 2 });
+      const { browser } = await opened(token);
+      const refused = await browser.post('/account/confirm', { password: PASSWORD, next: '/account/totp' });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toContain('Too many failed sign-in attempts');
+      expect((await browser.get('/account/totp')).body).not.toContain('totp-secret');
+    } finally {
+      await server.close();
+      server = main;
+    }
+  });
+
   it('five wrong passwords end the session opened from the console', async () => {
     const her = await person(acme);
     const token = await tokenFor(server.ctx, { companyId: acme.companyId, domainId: acme.domainId, userId: her.id });
