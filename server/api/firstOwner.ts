@@ -6,7 +6,7 @@ import { OWNER } from './roles.js';
 
 /**
  * A new company's first administrator is its Owner over its subtree (docs/CONSOLE.md, "Roles";
- * DECISIONS.md, item 44), so that a reseller's customer has an Owner of its own. "First": the
+ * DECISIONS.md, item 45), so that a reseller's customer has an Owner of its own. "First": the
  * company is not the root, nobody is in an `administrators` group of any of its domains yet, and
  * nobody holds Owner over it. Asked before the members are added, in their transaction.
  */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, startServer, type Tenant, tokenFor, type TestServer } from './helpers.js';
 
 /**
- * A reseller runs its own help desk (issue 35; docs/CONSOLE.md, "Roles"; DECISIONS.md, item 44): an
+ * A reseller runs its own help desk (issue 35; docs/CONSOLE.md, "Roles"; DECISIONS.md, item 45): an
  * Administrator gives the roles she holds, within her subtree, to people she contains; only an
  * Owner gives Owner or acts on one; a new company's first administrator is its Owner when whoever
  * made her so could give Owner there, and never otherwise.
