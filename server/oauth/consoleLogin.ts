@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Client } from 'oidc-provider';
-import type { KnownUser } from '../accounts/accounts.js';
+import { findUserById, type KnownUser, userAccountKey } from '../accounts/accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
 import { type GrantPlan, type GrantSetting, issueCode, planGrant } from './grants.js';
 import { loginPagePolicy, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
-import { BLOCKED_MESSAGE, passwordStep, type PasswordStepOptions, tooManyFailures, trustDevice } from './passwordStep.js';
+import { BLOCKED_MESSAGE, passwordStep, type PasswordStepOptions, tooManyFailures, tooManySignIns, trustDevice } from './passwordStep.js';
 import { signInAnywhere } from './organizationSearch.js';
+import { parkPick, PICK_PATH, pickChoices, renderPickPage, takePick } from './organizationPick.js';
+import { addressKey } from './loginThrottle.js';
 import { originOf, withRequestOrigin } from '../requestOrigin.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 import { chooseTenant } from './signInTenant.js';
@@ -59,9 +61,6 @@ interface ConsoleLoginOptions extends PasswordStepOptions, GrantSetting {
  * client). The code and its grant are oidc-provider's own, so the token endpoint redeems them like
  * any other.
  */
-/** Said only after the password proved accounts in more than one organization. */
-export const SEVERAL_ORGANIZATIONS = 'Your address has accounts in several organizations: type the one to sign in to in Organization.';
-
 export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleLoginOptions) {
   const { provider, db, issuer, managementApi, consoleClientId } = options;
 
@@ -113,6 +112,55 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
   };
   app.get(STEPS_PATH, { schema: { hide: true } }, stepsHandler);
   app.post(STEPS_PATH, { config: { sameSiteForm: 'This form was sent from another site. Please sign in again.' }, schema: { hide: true, body: STEP_BODY } }, stepsHandler);
+
+  /** The organization picked after a password proving several (organizationPick.ts): the page, then the pick. */
+  app.get(PICK_PATH, { schema: { hide: true } }, async (request, reply) => {
+    const choices = await pickChoices(db, request);
+    if (choices.length === 0) return sendPage(reply, 400, renderErrorPage('This sign-in has expired or was finished elsewhere. Please sign in again.'));
+    // its form's answer is a redirect to the application: the page's policy allows it
+    const redirectUri = choices[0].row.request.redirect_uri;
+    // the way back: the console's own form, beside its callback
+    const back = redirectUri && /^https?:/.test(redirectUri) ? new URL('/login', redirectUri).toString() : undefined;
+    return sendPage(reply, 200, renderPickPage(choices, back), redirectUri);
+  });
+  app.post<{ Body: { choice?: string } }>(
+    PICK_PATH,
+    {
+      config: { sameSiteForm: 'This form was sent from another site. Please sign in again.' },
+      schema: { hide: true, body: { type: 'object', properties: { choice: stringProperty(2) }, maxProperties: 5 } },
+    },
+    async (request, reply) => {
+      const expired = () => sendPage(reply, 400, renderErrorPage('This sign-in has expired or was finished elsewhere. Please sign in again.'));
+      const picked = await takePick(db, request, reply, request.body?.choice ?? '', steps.secure);
+      if (!picked) return expired();
+      const checked = picked.checked as ConsoleRequest;
+      const client = await provider.Client.find(picked.clientId).catch(() => undefined);
+      if (!client || !checked.redirect_uri || !client.redirectUris?.includes(checked.redirect_uri)) return expired();
+      const redirectUri = checked.redirect_uri;
+      const fail = (error: string, description: string, more: Record<string, string> = {}) =>
+        redirectTo(reply, redirectUri, { error, error_description: description, state: checked.state, ...more });
+      const who = { id: client.clientId, ...picked.tenant };
+      // read afresh: blocked or gone since the password
+      const user = await findUserById(db, picked.tenant, picked.userId);
+      if (!user) return fail('access_denied', 'Wrong email or password');
+      if (user.blocked) {
+        await recordSignIn(db, attemptOf(request), { outcome: 'blocked', client: who, userId: user.id, login: picked.login });
+        return fail('access_denied', BLOCKED_MESSAGE);
+      }
+      // the password was right: the failures it counted are given back, and it counts as a sign-in
+      const wait = await options.throttle.succeeded({ retryAfter: 0, counted: picked.counted }, userAccountKey(user, user.id), addressKey(request.ip));
+      if (wait > 0) {
+        await recordSignIn(db, attemptOf(request), { outcome: 'throttled', client: who, userId: user.id, login: picked.login, detail: `too many sign-ins: retry after ${wait} s` });
+        reply.header('Retry-After', String(wait));
+        return fail('access_denied', tooManySignIns(wait), { retry_after: String(wait) });
+      }
+      const plan = await planFor(client, user, checked);
+      if (!plan) return fail('invalid_target', 'the audience is not an active API of this application\'s domain');
+      if (plan.consentNeeded) return fail('consent_required', 'this API asks the user first: sign in through /oauth/authorize');
+      if (await beginSteps(steps, request, reply, { user, kind: 'console', request: { ...checked }, clientId: client.clientId, login: picked.login, path: STEPS_PATH })) return reply;
+      return issue(request, reply, { client, user, checked, plan, amr: ['pwd'], who, login: picked.login });
+    },
+  );
 
   app.post<{ Body: LoginForm }>(
     '/oauth/login',
@@ -187,6 +235,7 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       if (choice.kind === 'refused') return fail('invalid_request', choice.message);
       const { tenant, known } = choice;
       const who = { id: client.clientId, ...(known ? tenant : tenantOf(client)) };
+      const checked: ConsoleRequest = { client_id: client.clientId, redirect_uri: redirectUri, state: form.state, scope, resource, code_challenge: challenge, nonce: form.nonce || undefined };
 
       // the console's sign-in naming no organization may find hers (organizationSearch.ts)
       const searching = client.clientId === consoleClientId && !form.company?.trim();
@@ -204,10 +253,11 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
               client: { id: client.clientId, companyId: user.companyId, domainId: user.domainId },
               userId: user.id,
               login: wrong.login,
-              detail: `the password is right in ${found.users.length} organizations: she was asked to name hers`,
+              detail: `the password is right in ${found.users.length} organizations: she is asked to pick hers`,
             });
           }
-          return fail('access_denied', SEVERAL_ORGANIZATIONS);
+          // she picks among those the password proved (organizationPick.ts); nothing named before
+          return parkPick(db, reply, { users: found.users, request: { ...checked }, clientId: client.clientId, login: wrong.login, counted: found.counted, secure: steps.secure });
         }
         else if (found.kind === 'throttled') {
           reply.header('Retry-After', String(found.retryAfter));
@@ -232,7 +282,6 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       }
       if (outcome.kind === 'wrong') return fail('access_denied', 'Wrong email or password');
 
-      const checked: ConsoleRequest = { client_id: client.clientId, redirect_uri: redirectUri, state: form.state, scope, resource, code_challenge: challenge, nonce: form.nonce || undefined };
       const plan = await planFor(client, outcome.user, checked);
       if (!plan) return fail('invalid_target', 'the audience is not an active API of this application\'s domain');
       if (plan.consentNeeded) return fail('consent_required', 'this API asks the user first: sign in through /oauth/authorize');

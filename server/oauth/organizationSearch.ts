@@ -3,7 +3,7 @@ import type { Database } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import { type KnownUser, passwordMatches, type Tenant, USER_COLUMNS, userAccountKey } from '../accounts/accounts.js';
 import { accountLimitsOf } from '../policies.js';
-import { addressKey, type LoginThrottle } from './loginThrottle.js';
+import { addressKey, type Attempt, type LoginThrottle } from './loginThrottle.js';
 
 /**
  * The organization found, not demanded (docs/CONSOLE.md, "Sign-in form"): a console sign-in that
@@ -12,7 +12,8 @@ import { addressKey, type LoginThrottle } from './loginThrottle.js';
  * console role: at most MAX_ORGANIZATIONS of them, each by company and domain. The password is
  * checked against exactly that many hashes whatever is found (a dummy for each missing one), so a
  * wrong password takes the same time whether none, one or several exist; nothing is said of them
- * before one is proved. One proved: she signs in there. Several: she is asked to name hers.
+ * before one is proved. One proved: she signs in there. Several: she picks among those proved
+ * (organizationPick.ts).
  */
 export const MAX_ORGANIZATIONS = 3;
 
@@ -21,8 +22,8 @@ export type SearchOutcome =
   | { kind: 'throttled'; retryAfter: number }
   | { kind: 'one'; user: KnownUser }
   | { kind: 'blocked'; user: KnownUser }
-  /** the accounts the password proved, for the record only: none is named to her */
-  | { kind: 'several'; users: KnownUser[] };
+  /** the accounts the password proved (she picks one: organizationPick.ts), and the failures counted, to give back then */
+  | { kind: 'several'; users: KnownUser[]; counted: Attempt['counted'] };
 
 export async function signInAnywhere(
   options: { db: Database; throttle: LoginThrottle },
@@ -53,7 +54,7 @@ export async function signInAnywhere(
   const proved = checked.filter((user): user is KnownUser => user !== undefined);
   if (proved.length === 0) return { kind: 'none' };
   const open = proved.filter((user) => !user.blocked);
-  if (open.length > 1) return { kind: 'several', users: open };
+  if (open.length > 1) return { kind: 'several', users: open, counted: attempt.counted };
   const user = open[0] ?? proved[0];
   if (user.blocked) return { kind: 'blocked', user };
   const wait = await throttle.succeeded({ retryAfter: 0, counted: attempt.counted }, keyOf(user), addressKey(request.ip));

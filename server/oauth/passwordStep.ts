@@ -29,6 +29,9 @@ export const tooManyFailures = (retryAfter: number, login: string): PasswordOutc
   message: `Too many failed sign-in attempts. ${tryAgainIn(retryAfter)}`,
 });
 
+/** The refusal of a right password past the successes allowed ("Too many sign-ins in a short time. Try again in …"). */
+export const tooManySignIns = (retryAfter: number) => `Too many sign-ins in a short time. ${tryAgainIn(retryAfter)}`;
+
 function tryAgainIn(seconds: number): string {
   if (seconds < 60) return `Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
   const minutes = Math.ceil(seconds / 60);
@@ -90,7 +93,7 @@ export async function passwordStep(
   if (wait > 0) {
     await recordSignIn(db, seen, { outcome: 'throttled', client, userId: user.id, login, detail: `too many sign-ins: retry after ${wait} s` });
     reply.header('Retry-After', String(wait));
-    return { kind: 'throttled', retryAfter: wait, login, message: `Too many sign-ins in a short time. ${tryAgainIn(wait)}` };
+    return { kind: 'throttled', retryAfter: wait, login, message: tooManySignIns(wait) };
   }
   return { kind: 'signed-in', user, login };
 }

@@ -2,11 +2,11 @@
  * Issue 35, the organization found, not demanded (docs/CONSOLE.md, "Sign-in form"; DECISIONS 43), in
  * Chromium against the running provider (npm run test:e2e): at the console's /login with no
  * organization, the address and password of one account holding a console role in a reseller sign in
- * to that reseller; the same password proving accounts in two companies sends the form back asking
- * for the organization (naming neither), and naming one signs in there; a wrong password and the
+ * to that reseller; the same password proving accounts in two companies offers the two (named only
+ * once the password proved them) and the one picked signs her in there; a wrong password and the
  * throttle come back to the console's own form, the address kept and a sentence said, never the
  * provider's page; a shared record link fills Organization. axe, light and dark screenshots of the
- * forms that come back.
+ * forms that come back and of the pick.
  */
 import bcrypt from 'bcryptjs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -105,22 +105,26 @@ describe('the console sign-in with no organization (issue 35)', () => {
     await context.close();
   });
 
-  it('two accounts proved by one password: asked for the organization, naming neither; naming one lands in it', async () => {
+  it('two accounts proved by one password: she is offered the two organizations (only now), picks one and lands in it', async () => {
     const { context, page } = await freshPage();
     await page.goto(`${baseUrl()}/login`);
-    await submit(page, TWO, PASSWORD);
-    await backOnTheForm(page, 'several', 'Your address has accounts in several organizations: type the one to sign in to in Organization.', TWO);
-    // neither organization is named before she names it
-    const text = await page.locator('body').innerText();
-    expect(text).not.toContain(FIRST);
-    expect(text).not.toContain(SECOND);
-    expect(page.url()).not.toMatch(new RegExp(`${FIRST}|${SECOND}`));
-    await judge(page, 'several');
+    // a wrong password names neither
+    await submit(page, TWO, 'not the password 2');
+    await backOnTheForm(page, 'wrong', 'Wrong email or password.', TWO);
+    expect(await page.locator('body').innerText()).not.toMatch(new RegExp(`${FIRST_NAME}|${SECOND_NAME}`));
 
-    await submit(page, TWO, PASSWORD, SECOND);
+    await submit(page, TWO, PASSWORD);
+    await page.waitForURL((url) => url.pathname === '/oauth/pick', { timeout: 30_000 });
+    await eventually(() => page.getByRole('heading', { name: 'Choose your organization' }).isVisible()).toBe(true);
+    const choices = page.getByRole('button');
+    expect(await choices.allInnerTexts()).toEqual([`${FIRST_NAME} › main`, `${SECOND_NAME} › main`]);
+    expect(await page.getByRole('link', { name: 'Back to sign-in' }).getAttribute('href')).toBe(`${baseUrl()}/login`);
+    await judge(page, 'pick');
+
+    await button(page, `${SECOND_NAME} › main`).click();
     await page.waitForURL(/\/dashboard(\?|#|$)/, { timeout: 30_000 });
     await eventually(() => switcher(page).getAttribute('aria-label')).toBe(`Company and domain: ${SECOND_NAME} › main`);
-    // the attempt that asked is on record in both organizations, for her account there
+    // the attempt that offered them is on record in both organizations, for her account there
     for (const company of [FIRST, SECOND]) {
       const events = await consoleApi(root, 'GET', `companys/${company}/domainNames/main/signInEvents?filter=${encodeURIComponent(JSON.stringify({ outcome: 'several_organizations' }))}`);
       expect(events.status, JSON.stringify(events.json)).toBe(200);

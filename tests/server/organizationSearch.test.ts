@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ORGANIZATIONS } from '../../server/oauth/organizationSearch.js';
 import { createTenant, startServer, type TestServer } from './helpers.js';
-import { CONSOLE_REDIRECT, consoleLoginFields, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
+import { CONSOLE_REDIRECT, consoleLoginFields, injectBrowser, pkce, postLogin, postToken, redirectParams, setPassword } from './oauthHelpers.js';
 
 /**
  * The organization found, not demanded (docs/CONSOLE.md, "Sign-in form"): the console's sign-in with
  * an address and a password and no organization looks, past the console's own tenant, at the
- * accounts with that address that hold a console role; one proved signs in there, several ask for
- * the organization, none is the usual "Wrong email or password" and costs the same.
+ * accounts with that address that hold a console role; one proved signs in there, several let her
+ * pick among them, none is the usual "Wrong email or password" and costs the same.
  */
 let server: TestServer;
 const PASSWORD = 'the boss of acme 42';
@@ -58,23 +58,47 @@ describe('a console sign-in naming no organization', () => {
     expect((await events('worker@acme.example')).map((event) => event.company_id)).toEqual(['root']);
   });
 
-  it('asks for the organization when the password proves accounts in several, and names none of them', async () => {
+  it('lets her pick among the organizations the password proved, naming them only then; the pick signs her in there, once', async () => {
     for (const company of ['globex', 'initech']) {
       await server.db.query(`UPDATE users SET email = 'shared@example.com' WHERE company_id = $1 AND id = 'boss'`, [company]);
       await setPassword(server, company, `${company}-domain`, 'boss', 'shared password 1');
     }
-    const several = await signInWithout('shared@example.com', 'shared password 1');
-    expect(several.params?.error).toBe('access_denied');
-    expect(several.params?.error_description).toContain('several organizations');
-    expect(several.params?.error_description).not.toMatch(/globex|initech/);
-    expect(several.response.headers.location).not.toMatch(/globex|initech/);
-    // on record in each organization the password proved, for her account there, and nowhere else
+    // a wrong password names nobody
+    const wrong = await signInWithout('shared@example.com', 'not the shared one');
+    expect(wrong.params).toMatchObject({ error: 'access_denied', error_description: 'Wrong email or password' });
+    expect(wrong.response.headers.location).not.toMatch(/globex|initech/);
+
+    const browser = injectBrowser(server);
+    const { verifier, challenge } = pkce();
+    const page = await browser.post('/oauth/login', consoleLoginFields(challenge, { email: 'shared@example.com', password: 'shared password 1' }));
+    expect(page.status).toBe(200);
+    expect(page.path).toBe('/oauth/pick');
+    expect(page.body).toContain('Choose your organization');
+    expect(page.body).toContain(`<a href="${new URL('/login', CONSOLE_REDIRECT)}">Back to sign-in</a>`);
+    const choices = [...page.body.matchAll(/<button type="submit" name="choice" value="(\d)">([^<]+)<\/button>/g)].map(([, value, label]) => ({ value, label }));
+    expect(choices.map((choice) => choice.label)).toEqual(['globex › globex-domain', 'initech › initech-domain']);
+    // on record in each organization the password proved, for her account there
     const recorded = await server.db.query<{ company_id: string; domain_id: string; user_id: string; client_id: string; outcome: string }>(
-      `SELECT company_id, domain_id, user_id, client_id, outcome FROM signin_events WHERE login = 'shared@example.com' ORDER BY company_id`,
+      `SELECT company_id, domain_id, user_id, client_id, outcome FROM signin_events WHERE login = 'shared@example.com' AND outcome <> 'unknown_user' ORDER BY company_id`,
     );
     expect(recorded.rows).toEqual(
       ['globex', 'initech'].map((company) => ({ company_id: company, domain_id: `${company}-domain`, user_id: 'boss', client_id: 'iam-console', outcome: 'several_organizations' })),
     );
+    // another browser (no cookie) has nothing to pick
+    expect((await injectBrowser(server).get('/oauth/pick')).status).toBe(400);
+    expect((await injectBrowser(server).post('/oauth/pick', { choice: '0' })).status).toBe(400);
+
+    const picked = await browser.post('/oauth/pick', { choice: choices.find((choice) => choice.label.startsWith('initech'))!.value });
+    expect(picked.location?.origin + picked.location!.pathname).toBe(CONSOLE_REDIRECT);
+    const code = picked.location!.searchParams.get('code');
+    expect(code, picked.location?.toString()).toBeTruthy();
+    const token = await postToken(server, { grant_type: 'authorization_code', code: code!, redirect_uri: CONSOLE_REDIRECT, client_id: 'iam-console', code_verifier: verifier });
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    expect(token.body.client).toMatchObject({ companyId: 'initech', domain: 'initech-domain' });
+    // one pick per password: the same browser cannot pick again
+    expect((await browser.post('/oauth/pick', { choice: '0' })).status).toBe(400);
+    expect((await browser.get('/oauth/pick')).status).toBe(400);
+
     // a password proving only one of them signs in there
     await setPassword(server, 'initech', 'initech-domain', 'boss', 'initech only 2');
     const one = await signInWithout('shared@example.com', 'initech only 2');
