@@ -64,8 +64,8 @@ async function trySignIn(page: Page, who: Person, password = PASSWORD) {
  */
 const GUESSER = `127.${Math.floor(Math.random() * 200) + 20}.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}`;
 
-/** One form post to the console's sign-in from GUESSER; its status. */
-function postFromGuesser(form: URLSearchParams): Promise<number> {
+/** One form post to the console's sign-in from GUESSER; its status and where it sends the browser. */
+function postFromGuesser(form: URLSearchParams): Promise<{ status: number; location?: string }> {
   const url = new URL(`${baseUrl()}/oauth/login`);
   const body = form.toString();
   return new Promise((resolve, reject) => {
@@ -80,7 +80,7 @@ function postFromGuesser(form: URLSearchParams): Promise<number> {
       },
       (response) => {
         response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, location: response.headers.location }));
       },
     );
     request.on('error', reject);
@@ -88,7 +88,10 @@ function postFromGuesser(form: URLSearchParams): Promise<number> {
   });
 }
 
-/** Wrong passwords posted to the console's sign-in until the throttle refuses her account (429). */
+/**
+ * Wrong passwords posted to the console's sign-in until the throttle refuses her account: the
+ * console's form is sent back saying so (303 to its callback, "Too many failed sign-in attempts…").
+ */
 async function throttle(who: Person) {
   for (let attempt = 0; attempt < 150; attempt++) {
     const form = new URLSearchParams({
@@ -101,7 +104,8 @@ async function throttle(who: Person) {
       email: who.email,
       password: `wrong password ${attempt}`,
     });
-    if ((await postFromGuesser(form)) === 429) return;
+    const { status, location } = await postFromGuesser(form);
+    if (status === 303 && /^Too many /.test(new URL(location ?? '', baseUrl()).searchParams.get('error_description') ?? '')) return;
   }
   throw new Error(`${who.email} was never throttled`);
 }
