@@ -19,6 +19,7 @@ const FORMS = [
   '/oauth/login',
   '/oauth/signup',
   '/oauth/steps',
+  '/oauth/pick',
   '/oauth/interaction/abc/login',
   '/oauth/interaction/abc/consent',
   '/oauth/interaction/abc/steps',
