@@ -107,6 +107,29 @@ describe('a console sign-in naming no organization', () => {
     expect((await signInWithout('shared@example.com', 'shared password 1', 'globex')).params?.code).toBeTruthy();
   });
 
+  it('blocking an account ends the pick of it; signing in again finds only the one still open', async () => {
+    for (const company of ['hooli', 'stark']) {
+      await createTenant(server, company, 'root', 'customer');
+      await server.db.query(`UPDATE users SET email = 'twice@example.com' WHERE company_id = $1 AND id = 'boss'`, [company]);
+      await setPassword(server, company, `${company}-domain`, 'boss', 'twice password 4');
+    }
+    const browser = injectBrowser(server);
+    const page = await browser.post('/oauth/login', consoleLoginFields(pkce().challenge, { email: 'twice@example.com', password: 'twice password 4' }));
+    expect(page.path).toBe('/oauth/pick');
+    const hooli = /<button type="submit" name="choice" value="(\d)">hooli › hooli-domain<\/button>/.exec(page.body)?.[1];
+    expect(hooli).toBeDefined();
+    // blocked meanwhile: her parked sign-ins end with her sessions (migration 21's trigger), the pick among them
+    await server.db.query(`UPDATE users SET blocked_at = now() WHERE company_id = 'hooli' AND id = 'boss'`);
+    const picked = await browser.post('/oauth/pick', { choice: hooli! });
+    expect(picked.status).toBe(400);
+    expect(picked.body).toContain('This sign-in has expired');
+    expect(picked.location).toBeUndefined();
+    const again = await signInWithout('twice@example.com', 'twice password 4');
+    expect(again.params?.code, JSON.stringify(again.params)).toBeTruthy();
+    const token = await postToken(server, { grant_type: 'authorization_code', code: again.params!.code, redirect_uri: CONSOLE_REDIRECT, client_id: 'iam-console', code_verifier: again.verifier });
+    expect(token.body.client).toMatchObject({ companyId: 'stark' });
+  });
+
   it('refuses a blocked account it finds only after its right password', async () => {
     await server.db.query(`UPDATE users SET blocked_at = now() WHERE company_id = 'umbrella' AND id = 'boss'`);
     await setPassword(server, 'umbrella', 'umbrella-domain', 'boss', 'umbrella password 3');
