@@ -170,7 +170,8 @@ describe('sign-ins that cannot go on (docs/CONSOLE.md "Callback")', () => {
     const set = vi.spyOn(Cookies, 'set');
     const { state } = await prepareAuthorizationRequest();
     sessionStorage.setItem(OAUTH_KEYS.remember, 'true');
-    expect(await handleCallback(`?code=c-na&state=${state}`)).toEqual({ kind: 'notAdministrator', company: 'root', idToken: 'id' });
+    // her access token stays in the page only, for its link to her account page (openAccountPage.ts)
+    expect(await handleCallback(`?code=c-na&state=${state}`)).toEqual({ kind: 'notAdministrator', company: 'root', idToken: 'id', accessToken: token.access_token });
     expect(getSession()).toEqual({});
     expect(set).not.toHaveBeenCalled();
     expect(sessionStorage.getItem(OAUTH_KEYS.verifier)).toBeNull();

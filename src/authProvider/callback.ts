@@ -39,7 +39,7 @@ export type CallbackResult =
   /** The remembered token was refused (401); its cookies are gone. */
   | { kind: 'expired' }
   /** Signed in, but without administrator rights in `company`; `idToken` lets sign-out end that sign-in. */
-  | { kind: 'notAdministrator'; company: string; idToken?: string }
+  | { kind: 'notAdministrator'; company: string; idToken?: string; accessToken?: string }
   | { kind: 'idle' };
 
 export class StateMismatchError extends Error {
@@ -150,7 +150,8 @@ async function establishSession(token: TokenResponse): Promise<void> {
  */
 function notAdministrator(error: unknown, token: TokenResponse): CallbackResult {
   if (error instanceof HttpError && error.status === 403) {
-    return { kind: 'notAdministrator', company: token.client.companyId, idToken: token.id_token };
+    // (her access token opens her account page without a second password: src/layout/openAccountPage.ts)
+    return { kind: 'notAdministrator', company: token.client.companyId, idToken: token.id_token, accessToken: token.access_token };
   }
   throw error;
 }

@@ -26,6 +26,14 @@ describe('openAccountPage', () => {
     expect(String(assign.mock.calls[0][0])).not.toContain('the-access-token');
   });
 
+  it('takes a sign-in given to it (the Not an administrator page) and falls back to the link given', async () => {
+    const fetch = vi.fn(async () => new Response('{}', { status: 401 }));
+    vi.stubGlobal('fetch', fetch);
+    await openAccountPage({ accessToken: 'her-token', fallback: '/account' });
+    expect(fetch).toHaveBeenCalledWith('/account/console', expect.objectContaining({ headers: { Authorization: 'Bearer her-token' } }));
+    expect(assign).toHaveBeenCalledWith('/account');
+  });
+
   it('goes to the required action the provider names first', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify({ location: '/account/steps' }), { status: 200 })));
     await openAccountPage();

@@ -19,9 +19,13 @@ export const accountPageLink = () => {
   return `${accountPageBase()}/account?${new URLSearchParams({ company: client?.companyId ?? '', domain: client?.domain ?? '' })}`;
 };
 
-export async function openAccountPage(): Promise<void> {
-  const fallback = accountPageLink();
-  const { accessToken } = getSession();
+/**
+ * `given`: a sign-in not (yet) in the session, as on the Not an administrator page (its token
+ * response), and the plain link to fall back to there.
+ */
+export async function openAccountPage(given: { accessToken?: string; fallback?: string } = {}): Promise<void> {
+  const fallback = given.fallback ?? accountPageLink();
+  const accessToken = given.accessToken ?? getSession().accessToken;
   if (!accessToken) return browser.assign(fallback);
   try {
     const response = await fetch(`${accountPageBase()}/account/console`, {

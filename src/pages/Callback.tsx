@@ -3,13 +3,14 @@ import { browser } from '../authProvider/browser';
 import { handleCallback } from '../authProvider/callback';
 import { signOut } from '../authProvider/signOut';
 import { translate } from '../i18n/translate';
+import { openAccountPage } from '../layout/openAccountPage';
 import { accountPageUrl } from './Login';
 
 type View =
   | { kind: 'logging' }
   | { kind: 'loggedIn' }
   | { kind: 'denied'; error: string }
-  | { kind: 'notAdministrator'; company: string; idToken?: string }
+  | { kind: 'notAdministrator'; company: string; idToken?: string; accessToken?: string }
   | { kind: 'idle' };
 
 /** docs/CONSOLE.md, "Callback": 'Logging.....', then 'Logged In.' and the dashboard; an ?error shows its message. */
@@ -61,9 +62,18 @@ export default function Callback() {
         <button className="plain-button" type="button" onClick={signInAsSomeoneElse} disabled={leaving} aria-busy={leaving}>
           {translate('iam.callback.notAdministrator.switchUser')}
         </button>
-        {/* what a person who administers nothing can do here: her own factors and recovery codes */}
+        {/* what a person who administers nothing can do here: her own factors and recovery codes, with this sign-in (openAccountPage.ts) */}
         <p>
-          <a href={accountPageUrl()}>{translate('iam.callback.notAdministrator.account')}</a>
+          <a
+            href={accountPageUrl()}
+            onClick={(event) => {
+              if (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey || event.button !== 0) return;
+              event.preventDefault();
+              void openAccountPage({ accessToken: view.accessToken, fallback: accountPageUrl() });
+            }}
+          >
+            {translate('iam.callback.notAdministrator.account')}
+          </a>
         </p>
       </main>
     );
