@@ -62,6 +62,8 @@ interface Figures {
 
 interface Row extends Figures {
   label: string;
+  /** The server process's CPU time (every thread: the embedded database's worker too) per request. */
+  cpuPerRequest?: number;
   loop?: LoopDelay;
   probe?: ProbeFigures;
 }
@@ -99,6 +101,7 @@ function describe(row: Row) {
     `errors ${row.errors}`,
   ];
   if (row.loop) parts.push(`server event-loop delay p99 ${ms(row.loop.p99)} / max ${ms(row.loop.max)} ms (worst of ${row.loop.processes} process${row.loop.processes > 1 ? 'es' : ''})`);
+  if (row.cpuPerRequest) parts.push(`server CPU ${row.cpuPerRequest.toFixed(0)} µs per request`);
   if (row.probe) parts.push(`probe p50 ${ms(row.probe.p50)} / p99 ${ms(row.probe.p99)} / max ${ms(row.probe.max)} ms${row.probe.failures ? ` (${row.probe.failures} failed)` : ''}`);
   return `${row.label}: ${parts.join(', ')}`;
 }
@@ -107,16 +110,35 @@ function describe(row: Row) {
  * One measured phase: the server's processes start a new event-loop histogram, the probe runs
  * alongside, and both are read when the phase ends.
  */
+/**
+ * CPU time used so far by a process, all its threads (Linux's /proc; undefined elsewhere), in ms.
+ * Unlike a rate, it barely moves when other work shares the machine: the figure to compare commits by.
+ */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second)
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 async function measured(server: Server, probe: Probe, phase: string, label: string, run: () => Promise<Figures>): Promise<Row> {
   console.log(`${label} ...`);
   setPhase(server.eldDir, phase);
   await sleep(500); // the monitor looks every 200 ms: every process has started this phase's histogram
   probe.start();
+  const cpuBefore = cpuMs(server.process.pid);
+  const started = Date.now();
   const figures = await run();
+  const seconds = (Date.now() - started) / 1000;
+  const cpuAfter = cpuMs(server.process.pid);
   const probeFigures = await probe.stop();
   setPhase(server.eldDir, `after-${phase}`);
   await sleep(500);
-  const row: Row = { label, ...figures, loop: loopDelay(server.eldDir, phase), probe: probeFigures };
+  const cpu = cpuBefore !== undefined && cpuAfter !== undefined && server.processes() <= 1 && figures.unit === 'req/s' ? ((cpuAfter - cpuBefore) * 1000) / (figures.rate * seconds) : undefined;
+  const row: Row = { label, ...figures, ...(cpu ? { cpuPerRequest: cpu } : {}), loop: loopDelay(server.eldDir, phase), probe: probeFigures };
   console.log(`  ${describe(row)}`);
   return row;
 }
