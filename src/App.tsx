@@ -3,7 +3,6 @@
  * Screens are CustomRoutes so the paths are exactly those of docs/CONSOLE.md, "Routes"; each
  * resource's screens come from its declaration (its own or the generic ones) and load on first use.
  */
-import { lazy } from 'react';
 import { CssBaseline } from '@mui/material';
 import {
   AccessDenied,
@@ -25,13 +24,13 @@ import { Layout } from './layout/Layout';
 import { Notifications } from './layout/Notifications';
 import { iamStore } from './layout/store';
 import { darkTheme, lightTheme } from './layout/theme';
+// where every sign-in lands: in the app's own chunks, not a second lazy wave (src/adminApp.ts)
+import Dashboard from './pages/Dashboard';
 import NotFound from './pages/NotFound';
 import { DeclaredRoute } from './resources/DeclaredRoute';
 import { registry } from './resources/registry';
 import type { ScreenKind } from './resources/generic/screens';
 import type { ResourceDeclaration } from './resources/types';
-
-const Dashboard = lazy(() => import('./pages/Dashboard'));
 
 /** A declaration's routes and the screen kind each shows (the deleted list is the list screen). */
 function routesOf({ routes }: ResourceDeclaration): [string, ScreenKind][] {

@@ -73,6 +73,15 @@ function heldHere(): Promise<Held> | undefined {
   return held.permissions;
 }
 
+/**
+ * Asks for the permissions of the current place now, before the admin app mounts: its first
+ * questions (the menu's, the dashboard's) then find them on the way (the sign-in's last step,
+ * src/adminApp.ts).
+ */
+export function preloadPermissions(): void {
+  heldHere()?.catch(() => undefined);
+}
+
 /** authProvider.canAccess: may the signed-in person do `action` on `resource` here? */
 export async function canAccess({ resource, action }: { resource: string; action: string }): Promise<boolean> {
   const here = heldHere();
