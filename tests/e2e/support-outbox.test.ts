@@ -77,7 +77,8 @@ describe('a support agent and the Outbox', () => {
       const row = agent.getByRole('row').filter({ hasText: PERSON.email }).filter({ hasText: 'Reset link' }).first();
       await eventually(() => row.isVisible()).toBe(true);
       const detail = agent.getByText(`To: ${PERSON.email}`);
-      if (!(await detail.isVisible())) await row.click();
+      // its expand button says whether it is open (the detail itself loads after)
+      if ((await row.locator('[aria-expanded]').first().getAttribute('aria-expanded')) !== 'true') await row.click();
       await eventually(() => detail.isVisible()).toBe(true);
     };
 
