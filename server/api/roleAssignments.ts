@@ -140,7 +140,7 @@ export async function roleAssignmentRoutes(app: FastifyInstance) {
       },
     },
     routes: ['list', 'get', 'create', 'remove', 'removeList'],
-    // taking a role back is giving roles too: Owner only
+    // taking a role back is giving roles too (an Owner or an Administrator, from people she contains)
     permissions: { purge: 'roles:write' },
     summaries: {
       list: 'Who holds which role over this company, its domains and the companies below it',
