@@ -1740,6 +1740,33 @@ ALTER TABLE signin_events ADD CONSTRAINT signin_events_outcome_check CHECK (outc
 ALTER TABLE account_sessions ADD COLUMN IF NOT EXISTS grant_id text REFERENCES oauth_grants (id) ON DELETE CASCADE;
 `,
   },
+  {
+    id: 37,
+    name: "the provider's browser sessions end with her other sign-ins",
+    sql: `
+-- The provider's own browser session (oidc-provider's Session, a row of oidc_payloads, the
+-- iam_session cookie) signed a person in to hosted applications again without a password after
+-- Sign out everywhere or a new password: revoking her grants left it, and the next authorization
+-- request made a new grant from it. It now ends exactly when her account page sessions do (migration
+-- 32's triggers: a new password however set, a block or a soft delete, Sign out everywhere, a reset
+-- of her factors); the browser then gets the sign-in form. Its account is her subject, unique in the
+-- whole provider, read from her row by company, domain and id.
+CREATE INDEX IF NOT EXISTS oidc_payloads_session_account ON oidc_payloads ((payload->>'accountId')) WHERE model = 'Session';
+CREATE OR REPLACE FUNCTION end_account_sessions() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- (two statements: a record's fields are looked up when a statement runs, and the tables differ)
+  IF TG_TABLE_NAME = 'users' THEN
+    DELETE FROM account_sessions s WHERE s.company_id = NEW.company_id AND s.domain_id = NEW.domain_id AND s.user_id = NEW.id;
+    DELETE FROM oidc_payloads p WHERE p.model = 'Session' AND p.payload->>'accountId' = NEW.subject;
+  ELSE
+    DELETE FROM account_sessions s WHERE s.company_id = NEW.company_id AND s.domain_id = NEW.domain_id AND s.user_id = NEW.resource_id;
+    DELETE FROM oidc_payloads p WHERE p.model = 'Session' AND p.payload->>'accountId' =
+      (SELECT u.subject FROM users u WHERE u.company_id = NEW.company_id AND u.domain_id = NEW.domain_id AND u.id = NEW.resource_id);
+  END IF;
+  RETURN NULL;
+END $$;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
