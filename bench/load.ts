@@ -64,6 +64,8 @@ interface Row extends Figures {
   label: string;
   /** The server process's CPU time (every thread: the embedded database's worker too) per request. */
   cpuPerRequest?: number;
+  /** The server process's peak resident memory so far (Linux's VmHWM), in MB. */
+  peakMb?: number;
   loop?: LoopDelay;
   probe?: ProbeFigures;
 }
@@ -102,6 +104,7 @@ function describe(row: Row) {
   ];
   if (row.loop) parts.push(`server event-loop delay p99 ${ms(row.loop.p99)} / max ${ms(row.loop.max)} ms (worst of ${row.loop.processes} process${row.loop.processes > 1 ? 'es' : ''})`);
   if (row.cpuPerRequest) parts.push(`server CPU ${row.cpuPerRequest.toFixed(0)} µs per request`);
+  if (row.peakMb) parts.push(`server peak memory ${row.peakMb.toFixed(0)} MB`);
   if (row.probe) parts.push(`probe p50 ${ms(row.probe.p50)} / p99 ${ms(row.probe.p99)} / max ${ms(row.probe.max)} ms${row.probe.failures ? ` (${row.probe.failures} failed)` : ''}`);
   return `${row.label}: ${parts.join(', ')}`;
 }
@@ -124,6 +127,16 @@ function cpuMs(pid: number | undefined): number | undefined {
   }
 }
 
+/** A process's peak resident memory so far (VmHWM of Linux's /proc; undefined elsewhere), in MB. */
+function peakMemoryMb(pid: number | undefined): number | undefined {
+  try {
+    const kB = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return kB ? Number(kB[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function measured(server: Server, probe: Probe, phase: string, label: string, run: () => Promise<Figures>): Promise<Row> {
   console.log(`${label} ...`);
   setPhase(server.eldDir, phase);
@@ -138,7 +151,8 @@ async function measured(server: Server, probe: Probe, phase: string, label: stri
   setPhase(server.eldDir, `after-${phase}`);
   await sleep(500);
   const cpu = cpuBefore !== undefined && cpuAfter !== undefined && server.processes() <= 1 && figures.unit === 'req/s' ? ((cpuAfter - cpuBefore) * 1000) / (figures.rate * seconds) : undefined;
-  const row: Row = { label, ...figures, ...(cpu ? { cpuPerRequest: cpu } : {}), loop: loopDelay(server.eldDir, phase), probe: probeFigures };
+  const peakMb = server.processes() <= 1 ? peakMemoryMb(server.process.pid) : undefined;
+  const row: Row = { label, ...figures, ...(cpu ? { cpuPerRequest: cpu } : {}), ...(peakMb ? { peakMb } : {}), loop: loopDelay(server.eldDir, phase), probe: probeFigures };
   console.log(`  ${describe(row)}`);
   return row;
 }

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { freePort, throwAwayDatabase } from '../../tests/server/program.js';
+// @ts-expect-error: plain JavaScript of the start script
+import { serverNodeOptions } from '../../scripts/lib.mjs';
 
 /** Child processes of the load test (the server, the hello-world yardstick) and their figures (also bench/grants.ts's). */
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -101,7 +103,7 @@ export async function startServer(env: NodeJS.ProcessEnv, eldDir: string, webCon
   const port = await freePort();
   fs.mkdirSync(eldDir, { recursive: true });
   const nodeArgs = (process.env.LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawnChild([...nodeArgs, '--import', 'tsx', '--import', monitor, 'server/main.ts'], {
+  const child = spawnChild([...serverNodeOptions(env), ...nodeArgs, '--import', 'tsx', '--import', monitor, 'server/main.ts'], {
     ...env,
     PORT: String(port),
     LOAD_ELD_DIR: eldDir,

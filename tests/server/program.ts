@@ -3,6 +3,8 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+// @ts-expect-error: plain JavaScript of the start script
+import { serverNodeOptions } from '../../scripts/lib.mjs';
 
 /**
  * The real program (server/main.ts through tsx, as npm start runs it) in a child process, for the
@@ -42,7 +44,7 @@ export async function spawnProgram(dataDir: string, extraEnv: NodeJS.ProcessEnv 
   const port = extraEnv.PORT ? Number(extraEnv.PORT) : await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv };
   for (const name of NOT_INHERITED) if (!(name in extraEnv)) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...serverNodeOptions(env), '--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
