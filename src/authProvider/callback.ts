@@ -10,12 +10,11 @@ import { readValidTokenCookie, removeTokenCookies, writeRememberCookies } from '
 import type { TokenResponse } from './types';
 
 /** Why the form comes back (/login?reason=…): a fixed code, never the provider's words. */
-export type RetypeReason = 'wrong' | 'several' | 'blocked' | 'throttled';
+export type RetypeReason = 'wrong' | 'blocked' | 'throttled';
 
 /** The provider's refusals of a typed sign-in (server/oauth/consoleLogin.ts), by their exact words. */
 const RETYPE: Record<string, RetypeReason> = {
   'Wrong email or password': 'wrong',
-  'Your address has accounts in several organizations: type the one to sign in to in Organization.': 'several',
   'This account is blocked. Ask your administrator to unblock it.': 'blocked',
 };
 /** The throttle's refusals ("Too many failed sign-in attempts. Try again in …"), whose wait comes as retry_after. */

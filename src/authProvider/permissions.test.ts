@@ -95,8 +95,8 @@ describe('authProvider.canAccess', () => {
 
   it('a company with no domain yet: the company level only', async () => {
     updateSession({ domain: undefined });
-    const { requests } = mockFetch(undefined, { permissions: permissionsOf('administrator') });
-    expect(await canAccess('domains', 'create')).toBe(true);
+    const { requests } = mockFetch(undefined, { permissions: permissionsOf('user-manager') });
+    expect(await canAccess('users', 'create')).toBe(true);
     expect(await canAccess('roleAssignments', 'create')).toBe(false);
     expect(permissionReads(requests)).toEqual(['/api/me/permissions?companyId=acme']);
   });

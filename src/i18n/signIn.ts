@@ -25,7 +25,6 @@ export const signInMessages = {
       expired: 'Your remembered sign-in is no longer valid. Sign in again.',
       ended: 'Your session was ended by the provider: you were signed out everywhere, or your rights changed. Sign in again.',
       wrong: 'Wrong email or password.',
-      several: 'Your address has accounts in several organizations: type the one to sign in to in Organization.',
       blocked: 'This account is blocked. Ask your administrator to unblock it.',
       throttled: 'Too many sign-in attempts. Try again later.',
       throttledFor: 'Too many sign-in attempts. Try again in %{wait}.',

@@ -16,12 +16,11 @@ const REASONS: Record<string, string> = {
   ended: 'iam.login.reason.ended',
   // the provider refused the sign-in just typed (Callback): the form comes back with its address
   wrong: 'iam.login.reason.wrong',
-  several: 'iam.login.reason.several',
   blocked: 'iam.login.reason.blocked',
   // the throttle refused it (the same for an address nobody has): with the wait when the link has it
   throttled: 'iam.login.reason.throttled',
 };
-const RETYPED = new Set(['wrong', 'several', 'blocked', 'throttled']);
+const RETYPED = new Set(['wrong', 'blocked', 'throttled']);
 
 const reasonCode = () => new URLSearchParams(window.location.search).get('reason') ?? '';
 

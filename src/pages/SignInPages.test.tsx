@@ -215,9 +215,9 @@ describe('login page: why the form is shown again (docs/CONSOLE.md "Sign-in form
     expect(await screen.findByText('Wrong email or password.')).toBeInTheDocument();
     expect(screen.getByLabelText('Email')).toHaveValue('boss@acme.example');
     cleanup();
-    window.history.replaceState(null, '', '/login?reason=several');
+    window.history.replaceState(null, '', '/login?reason=blocked');
     render(<Login />);
-    expect(await screen.findByText(/accounts in several organizations/)).toBeInTheDocument();
+    expect(await screen.findByText(/This account is blocked/)).toBeInTheDocument();
     expect(screen.getByLabelText('Email')).toHaveValue('boss@acme.example');
     // not without a refusal: a fresh form is empty
     cleanup();
@@ -278,7 +278,7 @@ describe('callback page', () => {
 
   it.each([
     ['Wrong email or password', 'wrong'],
-    ['Your address has accounts in several organizations: type the one to sign in to in Organization.', 'several'],
+    ['This account is blocked. Ask your administrator to unblock it.', 'blocked'],
   ])('goes back to the form when the provider refuses what was typed (%s)', async (description, reason) => {
     sessionStorage.setItem(OAUTH_KEYS.email, 'boss@acme.example');
     sessionStorage.setItem(OAUTH_KEYS.state, 'x');
