@@ -162,6 +162,31 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     return { kind: 'wrong' } as const;
   };
 
+  /**
+   * Her password typed again, counted before the check as codes are (passwords sent at once count one
+   * each; MAX_FACTOR_FAILURES wrong ones end the session: no guessing from a stolen session). True
+   * when right; otherwise the answer is sent: `again` with why, or her organization's sign-in form.
+   * The caller gives the failure back when it writes the session next.
+   */
+  const passwordConfirmed = async (request: FastifyRequest, reply: FastifyReply, session: Session, again: (error: string) => string): Promise<boolean> => {
+    const attempt = await countAttempt(session);
+    if (attempt !== undefined && attempt <= MAX_FACTOR_FAILURES) {
+      const checked = await passwordAgain(request, reply, session, (request.body as { password?: string } | undefined)?.password ?? '');
+      if (checked.kind === 'right') return true;
+      if (checked.kind === 'refused') {
+        await send(reply, checked.status, again(checked.message));
+        return false;
+      }
+      if (attempt < MAX_FACTOR_FAILURES) {
+        await send(reply, 401, again('Wrong password.'));
+        return false;
+      }
+    }
+    await endSession(reply, session);
+    await reply.redirect(home(session.user), 303);
+    return false;
+  };
+
   const setPending = (session: Session, pending: Session['pending']) => db.query(`UPDATE account_sessions SET pending = $2 WHERE id = $1`, [session.id, JSON.stringify(pending)]);
 
   const endSession = async (reply: FastifyReply, session?: Session) => {
@@ -324,21 +349,7 @@ ${input.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(inpu
       if (!session) return reply;
       const next = AFTER_CONFIRM.has(request.body?.next ?? '') ? request.body!.next! : '/account';
       if (session.amr.includes('pwd')) return reply.redirect(next, 303);
-      // counted before the check, as on the removal page: five wrong passwords end the session
-      const attempt = await countAttempt(session);
-      if (attempt === undefined || attempt > MAX_FACTOR_FAILURES) {
-        await endSession(reply, session);
-        return reply.redirect(home(session.user), 303);
-      }
-      const checked = await passwordAgain(request, reply, session, request.body?.password ?? '');
-      if (checked.kind === 'refused') return send(reply, checked.status, confirmPage({ next, error: checked.message }));
-      if (checked.kind === 'wrong') {
-        if (attempt >= MAX_FACTOR_FAILURES) {
-          await endSession(reply, session);
-          return reply.redirect(home(session.user), 303);
-        }
-        return send(reply, 401, confirmPage({ next, error: 'Wrong password.' }));
-      }
+      if (!(await passwordConfirmed(request, reply, session, (error) => confirmPage({ next, error })))) return reply;
       await db.query(`UPDATE account_sessions SET amr = array_append(amr, 'pwd'), failures = failures - 1 WHERE id = $1`, [session.id]);
       return reply.redirect(next, 303);
     },
@@ -500,22 +511,7 @@ ${input.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(inpu
       if (!session) return reply;
       const factor = await factorOf(session, request.params.id);
       if (!factor) return send(reply, 404, renderErrorPage('No such factor of yours.'));
-      // wrong passwords here end the session as wrong codes do: no guessing from a stolen session
-      // (counted before the check, as codes are, so that passwords sent at once count one each)
-      const attempt = await countAttempt(session);
-      if (attempt === undefined || attempt > MAX_FACTOR_FAILURES) {
-        await endSession(reply, session);
-        return reply.redirect(home(session.user), 303);
-      }
-      const checked = await passwordAgain(request, reply, session, request.body?.password ?? '');
-      if (checked.kind === 'refused') return send(reply, checked.status, removePage({ factor, error: checked.message }));
-      if (checked.kind === 'wrong') {
-        if (attempt >= MAX_FACTOR_FAILURES) {
-          await endSession(reply, session);
-          return reply.redirect(home(session.user), 303);
-        }
-        return send(reply, 401, removePage({ factor, error: 'Wrong password.' }));
-      }
+      if (!(await passwordConfirmed(request, reply, session, (error) => removePage({ factor, error })))) return reply;
       await db.query(`UPDATE account_sessions SET failures = failures - 1 WHERE id = $1`, [session.id]);
       await db.transaction(async (tx) => {
         const removed = await removeFactors(tx, ref(session.user), factor.id);
