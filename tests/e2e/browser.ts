@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
+import bcrypt from 'bcryptjs';
 import { expect } from 'vitest';
 
 /** Where Debian's chromium lives; E2E_CHROMIUM overrides it. */
@@ -102,4 +103,16 @@ export async function consoleApi(page: Page, method: string, path: string, body?
     },
     { method, path, body },
   );
+}
+
+/** Creates a person with a password through the management API (`usersPath`: the domain's users, under /api). */
+export async function createUser(page: Page, usersPath: string, person: { id: string; name: string; email: string }, password: string): Promise<void> {
+  const made = await consoleApi(page, 'POST', usersPath, {
+    id: person.id,
+    username: person.id,
+    displayName: person.name,
+    email: person.email,
+    authVerification: await bcrypt.hash(password, 10),
+  });
+  expect(made.status, JSON.stringify(made.json)).toBe(201);
 }

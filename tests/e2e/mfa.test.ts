@@ -6,12 +6,11 @@
  * the console's sign-in and on the hosted page. The account and step pages are axe clean, light and
  * dark.
  */
-import bcrypt from 'bcryptjs';
 import * as jose from 'jose';
 import * as OTPAuth from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, consoleApi, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+import { baseUrl, consoleApi, createUser, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
 
 const run = Date.now().toString(36);
 const PASSWORD = 'Mfa-Browser-Pass-1';
@@ -27,14 +26,7 @@ let root: Page;
 
 /** A person of root's default domain with a password, holding the Administrator role (so the console lets her in). */
 async function makeAdministrator(person: typeof KEY_USER) {
-  const made = await consoleApi(root, 'POST', `${DOMAIN_PATH}/users`, {
-    id: person.id,
-    username: person.id,
-    displayName: person.name,
-    email: person.email,
-    authVerification: await bcrypt.hash(PASSWORD, 10),
-  });
-  expect(made.status, JSON.stringify(made.json)).toBe(201);
+  await createUser(root, `${DOMAIN_PATH}/users`, person, PASSWORD);
   const given = await consoleApi(root, 'POST', 'companys/root/roleAssignments', { role: 'administrator', holderType: 'user', holderId: person.id, holderCompanyId: 'root', holderDomainId: 'default' });
   expect(given.status, JSON.stringify(given.json)).toBe(201);
 }

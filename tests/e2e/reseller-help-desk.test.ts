@@ -6,10 +6,9 @@
  * company the Support role on the Roles screen, the Owner role greyed out with the reason; the
  * provider refuses the Owner role forced past the console. axe, and screenshots light and dark.
  */
-import bcrypt from 'bcryptjs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, consoleApi, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+import { baseUrl, consoleApi, createUser, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
 
 let browser: Browser;
 let root: Page;
@@ -27,16 +26,7 @@ const AGENT = { id: 'pat', name: `Pat Agent ${run}`, email: `pat@${RESELLER}.exa
 const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 250 });
 const button = (within: Page | Locator, name: string) => within.getByRole('button', { name, exact: true });
 
-async function makeUser(person: typeof OWNER) {
-  const made = await consoleApi(root, 'POST', `${BASE}/users`, {
-    id: person.id,
-    username: person.id,
-    displayName: person.name,
-    email: person.email,
-    authVerification: await bcrypt.hash(PASSWORD, 10),
-  });
-  expect(made.status, JSON.stringify(made.json)).toBe(201);
-}
+const makeUser = (person: typeof OWNER) => createUser(root, `${BASE}/users`, person, PASSWORD);
 
 async function addToAdministrators(personId: string) {
   const added = await consoleApi(root, 'POST', `${BASE}/groups/administrators/members`, [{ type: 'user', id: personId }]);

@@ -6,10 +6,9 @@
  * provider refuses a write forced past the console (403, naming the permission). axe, and
  * screenshots light and dark.
  */
-import bcrypt from 'bcryptjs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, consoleApi, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+import { baseUrl, consoleApi, createUser, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
 
 let browser: Browser;
 let root: Page;
@@ -35,16 +34,7 @@ async function reasonOf(page: Page, disabled: Locator): Promise<string> {
 }
 
 /** A person of root's default domain, with a password. */
-async function makeUser(person: typeof SUPPORT) {
-  const made = await consoleApi(root, 'POST', `${DOMAIN_PATH}/users`, {
-    id: person.id,
-    username: person.id,
-    displayName: person.name,
-    email: person.email,
-    authVerification: await bcrypt.hash(PASSWORD, 10),
-  });
-  expect(made.status, JSON.stringify(made.json)).toBe(201);
-}
+const makeUser = (person: typeof SUPPORT) => createUser(root, `${DOMAIN_PATH}/users`, person, PASSWORD);
 
 /** A fresh browser of her own, signed in to the console. */
 async function signedIn(person: typeof SUPPORT): Promise<{ context: BrowserContext; page: Page }> {
