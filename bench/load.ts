@@ -158,11 +158,12 @@ async function measured(server: Server, probe: Probe, phase: string, label: stri
 }
 
 let created = 0;
+const LIST_FIELDS = 'displayName,email,username,status,blockedAt';
 
 /**
  * The console's traffic on the big domain, drawn at random per request so that the mix stays
  * 70/20/10 whatever each kind costs: a random page of the user list (the console's request:
- * filter, range, sort, condition), one user, a new user (unique names; the API takes a bcrypt hash).
+ * fields, filter, range, sort, condition), one user, a new user (unique names; the API takes a bcrypt hash).
  */
 async function mixed(baseUrl: string, token: string, connections: number, seconds: number, passwordHash: string): Promise<Figures> {
   const codes: Record<string, number> = {};
@@ -173,7 +174,8 @@ async function mixed(baseUrl: string, token: string, connections: number, second
       if (draw < 0.7) {
         context.kind = 'list';
         const from = PAGE * Math.floor((Math.random() * USERS) / PAGE);
-        const query = `filter=${q('{}')}&range=${q(`[${from},${from + PAGE - 1}]`)}&sort=${q('["displayName","ASC"]')}&condition=${q('status,!=,deleted')}`;
+        // the fields the console's users list asks for: its shown columns and what it reads (src/resources/users)
+        const query = `fields=${q(LIST_FIELDS)}&filter=${q('{}')}&range=${q(`[${from},${from + PAGE - 1}]`)}&sort=${q('["displayName","ASC"]')}&condition=${q('status,!=,deleted')}`;
         return { ...request, method: 'GET', path: `${USERS_PATH}?${query}`, body: '' };
       }
       if (draw < 0.9) {

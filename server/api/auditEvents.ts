@@ -6,7 +6,7 @@ import { domainDefinition } from './domains.js';
 import { groupDefinition } from './groups.js';
 import { statementAccess } from './guard.js';
 import { type ListQuery, listQuerySchema, type ParsedList, parseListQuery, runList, sendList } from './list.js';
-import { addExportRoute, listResource, type RecordOf, recordSchema, type ResourceDefinition } from './resource.js';
+import { addExportRoute, listResource, wholeRecordsOnly, type RecordOf, recordSchema, type ResourceDefinition } from './resource.js';
 import { errorResponses, params } from './schemas.js';
 import { userDefinition } from './users.js';
 
@@ -115,7 +115,8 @@ function visibleActorsOnly(parsed: ParsedList): ParsedList {
 }
 
 export async function auditEventRoutes(app: FastifyInstance) {
-  const resource = listResource(auditEventDefinition);
+  // its rows are reshaped (withApiFieldNames reads their type and changes)
+  const resource = wholeRecordsOnly(listResource(auditEventDefinition));
   const scope = ['t.company_id = $1'];
   // a list route as addListRoute makes them (resource.ts), with the reader's company as $2 and the actor filter rewritten
   app.get<{ Params: { companyId: string }; Querystring: ListQuery }>(

@@ -52,6 +52,14 @@ export interface ListResource {
    * list planned per call (0.5 ms of 2.2 on the embedded database), and never run for a live row.
    */
   liveSelect?: string;
+  /**
+   * The select list of these fields only (the `fields` parameter: a screen reads only what it shows),
+   * the deleted-only fields as NULL when `live`; the key's field always comes first. Unknown names
+   * are the caller's to refuse (parseListQuery).
+   */
+  selectOnly?(fields: string[], live: boolean): string;
+  /** Every field of the records, the ones `fields` may name. */
+  recordFields?: string[];
   /** API field -> SQL column (on alias t) that filters, conditions and sorting may name. */
   fields: Record<string, { column: string; type?: FieldType }>;
   /** Filters named in filter={...} besides the fields (their names never clash with a field's). */
@@ -95,6 +103,11 @@ export const listQuerySchema = {
       anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
       description: 'field,operator,value with operator one of = != < <= > >=',
     },
+    fields: {
+      type: 'string',
+      maxLength: 4000,
+      description: "comma-separated fields of the records to answer with (default: all of them); the record's id always comes",
+    },
     total: {
       type: 'string',
       description:
@@ -110,6 +123,8 @@ export interface ListQuery {
   condition?: string | string[];
   /** `deferred`: the page without counting its matches (docs/CONSOLE.md, "Data provider conventions"). */
   total?: string;
+  /** Comma-separated fields to answer with; all of them when absent. */
+  fields?: string;
 }
 
 /** What the GET routes say about their QUERY twin (OpenAPI). */
@@ -248,6 +263,8 @@ export interface ParsedList {
   orderedFrom?: { from: string; where: string; key: string[]; order: string; clause: string };
   /** The text values of filters and conditions as sent to the database, with where they came from (refusedValue). */
   given?: { what: string; value: string }[];
+  /** The fields asked for (`fields`), in the record's order; all of them when absent. */
+  fields?: string[];
 }
 
 /** Validates the list query and turns it into SQL pieces; every mistake is a 400 naming the parameter. */
@@ -273,6 +290,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   };
 
   if (query.total !== undefined && query.total !== 'deferred') throw badRequest('total must be "deferred" (or left out, for a counted total)');
+  const fields = query.fields === undefined ? undefined : askedFields(resource, query.fields);
   const deferTotal = query.total === 'deferred';
 
   let start = 0;
@@ -359,8 +377,17 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   const statusColumn = resource.fields.status?.column;
   const partition =
     where.length !== 1 ? undefined : where[0] === `${statusColumn} <> 'deleted'` ? 'active' : where[0] === `${statusColumn} = 'deleted'` ? 'deleted' : undefined;
-  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' }, deferTotal, customPlan, given,
+  return { start, end, where, params, orderBy, statusOnly, filtered, partition, sort: { column: sortColumn, direction: direction as 'ASC' | 'DESC' }, deferTotal, customPlan, given, fields,
     ...(countFrom && others === 1 ? { countFrom } : {}), ...(orderedFrom && others === 1 ? { orderedFrom } : {}) };
+}
+
+/** The `fields` parameter: known names, each once, in the record's order (one statement per set, however they are written). */
+function askedFields(resource: ListResource, text: string): string[] | undefined {
+  const all = resource.recordFields;
+  if (!all || !resource.selectOnly) throw badRequest('fields: this list answers whole records only');
+  const names = text.split(',').map((name) => name.trim()).filter(Boolean);
+  for (const name of names) if (!all.includes(name)) throw badRequest(`fields: unknown field "${name}"`);
+  return names.length ? all.filter((name) => name === 'id' || names.includes(name)) : undefined;
 }
 
 /**
@@ -410,7 +437,8 @@ function buildListSql(resource: ListResource, parsed: ParsedList, scope: string[
 
 /** The select list of this list's rows (ListResource.liveSelect), plus `extra` columns. */
 function selectOf(resource: ListResource, parsed: ParsedList, extra = '') {
-  const live = resource.liveSelect && parsed.where.includes(`${resource.fields.status?.column} <> 'deleted'`);
+  const live = resource.liveSelect !== undefined && parsed.where.includes(`${resource.fields.status?.column} <> 'deleted'`);
+  if (parsed.fields && resource.selectOnly) return `${resource.selectOnly(parsed.fields, live)}${extra}`;
   return `${live ? resource.liveSelect : resource.select}${extra}`;
 }
 

@@ -96,13 +96,13 @@ const sqlName = (name: string) => (/^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${
 
 /** The SELECT list that produces the API shape: `t.id, t.display_name AS "displayName", ...` (AS only where the names differ). */
 const selectLists = new WeakMap<ResourceDefinition, string>();
-export function selectList(definition: ResourceDefinition): string {
-  let list = selectLists.get(definition);
+export function selectList(definition: ResourceDefinition, cached = true): string {
+  let list = cached ? selectLists.get(definition) : undefined;
   if (list === undefined) {
     list = Object.entries(definition.fields)
       .map(([name, field]) => (field.column.endsWith(`.${name}`) ? field.column : `${field.column} AS ${sqlName(name)}`))
       .join(', ');
-    selectLists.set(definition, list);
+    if (cached) selectLists.set(definition, list);
   }
   return list;
 }
@@ -123,7 +123,27 @@ export function listResource(definition: ResourceDefinition): ListResource {
   const live = Object.values(definition.fields).some((field: Field) => field.deletedOnly)
     ? selectList({ ...definition, fields: Object.fromEntries(Object.entries(definition.fields).map(([name, field]: [string, Field]) => [name, field.deletedOnly ? { ...field, column: 'NULL' } : field])) })
     : undefined;
-  return { name, table, select: selectList(definition), ...(live ? { liveSelect: live } : {}), fields, filters, search, key, unlisted, defaultSort, defaultOrder, counts, slices };
+  // one select list per set of fields asked for (a few per screen), never rebuilt per request
+  const subsets = new Map<string, string>();
+  const selectOnly = (names: string[], liveOnly: boolean) => {
+    const cacheKey = `${liveOnly ? 'live' : 'all'} ${names.join(',')}`;
+    let select = subsets.get(cacheKey);
+    if (select === undefined) {
+      const picked = names.map((name) => [name, definition.fields[name]] as [string, Field]);
+      select = selectList({ ...definition, fields: Object.fromEntries(picked.map(([name, field]) => [name, liveOnly && field.deletedOnly ? { ...field, column: 'NULL' } : field])) }, false);
+      if (subsets.size < 64) subsets.set(cacheKey, select);
+    }
+    return select;
+  };
+  return {
+    name, table, select: selectList(definition), ...(live ? { liveSelect: live } : {}), selectOnly, recordFields: Object.keys(definition.fields),
+    fields, filters, search, key, unlisted, defaultSort, defaultOrder, counts, slices,
+  };
+}
+
+/** A list whose rows are reshaped before they are sent reads every field of them: it refuses `fields`. */
+export function wholeRecordsOnly({ selectOnly: _, ...resource }: ListResource): ListResource {
+  return resource;
 }
 
 /** The response schema of one record (serialization writes its properties in this order). */
@@ -261,7 +281,7 @@ export function addListRoute(
     locate?: Locate;
   },
 ) {
-  const resource = listResource(definition);
+  const resource = options.mapRow ? wholeRecordsOnly(listResource(definition)) : listResource(definition);
   const { scope, whenEmpty } = options;
   declarePermissionResource(definition.permission);
   const schema = {

@@ -162,6 +162,12 @@ export interface ResourceDeclaration {
   listColumns: readonly string[];
   /** Columns the list's column chooser offers besides listColumns, hidden until chosen. */
   moreColumns?: readonly string[];
+  /**
+   * The fields the list reads besides its shown columns (a name its confirmations quote, a state
+   * its rows mark). Declared: the list asks the provider for its shown columns and these only (the
+   * `fields` parameter), and a column chosen later is fetched then. Not declared: whole records.
+   */
+  listReads?: readonly string[];
   /** Sources searched by the list's search box (sent as filter.q). */
   searchable?: boolean;
   filters?: readonly FilterDeclaration[];

@@ -95,3 +95,47 @@ describe('deep pages of lists without slices', () => {
     });
   }
 });
+
+describe('fields: a screen asks only for what it shows', () => {
+  it('answers the fields asked for and the id, on live, deleted and deep pages, GET and QUERY alike', async () => {
+    const page = await call(server, server.adminToken, 'GET', `${users}?range=[0,2]&sort=["displayName","ASC"]&condition=status,!=,deleted&fields=email,displayName`);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-range']).toMatch(/^users 0-2\/\d+$/);
+    for (const user of page.body) expect(Object.keys(user).sort()).toEqual(['displayName', 'email', 'id']);
+    const whole = await call(server, server.adminToken, 'GET', `${users}?range=[0,2]&sort=["displayName","ASC"]&condition=status,!=,deleted`);
+    expect(page.body).toEqual(whole.body.map((user: Record<string, unknown>) => ({ id: user.id, displayName: user.displayName, email: user.email })));
+    expect(Object.keys(whole.body[0])).toEqual(expect.arrayContaining(['groupCount', 'lastSignInAt', 'deletedBy']));
+    // a deep page (slices or the deferred join) and the deleted list with the fields only deleted records have
+    const deep = await call(server, server.adminToken, 'GET', `${users}?range=[6000,6001]&sort=["displayName","ASC"]&condition=status,!=,deleted&fields=username`);
+    expect(deep.body.map((user: object) => Object.keys(user).sort())).toEqual([['id', 'username'], ['id', 'username']]);
+    const deleted = await call(server, server.adminToken, 'GET', `${users}?range=[0,0]&condition=status,=,deleted&fields=deletedAt, status`);
+    expect(Object.keys(deleted.body[0]).sort()).toEqual(['deletedAt', 'id', 'status']);
+    const asQuery = await call(server, server.adminToken, 'QUERY', users, { range: [0, 2], sort: ['displayName', 'ASC'], condition: 'status,!=,deleted', fields: 'email' });
+    expect(asQuery.status).toBe(200);
+    expect(asQuery.body).toEqual(whole.body.map((user: Record<string, unknown>) => ({ id: user.id, email: user.email })));
+  });
+
+  it('refuses an unknown field with a 400 naming it, and a list whose rows are reshaped answers whole records only', async () => {
+    const unknown = await call(server, server.adminToken, 'GET', `${users}?fields=email,password`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toContain('fields: unknown field "password"');
+    const proto = await call(server, server.adminToken, 'GET', `${users}?fields=__proto__`);
+    expect(proto.status).toBe(400);
+    // the write-only password hash is no field of the record
+    const hash = await call(server, server.adminToken, 'GET', `${users}?fields=authVerification`);
+    expect(hash.status).toBe(400);
+    const audit = await call(server, server.adminToken, 'GET', `/api/companys/root/auditEvents?fields=action`);
+    expect(audit.status).toBe(400);
+    expect(audit.body.message).toContain('fields');
+    // empty: the whole records
+    const empty = await call(server, server.adminToken, 'GET', `${users}?range=[0,0]&fields=`);
+    expect(empty.status).toBe(200);
+    expect(Object.keys(empty.body[0])).toContain('groupCount');
+  });
+
+  it("does not widen what the caller reaches: another tenant's list stays 404 or 403 with fields", async () => {
+    await call(server, server.adminToken, 'POST', '/api/companys', { id: 'fieldsco', name: 'Fields Co' });
+    const other = await call(server, server.adminToken, 'GET', `/api/companys/fieldsco/domainNames/big/users?fields=email`);
+    expect([403, 404]).toContain(other.status);
+  });
+});

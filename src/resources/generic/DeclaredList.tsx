@@ -3,12 +3,12 @@ import { Alert, Button, LinearProgress, Link, Typography } from '@mui/material';
 import { Box } from '@mui/material';
 import { Datagrid, DatagridConfigurable, FunctionField, List, useListContext, useTranslate, type RaRecord } from 'react-admin';
 import type { IamMeta } from '../../dataProvider';
-import type { FieldDeclaration } from '../types';
+import type { FieldDeclaration, ResourceDeclaration } from '../types';
 import { useSession } from '../../session/useSession';
 import { recordHref } from './recordLink';
 import { useDeclaration } from './DeclarationContext';
 import { declaredFilters, hasMoreFilters } from './declaredFilters';
-import { columnsKey, ColumnsKeyContext, ListTools } from './ListTools';
+import { columnsKey, ColumnsKeyContext, ListTools, useChosenColumns } from './ListTools';
 import { FieldValue } from './FieldValue';
 import { SelectionReset } from './SelectionReset';
 import { rowsPerPageOptions, useRememberedPerPage, WindowPagination } from './WindowPagination';
@@ -95,6 +95,24 @@ function ListError() {
   );
 }
 
+/** The list's own meta: the deferred total and the fields it shows, when asked. */
+function listMeta(meta: IamMeta | undefined, deferTotal: boolean | undefined, fields: string | undefined): Record<string, unknown> | undefined {
+  if (!deferTotal && !fields) return meta as Record<string, unknown> | undefined;
+  return { ...meta, ...(deferTotal ? { deferTotal: true } : {}), ...(fields ? { query: { ...meta?.query, fields } } : {}) };
+}
+
+/**
+ * The fields a list of its own reads (ResourceDeclaration.listReads): its columns as the column
+ * chooser shows them (react-admin's stored preferences), and what it reads besides. Undefined,
+ * whole records, when the declaration names nothing it reads or the list is inside another screen.
+ */
+function useShownFields(preferenceKey: string | undefined, declaration: ResourceDeclaration): string | undefined {
+  // before the table has told its columns: the declared ones, the more columns hidden
+  const shown = useChosenColumns(preferenceKey ?? '')?.sources ?? declaration.listColumns;
+  if (!preferenceKey || !declaration.listReads) return undefined;
+  return [...new Set([...shown, ...declaration.listReads])].join(',');
+}
+
 /**
  * A server-paged list built from the declaration's columns and page sizes, with checkboxes unless
  * the type is read-only (it has no bulk actions).
@@ -132,6 +150,7 @@ export function DeclaredList({
   const fieldOf = (column: string): FieldDeclaration =>
     declaration.fields.find((field) => field.source === column) ?? { source: column, kind: 'text' };
   // a column may be headed otherwise than its form field (users' "displayName"), else as the field
+  const fields = useShownFields(preferenceKey, declaration);
   const columnLabel = (column: string) =>
     translate(`resources.${declaration.name}.columns.${column}`, { _: translate(`resources.${declaration.name}.fields.${column}`) });
 
@@ -142,7 +161,7 @@ export function DeclaredList({
         title={title}
         perPage={perPage}
         sort={declaration.defaultSort}
-        queryOptions={{ meta: (declaration.deferredTotal ? { ...meta, deferTotal: true } : meta) as Record<string, unknown> | undefined }}
+        queryOptions={{ meta: listMeta(meta, declaration.deferredTotal, fields) }}
         filters={filters.length ? filters : undefined}
         filter={filter}
         actions={embedded ? actions : <ListTools actions={actions} preferenceKey={preferenceKey} moreFilters={hasMoreFilters(declaration, hiddenFilters)} />}

@@ -118,8 +118,9 @@ export function ListTools({ actions, preferenceKey, moreFilters }: { actions: Re
  * The sources of the columns the person has chosen, in their order, with their headers: what the
  * CSV export writes (else `fallback`). Read from the store react-admin's configurable table keeps.
  */
-export function useChosenColumns(): { sources: string[]; labels: string[] } | undefined {
-  const preferenceKey = useContext(ColumnsKeyContext);
+export function useChosenColumns(listKey?: string): { sources: string[]; labels: string[] } | undefined {
+  const fromContext = useContext(ColumnsKeyContext);
+  const preferenceKey = listKey ?? fromContext;
   const [available] = useStore<ConfigurableDatagridColumn[]>(`preferences.${preferenceKey}.availableColumns`, []);
   const [omit] = useStore<string[]>(`preferences.${preferenceKey}.omit`, []);
   const [columns] = useStore<string[] | undefined>(`preferences.${preferenceKey}.columns`, undefined);

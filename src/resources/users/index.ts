@@ -39,6 +39,8 @@ export const users: ResourceDeclaration = {
   ],
   listColumns: ['displayName', 'email'],
   moreColumns: ['username', 'createdAt', 'lastSignInAt', 'groupCount', 'updatedAt', 'deletedAt', 'deletedBy'],
+  // the typed purge quotes the username, a row marks a blocked account, the status tells the lists apart
+  listReads: ['username', 'status', 'blockedAt'],
   searchable: true,
   filters: [
     { source: 'createdAt', kind: 'dateRange', more: true },
