@@ -1767,6 +1767,106 @@ BEGIN
 END $$;
 `,
   },
+  {
+    id: 38,
+    name: 'upstream identity providers: connections per domain, claimed e-mail domains, linked identities, upstream flows, SAML assertions seen',
+    sql: `
+-- A connection to an upstream identity provider (OpenID Connect, OAuth 2 with a user API, SAML 2.0),
+-- declared on a domain: the people it signs in are that domain's users (docs/CONSOLE.md,
+-- "Connections"). settings holds what is not secret (issuer or discovery URL, client id, scopes,
+-- claim mapping, the IdP's SAML metadata); secret holds the client secret or private key, sealed
+-- with the authenticator secrets' key (server/accounts/factors.ts encryptSecret), never returned.
+CREATE TABLE IF NOT EXISTS connections (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  id text NOT NULL,
+  display_name text NOT NULL,
+  protocol text NOT NULL CHECK (protocol IN ('oidc', 'oauth2', 'saml')),
+  preset text NOT NULL DEFAULT 'custom' CHECK (preset IN ('custom', 'google', 'entra', 'github', 'apple', 'okta')),
+  status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'deleted')),
+  enabled boolean NOT NULL DEFAULT true,
+  settings jsonb NOT NULL DEFAULT '{}'::jsonb,
+  secret text,
+  -- the IdP's email_verified is believed (else every address it gives is unverified here)
+  trust_email boolean NOT NULL DEFAULT false,
+  -- the IdP's multi-factor sign-in (amr mfa/otp/hwk..., or its acr) stands for the domain's second factor
+  mfa_from_idp boolean NOT NULL DEFAULT false,
+  -- offered on the sign-in of the domains of the company's subtree too (a reseller's shared connection)
+  shared_with_subtree boolean NOT NULL DEFAULT false,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, domain_id, id),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+
+-- An e-mail domain (the part after @, lower-case) whose addresses a connection signs in, claimed by
+-- the company: routed to the connection only once verified (a DNS TXT record with the token, or an
+-- administrator's confirmation). One claim per domain's sign-in: who types such an address there
+-- is sent to that one IdP.
+CREATE TABLE IF NOT EXISTS connection_email_domains (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  email_domain text NOT NULL CHECK (email_domain = lower(email_domain)),
+  connection_id text NOT NULL,
+  verification_token text NOT NULL,
+  verified_at timestamptz,
+  verified_by text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, domain_id, email_domain),
+  FOREIGN KEY (company_id, domain_id, connection_id) REFERENCES connections (company_id, domain_id, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS connection_email_domains_by_connection ON connection_email_domains (company_id, domain_id, connection_id);
+
+-- A person's account at an upstream IdP, linked to her account here: (the connection, the IdP's
+-- subject) names one user, of the user's own company and domain. The connection is named by its
+-- company, domain and id (a shared connection may be a reseller's); nothing is matched by subject alone.
+CREATE TABLE IF NOT EXISTS user_identities (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  user_id text NOT NULL,
+  connection_company_id text NOT NULL,
+  connection_domain_id text NOT NULL,
+  connection_id text NOT NULL,
+  subject text NOT NULL,
+  email text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  last_used_at timestamptz,
+  PRIMARY KEY (company_id, domain_id, connection_company_id, connection_domain_id, connection_id, subject),
+  FOREIGN KEY (company_id, domain_id, user_id) REFERENCES users (company_id, domain_id, id) ON DELETE CASCADE,
+  FOREIGN KEY (connection_company_id, connection_domain_id, connection_id) REFERENCES connections (company_id, domain_id, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS user_identities_by_user ON user_identities (company_id, domain_id, user_id);
+CREATE INDEX IF NOT EXISTS user_identities_by_connection ON user_identities (connection_company_id, connection_domain_id, connection_id);
+
+-- A sign-in sent to an upstream IdP, until it comes back: found by the hash of its state, used
+-- once (deleted when it comes back), five minutes. payload: nonce, PKCE verifier, the SAML request
+-- id, where the sign-in returns (a hosted interaction, the console's sign-in, a test, a link).
+CREATE TABLE IF NOT EXISTS upstream_flows (
+  id text PRIMARY KEY,
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  connection_id text NOT NULL,
+  purpose text NOT NULL,
+  payload jsonb NOT NULL DEFAULT '{}'::jsonb,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS upstream_flows_expiry ON upstream_flows (expires_at);
+
+-- Each SAML assertion is used once: its id (with the connection) kept until it would have expired anyway.
+CREATE TABLE IF NOT EXISTS saml_assertions_seen (
+  id text PRIMARY KEY,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS saml_assertions_seen_expiry ON saml_assertions_seen (expires_at);
+
+-- Which connection a sign-in came through (the sign-in logs and the user's History show it).
+ALTER TABLE signin_events ADD COLUMN IF NOT EXISTS connection_id text;
+ALTER TABLE signin_events DROP CONSTRAINT IF EXISTS signin_events_outcome_check;
+ALTER TABLE signin_events ADD CONSTRAINT signin_events_outcome_check CHECK (outcome IN ('success', 'wrong_password',
+  'unknown_user', 'throttled', 'bad_client', 'bad_redirect_uri', 'bad_pkce', 'code_reused', 'bad_code', 'consent_denied',
+  'refresh_reuse', 'blocked', 'second_factor_failed', 'several_organizations', 'upstream_failed', 'upstream_not_linked'));
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
