@@ -8,9 +8,11 @@ import { applicationRoutes } from './applications.js';
 import { applicationSecretRoutes } from './applicationSecrets.js';
 import { groupPermissionRoutes } from './groupPermissions.js';
 import { companyRoutes } from './companies.js';
+import { connectionRoutes } from './connections.js';
 import { domainRoutes } from './domains.js';
 import { factorRoutes } from './factors.js';
 import { groupRoutes } from './groups.js';
+import { identityRoutes } from './identities.js';
 import { memberRoutes } from './members.js';
 import { sessionRoutes } from './sessions.js';
 import { signInEventRoutes } from './signInEvents.js';
@@ -44,4 +46,6 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(accountEmailRoutes);
   await app.register(securityPolicyRoutes);
   await app.register(principalRightsRoutes);
+  await app.register(connectionRoutes);
+  await app.register(identityRoutes);
 }

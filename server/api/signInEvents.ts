@@ -24,6 +24,8 @@ export const signInEventDefinition = {
     detail: { column: 't.detail', type: 'nullableText', listed: false },
     ip: { column: 't.ip', type: 'nullableText', listed: false },
     userAgent: { column: 't.user_agent', type: 'nullableText', listed: false },
+    // the upstream connection the sign-in came through (docs/CONSOLE.md, "Connections"); not filterable, as login
+    connectionId: { column: 't.connection_id', type: 'nullableText', listed: false },
   },
   key: ['t.company_id', 't.domain_id', 't.id'],
   // newest first, the order of the signin_events_list index
