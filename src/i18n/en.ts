@@ -79,6 +79,7 @@ export const en = {
       enterpriseApplications: 'Enterprise Applications',
       applications: 'Applications',
       apis: 'APIs',
+      connections: 'Connections',
       jobBoard: 'Job Board',
       tasks: 'Tasks',
       messages: 'Messages',

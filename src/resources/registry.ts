@@ -10,6 +10,7 @@ import { sessions } from './sessions';
 import { auditEvents } from './auditEvents';
 import { roleAssignments } from './roleAssignments';
 import { outbox } from './outbox';
+import { connections } from './connections';
 import type { ResourceDeclaration } from './types';
 
 export const registry: readonly ResourceDeclaration[] = [
@@ -29,4 +30,5 @@ export const registry: readonly ResourceDeclaration[] = [
   auditEvents,
   roleAssignments,
   outbox,
+  connections,
 ];
