@@ -38,7 +38,7 @@ const presetIssuer = (preset: Preset, entraTenant: string): string | undefined =
 const DEFAULT_SCOPES: Partial<Record<Preset | Protocol, string>> = { oidc: 'openid profile email', github: 'read:user user:email', apple: 'openid name email' };
 
 /** Settings kept in the row's settings column, by their API name. */
-const SETTINGS_KEYS = ['issuer', 'clientId', 'scopes', 'claimMapping', 'samlMetadataXml', 'samlMetadataUrl', 'entraTenant'] as const;
+const SETTINGS_KEYS = ['issuer', 'clientId', 'scopes', 'claimMapping', 'samlMetadataXml', 'samlMetadataUrl', 'entraTenant', 'appleTeamId', 'appleKeyId'] as const;
 const setting = (name: string) => `coalesce(t.settings ->> '${name}', '')`;
 const flag = { type: 'boolean' } as const;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -54,6 +54,7 @@ function addressSql(publicUrl: string, ending: string): string {
   return `${literal(`${publicUrl}/oauth/upstream/`)} || ${encodedId('t.company_id')} || '/' || ${encodedId('t.domain_id')} || '/' || ${encodedId('t.id')} || ${literal(ending)}`;
 }
 
+const appleId = { type: 'string', maxLength: 20, pattern: '^[A-Za-z0-9]*$' } as const;
 const claimName = { type: 'string', maxLength: 200, pattern: '^\\S*$' } as const;
 
 /** The definition: its two addresses are made from PUBLIC_URL, so it is built once at start-up. */
@@ -82,6 +83,8 @@ export function connectionDefinition(publicUrl: string) {
       samlMetadataXml: { column: setting('samlMetadataXml'), input: { ...optionalText(512_000), description: "the IdP's SAML metadata" }, listed: false },
       samlMetadataUrl: { column: setting('samlMetadataUrl'), input: { ...optionalText(2000), description: "where the IdP's SAML metadata is (https)" }, listed: false },
       entraTenant: { column: setting('entraTenant'), input: { type: 'string', maxLength: 100, pattern: '^[A-Za-z0-9.-]*$', description: "entra preset: 'common', 'organizations' or a tenant id" }, listed: false },
+      appleTeamId: { column: setting('appleTeamId'), input: { ...appleId, description: 'apple preset: the team id (with appleKeyId and the PEM key as clientSecret, the client secret is made)' }, listed: false },
+      appleKeyId: { column: setting('appleKeyId'), input: { ...appleId, description: "apple preset: the private key's id" }, listed: false },
       trustEmail: { column: 't.trust_email', type: 'boolean', input: flag },
       mfaFromIdp: { column: 't.mfa_from_idp', type: 'boolean', input: flag },
       sharedWithSubtree: { column: 't.shared_with_subtree', type: 'boolean', input: flag },
@@ -123,6 +126,8 @@ const DEFAULTS: Omit<Editable, 'displayName' | 'protocol'> = {
   samlMetadataXml: '',
   samlMetadataUrl: '',
   entraTenant: '',
+  appleTeamId: '',
+  appleKeyId: '',
   trustEmail: false,
   mfaFromIdp: false,
   sharedWithSubtree: false,
@@ -153,6 +158,10 @@ function checkedSettings(next: Editable, allowPrivate: boolean): Editable {
     if (result.protocol !== speaks) throw badRequest(`protocol: the ${result.preset} preset uses ${speaks}, not ${result.protocol}`);
   }
   if (result.entraTenant && result.preset !== 'entra') throw badRequest('entraTenant: only the entra preset has a tenant');
+  for (const field of ['appleTeamId', 'appleKeyId'] as const) {
+    if (result.preset === 'apple' && !result[field]) throw badRequest(`${field}: the apple preset needs it (Apple's client secret is made from the team id, the key id and the key)`);
+    if (result.preset !== 'apple' && result[field]) throw badRequest(`${field}: only the apple preset has it`);
+  }
   if (result.protocol === 'saml') {
     if (!result.samlMetadataXml.trim() && !result.samlMetadataUrl) throw badRequest('samlMetadataXml or samlMetadataUrl: a SAML connection needs the IdP\'s metadata');
     if (result.samlMetadataXml.trim() && !/<([\w-]+:)?EntityDescriptor[\s>]/.test(result.samlMetadataXml)) {

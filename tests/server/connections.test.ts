@@ -148,6 +148,10 @@ describe('connections: create, read, change, delete', () => {
     expect(entra.body).toMatchObject({ protocol: 'oidc', issuer: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0' });
     const github = await admin('POST', base(), { displayName: 'GitHub', preset: 'github', clientId: 'gh-client', clientSecret: 'gh-secret' });
     expect(github.body).toMatchObject({ protocol: 'oauth2', issuer: 'https://github.com', scopes: 'read:user user:email', hasSecret: true });
+    const apple = await admin('POST', base(), { displayName: 'Apple', preset: 'apple', clientId: 'com.acme.web', appleTeamId: 'TEAM123456', appleKeyId: 'KEY1234567', clientSecret: '-----BEGIN PRIVATE KEY-----\nMIG...\n-----END PRIVATE KEY-----' });
+    expect(apple.status, JSON.stringify(apple.body)).toBe(201);
+    expect(apple.body).toMatchObject({ protocol: 'oidc', issuer: 'https://appleid.apple.com', appleTeamId: 'TEAM123456', appleKeyId: 'KEY1234567', hasSecret: true });
+    expect(apple.text).not.toContain('PRIVATE KEY');
     const saml = await admin('POST', base(), { id: 'saml-idp', displayName: 'SAML', protocol: 'saml', samlMetadataXml: SAML_METADATA });
     expect(saml.status, JSON.stringify(saml.body)).toBe(201);
     expect(saml.body.samlMetadataServedAt).toBe(`${PUBLIC_URL}/oauth/upstream/acme/${acme.domainId}/saml-idp/saml/metadata`);
@@ -170,6 +174,8 @@ describe('connections: create, read, change, delete', () => {
       [{ displayName: 'x', protocol: 'ldap' }, 'protocol'],
       [{ displayName: 'x', preset: 'github', protocol: 'oidc', clientId: 'x' }, 'protocol'],
       [{ displayName: 'x', preset: 'google', clientId: 'x', entraTenant: 'common' }, 'entraTenant'],
+      [{ displayName: 'x', preset: 'apple', clientId: 'x', appleKeyId: 'K' }, 'appleTeamId'],
+      [oidc({ appleKeyId: 'K' }), 'appleKeyId'],
       [oidc({ id: 'has space' }), 'id'],
       [oidc({ claimMapping: { email: 'mail', extra: 'x' } }), 'claimMapping'],
       [oidc({ unknownField: 1 }), 'unknownField'],
