@@ -16,6 +16,9 @@ export const signInMessages = {
     forgot: 'Forgot your password?',
     terms: 'By signing in you agree to our Terms Of Use.',
     submit: 'Login',
+    // the organization's connections (docs/CONSOLE.md, "Connections")
+    connections: 'Or sign in with your organization\'s accounts:',
+    connection: 'Sign in with %{name}',
     signupPrompt: "Don't have an account?",
     signup: 'Signup',
     account: 'Your account and security (second factors, recovery codes)',

@@ -75,6 +75,40 @@ export function initialOrganization(): Organization {
   return { company: '', domain: '' };
 }
 
+/** A connection (upstream identity provider) the organization's sign-in offers: GET /oauth/upstream/connections. */
+export interface OfferedConnection {
+  id: string;
+  displayName: string;
+}
+
+/**
+ * The organization's connections, asked for once typing pauses (public, no token): none without an
+ * organization, or when the provider cannot say (docs/CONSOLE.md, "Connections").
+ */
+function useOfferedConnections({ company, domain }: Organization): OfferedConnection[] {
+  const [offered, setOffered] = useState<OfferedConnection[]>([]);
+  useEffect(() => {
+    setOffered([]);
+    if (!company.trim()) return;
+    const query = new URLSearchParams({ company: company.trim(), domain: domain.trim() });
+    let cancelled = false;
+    const timer = setTimeout(async () => {
+      try {
+        const answer = await fetch(`${config.authServer}/upstream/connections?${query}`, { credentials: 'omit' });
+        const list: unknown = answer.ok ? await answer.json() : [];
+        if (!cancelled && Array.isArray(list)) setOffered(list.filter((one) => typeof one?.id === 'string' && typeof one?.displayName === 'string'));
+      } catch {
+        // no buttons: the form still signs in with a password, and a claimed e-mail domain still routes
+      }
+    }, 300);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [company, domain]);
+  return offered;
+}
+
 /** The provider's account page (second factors, recovery codes), beside its /oauth endpoints. */
 export const accountPageUrl = () => `${config.authServer.replace(/\/oauth\/?$/, '')}/account`;
 
@@ -91,6 +125,7 @@ export default function Login() {
   const [resuming, setResuming] = useState(false);
   const [reason] = useState(reasonMessage);
   const [organization, setOrganization] = useState(initialOrganization);
+  const connections = useOfferedConnections(organization);
 
   useEffect(() => {
     const { accessToken } = getSession();
@@ -177,7 +212,8 @@ export default function Login() {
         {/* an email input, as the console's description says; usernames and internationalized addresses sign in on the hosted page */}
         <input id="login-email" name="email" type="email" autoComplete="username" spellCheck={false} autoCapitalize="none" required defaultValue={retypedEmail()} />
         <label htmlFor="login-password">{translate('iam.login.password')}</label>
-        <input id="login-password" name="password" type="password" autoComplete="current-password" required />
+        {/* not required: an address whose e-mail domain a connection claims is sent to that identity provider without one */}
+        <input id="login-password" name="password" type="password" autoComplete="current-password" />
         <div className="login-form__row">
           <label className="login-form__check">
             <input type="checkbox" name="remember" /> {translate('iam.login.remember')}
@@ -195,6 +231,17 @@ export default function Login() {
         <button className="plain-button" type="submit" disabled={!request} aria-busy={!request}>
           {translate('iam.login.submit')}
         </button>
+        {connections.length > 0 && (
+          <>
+            <p>{translate('iam.login.connections')}</p>
+            {/* the same form post with connection=<id> (the submitter's name and value); no address or password needed */}
+            {connections.map((connection) => (
+              <button key={connection.id} className="plain-button" type="submit" name="connection" value={connection.id} formNoValidate disabled={!request}>
+                {translate('iam.login.connection', { name: connection.displayName })}
+              </button>
+            ))}
+          </>
+        )}
         <p>
           {translate('iam.login.signupPrompt')} <a href="/signup">{translate('iam.login.signup')}</a>
         </p>

@@ -154,6 +154,54 @@ describe('login page: the organization signed in to (docs/CONSOLE.md "Sign-in li
   });
 });
 
+describe("login page: the organization's connections (docs/CONSOLE.md \"Connections\")", () => {
+  const offered = [
+    { id: 'corp', displayName: 'Corp IdP', preset: 'custom', protocol: 'oidc' },
+    { id: 'gh', displayName: 'GitHub', preset: 'github', protocol: 'oauth2' },
+  ];
+
+  it('shows them as buttons once an organization is named; a button posts the same form with connection=<id>, no password needed', async () => {
+    window.history.replaceState(null, '', '/login?company=acme&domain=main');
+    const { requests } = mockFetch(() => ({ json: offered }));
+    const { container } = render(<Login />);
+    const corp = await screen.findByRole('button', { name: 'Sign in with Corp IdP' }, { timeout: 3000 });
+    expect(screen.getByRole('button', { name: 'Sign in with GitHub' })).toBeInTheDocument();
+    const [asked] = requests;
+    expect(asked.url).toBe('/oauth/upstream/connections?company=acme&domain=main');
+    // public: no token
+    expect(asked.headers.get('Authorization')).toBeNull();
+
+    await waitFor(() => expect(corp).toBeEnabled());
+    const form = container.querySelector('form')!;
+    let sent: Record<string, FormDataEntryValue> | undefined;
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      sent = Object.fromEntries(new FormData(form, (event as SubmitEvent).submitter).entries());
+    });
+    // the password is optional: an address of a claimed e-mail domain goes to its identity provider
+    expect(screen.getByLabelText('Password')).not.toBeRequired();
+    // the browser sends it without an address too (formnovalidate); jsdom validates anyway, so one is typed
+    expect(corp).toHaveAttribute('formnovalidate');
+    await userEvent.type(screen.getByLabelText('Email'), 'ada@corp.example');
+    await userEvent.click(corp);
+    expect(sent).toMatchObject({ connection: 'corp', company: 'acme', domain: 'main', password: '', client_id: 'iam-console', code_challenge_method: 'S256' });
+    expect(sent!.state).toBe(sessionStorage.getItem(OAUTH_KEYS.state));
+  });
+
+  it('shows none without an organization, and none when the provider cannot say', async () => {
+    const { requests } = mockFetch(() => ({ status: 500, json: { message: 'down' } }));
+    render(<Login />);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(requests).toHaveLength(0);
+    await userEvent.type(screen.getByLabelText('Organization (optional)'), 'acme');
+    await waitFor(() => expect(requests).toHaveLength(1));
+    expect(requests[0].url).toBe('/oauth/upstream/connections?company=acme&domain=');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen.queryByRole('button', { name: /^Sign in with/ })).toBeNull();
+  });
+});
+
 describe('sign-up and password reset pages', () => {
   it.each([
     [SignUp, 'Create an account', /Sign-up is not open/],

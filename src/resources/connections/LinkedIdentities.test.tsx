@@ -12,7 +12,7 @@ import { users } from '../users';
 
 const IDENTITIES = '/api/companys/acme/domainNames/main/users/u1/identities';
 const identity = {
-  id: 'corp%3Asub-123',
+  id: 'corp:sub-123',
   connectionId: 'corp',
   connectionName: 'Corp IdP',
   protocol: 'oidc',
@@ -72,8 +72,8 @@ describe('linked identities', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Unlink' }));
     expect(await screen.findByText('Corp IdP unlinked')).toBeInTheDocument();
     const [removal] = requests.filter((request) => request.method === 'DELETE');
-    // the id as the provider gave it, encoded once more as a path segment
-    expect(new URL(removal.url, 'http://x').pathname).toBe(`${IDENTITIES}/corp%253Asub-123`);
+    // the id as the provider gave it, encoded as one path segment
+    expect(new URL(removal.url, 'http://x').pathname).toBe(`${IDENTITIES}/corp%3Asub-123`);
     expect(await screen.findByText('No linked identity: this user signs in with a password only.')).toBeInTheDocument();
   });
 
