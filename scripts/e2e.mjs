@@ -43,6 +43,8 @@ Object.assign(serverEnv, {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
   SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+  // the browser tests' upstream identity providers listen on loopback (tests/upstream)
+  ALLOW_PRIVATE_CALLBACKS: '1',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 });
 const [node, args] = serverCommand();
