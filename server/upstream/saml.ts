@@ -136,6 +136,7 @@ async function identityProviderOf(connection: UpstreamConnection, options: SamlF
   const cached = metadataCache.get(url);
   if (cached && Date.now() - cached.at < METADATA_CACHE_MS) return cached.idp;
   const idp = await parseIdpMetadata(await fetchMetadata(url, options));
+  if (metadataCache.size >= 1000) metadataCache.clear();
   metadataCache.set(url, { at: Date.now(), idp });
   return idp;
 }
@@ -246,6 +247,8 @@ export async function samlVerify(
   try {
     ({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }));
   } catch (error) {
+    // a key rollover at the IdP: its metadata is read again from its URL at the next attempt
+    if (connection.samlMetadataUrl) metadataCache.delete(connection.samlMetadataUrl.trim());
     // node-saml's and xmldom's messages, on one line
     const reason = String((error as Error)?.message ?? error).replace(/\[xmldom error\]/g, '').split('\n')[0].trim();
     throw refused(`The SAML response was refused: ${reason.replace(/\.$/, '')}.`);
@@ -263,9 +266,13 @@ export async function samlVerify(
     .filter((confirmation) => confirmation.$?.Method === 'urn:oasis:names:tc:SAML:2.0:cm:bearer')
     .flatMap((confirmation) => children(confirmation, 'SubjectConfirmationData'))
     .map((data) => data.$ ?? {});
-  if (!confirmations.some((data) => data.Recipient === sp.acs)) throw refused('The SAML assertion is meant for another recipient than this connection\'s ACS.');
-  if (!confirmations.some((data) => data.Recipient === sp.acs && data.InResponseTo === input.expectedRequestId)) {
-    throw refused('The SAML assertion answers another request than the one this sign-in sent (InResponseTo).');
+  // One bearer confirmation must hold all three, as signed: this ACS, this request, not yet over
+  const forUs = confirmations.filter((data) => data.Recipient === sp.acs);
+  if (forUs.length === 0) throw refused('The SAML assertion is meant for another recipient than this connection\'s ACS.');
+  const answering = forUs.filter((data) => data.InResponseTo === input.expectedRequestId);
+  if (answering.length === 0) throw refused('The SAML assertion answers another request than the one this sign-in sent (InResponseTo).');
+  if (!answering.some((data) => Date.parse(data.NotOnOrAfter ?? '') > Date.now() - CLOCK_SKEW_MS)) {
+    throw refused('The SAML assertion\'s subject confirmation has no end or has ended (NotOnOrAfter).');
   }
   const responseDocument = await parseDomFromString(Buffer.from(samlResponse, 'base64').toString('utf8'));
   const destination = responseDocument.documentElement.getAttribute('Destination');

@@ -238,8 +238,10 @@ describe('SAML service provider: encrypted assertions', () => {
 describe('SAML service provider: IdP metadata from a URL', () => {
   let metadataServer: http.Server;
   let metadataUrl: string;
+  let served: string;
   beforeAll(async () => {
-    metadataServer = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/xml' }).end(idp.metadataXml));
+    served = idp.metadataXml;
+    metadataServer = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/xml' }).end(served));
     await new Promise<void>((resolve) => metadataServer.listen(0, '127.0.0.1', resolve));
     metadataUrl = `http://127.0.0.1:${(metadataServer.address() as AddressInfo).port}/metadata`;
   });
@@ -256,5 +258,24 @@ describe('SAML service provider: IdP metadata from a URL', () => {
     const SAMLResponse = await idp.respond({ request: url, user: ADA });
     const profile = await samlVerify(server.db, byUrl, { SAMLResponse }, { expectedRequestId: requestId, publicUrl: PUBLIC_URL }, { allowPrivateCallbacks: true });
     expect(profile.subject).toBe('ada@corp.example');
+  });
+
+  it('reads the metadata again after a signature it cannot verify: the IdP rolled its key over', async () => {
+    const byUrl = { ...connection, id: 'rollover-saml', samlMetadataXml: undefined, samlMetadataUrl: `${metadataUrl}?rollover` };
+    const allow = { allowPrivateCallbacks: true };
+    const first = await samlAuthorizeUrl(byUrl, { relayState: 'flow-1', publicUrl: PUBLIC_URL }, allow);
+    const rolled = await createTestIdp({ entityId: idp.entityId });
+    served = rolled.metadataXml;
+    try {
+      // the old metadata is still remembered: the new key's signature is refused once
+      const refusedOnce = await rolled.respond({ request: first.url, user: ADA });
+      await expect(samlVerify(server.db, byUrl, { SAMLResponse: refusedOnce }, { expectedRequestId: first.requestId, publicUrl: PUBLIC_URL }, allow))
+        .rejects.toMatchObject({ statusCode: 400, message: expect.stringMatching(/Invalid signature/) });
+      const second = await samlAuthorizeUrl(byUrl, { relayState: 'flow-1', publicUrl: PUBLIC_URL }, allow);
+      const SAMLResponse = await rolled.respond({ request: second.url, user: ADA });
+      expect((await samlVerify(server.db, byUrl, { SAMLResponse }, { expectedRequestId: second.requestId, publicUrl: PUBLIC_URL }, allow)).subject).toBe('ada@corp.example');
+    } finally {
+      served = idp.metadataXml;
+    }
   });
 });
