@@ -93,6 +93,9 @@ const acmeValues = () => ({
   factorId: 'no-such-factor',
   messageId: '1',
   assignmentId: 'no-such-assignment',
+  connectionId: 'no-such-connection',
+  emailDomain: 'no-such.example',
+  identityId: 'no-such-connection:subject',
 });
 
 /** The request for a route: no body for GET and DELETE, an empty object otherwise (a bad body is a 400, after the guard). */
@@ -103,7 +106,7 @@ describe('the permission matrix, from the OpenAPI document', () => {
   it('every route declares a known permission', () => {
     const all = routes();
     expect(all.length).toBeGreaterThan(60);
-    for (const route of all) expect(route.permission, `${route.method} ${route.path}`).toMatch(/^(any|(companies|domains|users|groups|sessions|signInEvents|audit|applications|apis|roles):(read|write|purge|revoke|secrets|unlock|block|recover))$/);
+    for (const route of all) expect(route.permission, `${route.method} ${route.path}`).toMatch(/^(any|(companies|domains|users|groups|sessions|signInEvents|audit|applications|apis|roles|connections):(read|write|purge|revoke|secrets|unlock|block|recover))$/);
   });
 
   it.each(ROLE_IDS)('%s: allowed routes pass the guard, the others answer 403 naming the permission', async (role) => {
