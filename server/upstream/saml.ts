@@ -222,6 +222,19 @@ const attributeValues = (attributes: Record<string, unknown>, names: (string | u
   return [];
 };
 
+/**
+ * SAML has no standard "verified" flag: the IdP's directory vouches for its addresses or not, and
+ * the administrator says which by trustEmail. A connection whose claim mapping names an attribute
+ * for it (emailVerified) also needs that attribute to say true. The sign-in side still trusts an
+ * address only on a connection with trustEmail, and links to an existing account only after that
+ * account's password.
+ */
+const emailVerifiedOf = (connection: UpstreamConnection, attributes: Record<string, unknown>) => {
+  if (!connection.trustEmail) return false;
+  const attribute = connection.claimMapping?.emailVerified;
+  return attribute ? ['true', '1'].includes(attributeValues(attributes, [attribute])[0]?.toLowerCase() ?? '') : true;
+};
+
 const looksLikeEmail = (value: string | undefined) => !!value && value.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(value);
 
 /**
@@ -301,8 +314,7 @@ export async function samlVerify(
   return {
     subject,
     email: looksLikeEmail(email) ? email!.toLowerCase() : undefined,
-    // the sign-in side believes an IdP's e-mail only on a connection trusted for it (trustEmail)
-    emailVerified: false,
+    emailVerified: emailVerifiedOf(connection, attributes),
     ...(name ? { name } : {}),
     ...(groups.length ? { groups } : {}),
     ...(acr ? { acr } : {}),

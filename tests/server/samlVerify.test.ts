@@ -133,6 +133,20 @@ describe('SAML service provider: a good response', () => {
     expect(profile.email).toBeUndefined();
   });
 
+  it('calls the address verified only on a connection that trusts the IdP\'s addresses, and the mapped attribute when one is named', async () => {
+    const trusted = { ...connection, trustEmail: true };
+    const plain = await signIn(trusted);
+    expect(await verify(await idp.respond({ request: plain.url, user: ADA }), plain.requestId, trusted)).toMatchObject({ email: 'ada@corp.example', emailVerified: true });
+    const mapped = { ...trusted, claimMapping: { emailVerified: 'mailVerified' } };
+    for (const [said, verified] of [['true', true], ['false', false]] as const) {
+      const { url, requestId } = await signIn(mapped);
+      const SAMLResponse = await idp.respond({ request: url, user: { ...ADA, attributes: { ...ADA.attributes, mailVerified: said } } });
+      expect((await verify(SAMLResponse, requestId, mapped)).emailVerified).toBe(verified);
+    }
+    const absent = await signIn(mapped);
+    expect((await verify(await idp.respond({ request: absent.url, user: ADA }), absent.requestId, mapped)).emailVerified).toBe(false);
+  });
+
   it('accepts a response signed around a signed assertion', async () => {
     const { requestId, SAMLResponse } = await answered({ sign: 'both' });
     expect((await verify(SAMLResponse, requestId)).subject).toBe('ada@corp.example');
