@@ -2,7 +2,7 @@ import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/re
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { authProvider } from '../../authProvider/authProvider';
-import { EVERY_PERMISSION, mockFetch, type RecordedRequest } from '../../test/fetchMock';
+import { EVERY_PERMISSION, mockFetch, type RecordedRequest, type Responder } from '../../test/fetchMock';
 import { renderScreen } from '../../test/renderScreen';
 import { clearSession, updateSession } from '../../session/session';
 import ConnectionView from './ConnectionView';
@@ -39,7 +39,7 @@ const stored = {
 };
 
 /** The provider as the contract says: creates echo with an id, reads answer the stored connection. */
-function provider(extra: (request: RecordedRequest) => ReturnType<Parameters<typeof mockFetch>[0]> | undefined = () => undefined) {
+function provider(extra: (request: RecordedRequest) => ReturnType<Responder> | undefined = () => undefined) {
   return mockFetch((request) => {
     const url = new URL(request.url, 'http://x');
     const answer = extra(request);

@@ -3,7 +3,6 @@ import {
   Alert,
   Box,
   Button,
-  Chip,
   Stack,
   Table,
   TableBody,
@@ -19,6 +18,7 @@ import { httpClient } from '../../http/httpClient';
 import type { PathContext } from '../../session/session';
 import { DisabledReason } from '../generic/DisabledReason';
 import { formatDateTime } from '../generic/dateTime';
+import { ColorChip } from '../generic/FieldValue';
 import { useAllowed } from '../generic/useAllowed';
 import { connectionUrl, postJson, type EmailDomainClaim } from './api';
 
@@ -117,10 +117,10 @@ export function EmailDomains({ context, connectionId }: { context: PathContext; 
                   <TableCell sx={{ verticalAlign: 'top' }}>{claim.emailDomain}</TableCell>
                   <TableCell sx={{ verticalAlign: 'top' }}>
                     {claim.verifiedAt ? (
-                      <Chip size="small" color="success" label={translate('iam.connections.domains.verifiedAt', { time: formatDateTime(claim.verifiedAt) })} />
+                      <ColorChip color="success">{translate('iam.connections.domains.verifiedAt', { time: formatDateTime(claim.verifiedAt) })}</ColorChip>
                     ) : (
                       <>
-                        <Chip size="small" color="warning" label={translate('iam.connections.domains.unverified')} />
+                        <ColorChip color="warning">{translate('iam.connections.domains.unverified')}</ColorChip>
                         {claim.txtRecord && (
                           <Typography variant="body2" sx={{ mt: 1 }}>
                             {translate('iam.connections.domains.publish')}

@@ -3,7 +3,7 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { authProvider } from '../../authProvider/authProvider';
-import { mockFetch, type RecordedRequest } from '../../test/fetchMock';
+import { mockFetch, type RecordedRequest, type Responder } from '../../test/fetchMock';
 import { renderPanel } from '../../test/renderPanel';
 import { ROLES } from '../../test/roles';
 import { clearSession, updateSession } from '../../session/session';
@@ -22,7 +22,7 @@ const identity = {
   lastUsedAt: '2026-11-28T10:00:00.000Z',
 };
 
-function provider(onDelete: (request: RecordedRequest) => ReturnType<Parameters<typeof mockFetch>[0]>, permissions?: string[]) {
+function provider(onDelete: (request: RecordedRequest) => ReturnType<Responder>, permissions?: string[]) {
   let linked = [identity];
   return mockFetch(
     (request) => {

@@ -1,7 +1,10 @@
 import { config } from '../../config';
 import { httpClient } from '../../http/httpClient';
 import type { PathContext } from '../../session/session';
-import { connectionsPath } from './index';
+
+/** A domain's connections under the management API (the declaration's path; not imported from it: this loads lazily). */
+const connectionsPath = ({ companyId, domainId }: PathContext) =>
+  `companys/${encodeURIComponent(companyId)}/domainNames/${encodeURIComponent(domainId)}/connections`;
 
 /** One connection's address under the management API (its e-mail domains, its test sign-in). */
 export const connectionUrl = (context: PathContext, connectionId: string) =>

@@ -44,8 +44,8 @@ export const connections: ResourceDeclaration = {
   routes: { list: '/connections', form: '/connections-new', view: '/connections-view' },
   history: {},
   screens: {
-    list: lazy(() => import('./ConnectionList')),
-    form: lazy(() => import('./ConnectionWizard')),
-    view: lazy(() => import('./ConnectionView')),
+    list: lazy(() => import('./screens').then((screens) => ({ default: screens.ConnectionList }))),
+    form: lazy(() => import('./screens').then((screens) => ({ default: screens.ConnectionWizard }))),
+    view: lazy(() => import('./screens').then((screens) => ({ default: screens.ConnectionView }))),
   },
 };

@@ -66,8 +66,13 @@ export const users: ResourceDeclaration = {
     { id: 'signIns', labelKey: 'iam.users.tabs.signIns', lists: 'signInEvents', component: userPanel((parts) => parts.UserSignIns) },
     { id: 'sessions', labelKey: 'iam.sessions.tab', lists: 'sessions', component: userPanel((parts) => parts.UserSessions) },
     holderRolesTab('user'),
-    // accounts at upstream identity providers (docs/CONSOLE.md, "Linked identities"); its own chunk, loaded on first use
-    { id: 'identities', labelKey: 'iam.identities.tab', lists: 'users', component: lazy(() => import('./LinkedIdentities')) },
+    // accounts at upstream identity providers (docs/CONSOLE.md, "Linked identities"), in the Connections screens' chunk
+    {
+      id: 'identities',
+      labelKey: 'iam.identities.tab',
+      lists: 'users',
+      component: lazy(() => import('../connections/screens').then((screens) => ({ default: screens.LinkedIdentities }))),
+    },
   ],
   screens: {
     list: lazy(() => import('./UserList')),
