@@ -157,7 +157,7 @@ const decryptionKeyOf = (connection: UpstreamConnection) => {
  * is known to the caller (its upstream_flows row), so the cache holds exactly that one id.
  */
 const onlyRequest = (expectedRequestId: string): CacheProvider => ({
-  saveAsync: async (key, value) => ({ value, createdAt: Date.now() }),
+  saveAsync: async (_key, value) => ({ value, createdAt: Date.now() }),
   getAsync: async (key) => (expectedRequestId && key === expectedRequestId ? new Date().toISOString() : null),
   removeAsync: async () => null,
 });
@@ -203,9 +203,9 @@ export async function samlAuthorizeUrl(
 
 /** This provider's SP metadata for the connection: entity id, ACS (HTTP-POST), signed assertions wanted, the encryption certificate if any. */
 export function samlServiceProviderMetadata(connection: UpstreamConnection, publicUrl: string): string {
-  const { certificate } = decryptionKeyOf(connection);
-  return serviceProvider(connection, publicUrl, undefined, { decryptionPvk: certificate ? decryptionKeyOf(connection).key : undefined })
-    .generateServiceProviderMetadata(certificate ?? null);
+  const { key, certificate } = decryptionKeyOf(connection);
+  // a key without its certificate cannot be published: the IdP is then given the certificate by hand
+  return serviceProvider(connection, publicUrl, undefined, { decryptionPvk: certificate ? key : undefined }).generateServiceProviderMetadata(certificate ?? null);
 }
 
 type XmlNode = { $?: Record<string, string>; _?: string; [child: string]: unknown };
