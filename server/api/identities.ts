@@ -21,7 +21,7 @@ export const identityDefinition = {
   table: `user_identities t JOIN connections c ON c.company_id = t.connection_company_id AND c.domain_id = t.connection_domain_id AND c.id = t.connection_id`,
   fields: {
     // '<connectionId>:<subject>': a connection id has no colon, so the first one splits it (a client URL-encodes it in a path)
-    id: { column: `t.connection_id || ':' || t.subject`, listed: false },
+    id: { column: `t.connection_id || ':' || t.subject` },
     connectionId: { column: 't.connection_id' },
     connectionName: { column: 'c.display_name' },
     protocol: { column: 'c.protocol' },

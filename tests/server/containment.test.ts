@@ -200,7 +200,7 @@ function sample(method: string, path: string, target: { id: string; type: 'user'
   const tail = path.replace('/api/companys/{companyId}/domainNames/{domainId}', '');
   const id = target.id;
   const fill = (url: string) =>
-    `${domainPath(acme)}${url.replace('{userId}', id).replace('{groupId}', target.type === 'group' ? id : 'plain').replace('{memberId}', id).replace('{sessionId}', 'none').replace('{factorId}', 'none')}`;
+    `${domainPath(acme)}${url.replace('{userId}', id).replace('{groupId}', target.type === 'group' ? id : 'plain').replace('{memberId}', id).replace('{sessionId}', 'none').replace('{factorId}', 'none').replace('{identityId}', 'none:none')}`;
   const table: Record<string, unknown> = {
     'PUT /users/{userId}': { username: id, displayName: id, email: `${id}@acme.example` },
     'PUT /users': [{ id, displayName: id }],
@@ -216,6 +216,7 @@ function sample(method: string, path: string, target: { id: string; type: 'user'
     'POST /users/{userId}/sendVerification': {},
     'DELETE /users/{userId}/factors': undefined,
     'DELETE /users/{userId}/factors/{factorId}': undefined,
+    'DELETE /users/{userId}/identities/{identityId}': undefined,
     'DELETE /users/{userId}/sessions/{sessionId}': undefined,
     'DELETE /users/{userId}/sessions': ['none'],
     'POST /users/{userId}/signOutEverywhere': {},

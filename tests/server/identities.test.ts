@@ -59,6 +59,8 @@ describe('linked identities', () => {
     expect(byConnection.okta).toMatchObject({ id: 'okta:00u1/pat', connectionName: 'Okta', protocol: 'oidc', subject: '00u1/pat', email: 'pat@acme.example' });
     expect(byConnection.okta.lastUsedAt).toEqual(expect.any(String));
     expect(byConnection.google).toMatchObject({ id: 'google:1234567890', connectionName: 'Google', protocol: 'oidc', email: null });
+    const one = await call(server, tokens.support, 'GET', `${identitiesOf('pat')}?filter=${encodeURIComponent(JSON.stringify({ id: ['okta:00u1/pat'] }))}`);
+    expect(one.body.map((identity: { subject: string }) => identity.subject)).toEqual(['00u1/pat']);
     expect((await call(server, acme.adminToken, 'GET', identitiesOf('worker'))).body).toEqual([]);
     expect((await call(server, acme.adminToken, 'GET', identitiesOf('nobody'))).status).toBe(404);
   });
