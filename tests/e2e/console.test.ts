@@ -6,7 +6,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminEmail, adminPassword, baseUrl, expectNoAxeViolations, launchBrowser, newPage, screenshot } from './browser.js';
+import { adminEmail, adminPassword, baseUrl, clickUntil, expectNoAxeViolations, launchBrowser, newPage, screenshot } from './browser.js';
 
 let browser: Browser;
 let page: Page;
@@ -25,22 +25,10 @@ const sidebarHeading = () => page.getByRole('navigation', { name: 'IAM Console' 
 const button = (name: string) => page.getByRole('button', { name, exact: true });
 const tokenCookie = async (target: Page = page) => (await target.context().cookies()).find((cookie) => cookie.name === 'tokenJson');
 
-/**
- * The list's New, until its form opens. In one full run of this file (the clean run of stop 41) a
- * click on it, the list loaded and the network idle, was lost without a trace: clicked again, as a
- * person would; the test still fails if the form never opens.
- */
+/** The list's New, until its form opens (browser.ts clickUntil). */
 async function openNew(form: RegExp) {
-  for (let attempt = 1; ; attempt++) {
-    if (form.test(new URL(page.url()).pathname)) return;
-    await button('New').click({ timeout: 10_000 });
-    try {
-      await page.waitForURL(form, { timeout: 5_000 });
-      return;
-    } catch (error) {
-      if (attempt === 3) throw error;
-    }
-  }
+  if (form.test(new URL(page.url()).pathname)) return;
+  await clickUntil(button('New'), async () => form.test(new URL(page.url()).pathname));
 }
 
 /** The names this run creates; unique per run so a reused server does not see duplicates. */

@@ -8,7 +8,7 @@
  */
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, consoleApi, createUser, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+import { baseUrl, clickUntil, consoleApi, createUser, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
 
 let browser: Browser;
 let root: Page;
@@ -54,8 +54,8 @@ async function setTheme(page: Page, theme: 'light' | 'dark') {
 /** Root's Roles screen: Assign, the auditor, the Auditor role; the dialog is left open. */
 async function chooseAuditor(): Promise<Locator> {
   await eventually(() => button(root, 'Assign').isEnabled()).toBe(true);
-  await button(root, 'Assign').click();
   const dialog = root.getByRole('dialog', { name: 'Assign a role' });
+  await clickUntil(button(root, 'Assign'), () => dialog.isVisible());
   await dialog.getByRole('combobox', { name: 'User' }).fill(AUDITOR.name);
   await root.getByRole('option', { name: new RegExp(AUDITOR.name) }).click();
   await dialog.getByRole('radio', { name: /^Auditor/ }).check();
