@@ -343,3 +343,12 @@ describe('connections: test sign-in', () => {
     expect((await admin('POST', `${base()}/nowhere/test`)).status).toBe(404);
   });
 });
+
+describe('sign-in logs', () => {
+  it('show the connection a sign-in came through, read-only', async () => {
+    await server.db.query(`INSERT INTO signin_events (company_id, domain_id, user_id, outcome, connection_id) VALUES ('acme', $1, 'worker', 'upstream_not_linked', 'okta')`, [acme.domainId]);
+    const events = await admin('GET', `/api/companys/acme/domainNames/${acme.domainId}/signInEvents`);
+    expect(events.status).toBe(200);
+    expect(events.body[0]).toMatchObject({ userId: 'worker', outcome: 'upstream_not_linked', connectionId: 'okta' });
+  });
+});
