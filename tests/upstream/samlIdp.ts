@@ -8,11 +8,16 @@
  *   const SAMLResponse = await idp.respond({ request: url, user: { nameId: 'ada@example.com' } });
  *   // POST { SAMLResponse, RelayState } to the ACS
  *
+ * For a browser, startTestIdpServer() puts the IdP on a loopback port: its SSO address answers at
+ * once with the page that posts the SAMLResponse to the ACS (the person is "already signed in").
+ *
  * respond() also makes the broken and hostile answers the SP must refuse (unsigned, signed only
  * around the assertion, wrapped, wrong audience or recipient, outside its time window); a second
  * createTestIdp() with the same entityId is "the same IdP signing with another key".
  */
 import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import * as samlify from 'samlify';
@@ -227,4 +232,37 @@ function wrapSignature(base64: string, wrap: { nameId: string; placement: 'exten
     response.replaceChild(forged, signed);
   }
   return Buffer.from(new XMLSerializer().serializeToString(document)).toString('base64');
+}
+
+/**
+ * The IdP on http://127.0.0.1:<port>: GET /sso (the HTTP-Redirect binding) answers with a page that
+ * posts `user`'s SAMLResponse and the RelayState to the AuthnRequest's ACS at once, as an IdP does
+ * for someone already signed in there. `user` may be changed between sign-ins.
+ */
+export async function startTestIdpServer(user: SamlTestUser): Promise<{ idp: TestIdp; user: SamlTestUser; close(): Promise<void> }> {
+  let idp: TestIdp | undefined;
+  const state = { user };
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? '/', `http://${request.headers.host}`);
+    if (request.method !== 'GET' || url.pathname !== '/sso' || !idp) return void response.writeHead(404).end();
+    const { acsUrl } = readAuthnRequest(url.href);
+    idp.respond({ request: url.href, user: state.user }).then(
+      (SAMLResponse) => {
+        const relayState = url.searchParams.get('RelayState') ?? '';
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><title>Test IdP</title></head>
+<body onload="document.forms[0].submit()"><form method="post" action="${escapeXml(acsUrl)}">
+<input type="hidden" name="SAMLResponse" value="${escapeXml(SAMLResponse)}"><input type="hidden" name="RelayState" value="${escapeXml(relayState)}">
+<button type="submit">Continue</button></form></body></html>`);
+      },
+      (error: Error) => response.writeHead(400).end(error.message),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  idp = await createTestIdp({ ssoUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sso` });
+  return {
+    idp,
+    get user() { return state.user; },
+    set user(next) { state.user = next; },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
