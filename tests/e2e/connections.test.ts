@@ -1,19 +1,26 @@
 /**
  * Connections in Chromium (docs/CONSOLE.md, "Connections"): the wizard makes an OpenID Connect
- * connection, its screen shows the callback address to register, an e-mail domain is claimed and
- * confirmed; both themes, axe on each screen.
+ * connection to an upstream IdP started here (tests/upstream/oidcIdp.ts), its screen shows the
+ * callback address to register, an e-mail domain is claimed and confirmed; then an administrator
+ * signs in to the console identifier-first through that IdP (her existing account linked after her
+ * password, once) and lands on the dashboard. Both themes, axe on each screen.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+import { start as startOidcIdp, type OidcIdp } from '../upstream/oidcIdp.js';
+import { baseUrl, consoleApi, createUser, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
 
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 200 });
 const suffix = Date.now().toString(36);
 const connectionName = `Corp IdP ${suffix}`;
 const emailDomain = `corp-${suffix}.example`;
 
+const PASSWORD = 'Upstream-Admin-1';
+const ADA = { id: `ada-${suffix}`, name: `Ada Upstream ${suffix}`, email: `ada@${emailDomain}` };
+
 let browser: Browser;
 let page: Page;
+let idp: OidcIdp;
 
 const menuItem = (name: string) => page.getByRole('menuitem', { name, exact: true });
 
@@ -24,12 +31,16 @@ async function setTheme(theme: 'light' | 'dark') {
 }
 
 beforeAll(async () => {
+  idp = await startOidcIdp();
   browser = await launchBrowser();
   page = await newPage(browser);
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']).catch(() => undefined);
   await signIn(page);
 });
-afterAll(() => browser?.close());
+afterAll(async () => {
+  await browser?.close();
+  await idp?.close();
+});
 
 describe('connections', () => {
   it('creates an OpenID Connect connection through the wizard, shows its callback address, and confirms a claimed e-mail domain', async () => {
@@ -49,11 +60,11 @@ describe('connections', () => {
     const settings = page.getByRole('group', { name: 'Settings' });
     expect(await settings.getByRole('textbox', { name: /^Scopes/ }).inputValue()).toBe('openid email profile');
     await settings.getByRole('textbox', { name: /^Name/ }).first().fill(connectionName);
-    await settings.getByRole('textbox', { name: /^Issuer or discovery URL/ }).fill(upstreamIssuer());
-    await settings.getByRole('textbox', { name: /^Client ID/ }).fill('iam-console-upstream');
+    await settings.getByRole('textbox', { name: /^Issuer or discovery URL/ }).fill(idp.issuer);
+    await settings.getByRole('textbox', { name: /^Client ID/ }).fill(idp.clientId);
     const secret = settings.getByLabel(/^Client secret/);
     expect(await secret.getAttribute('type')).toBe('password');
-    await secret.fill('upstream-secret-value');
+    await secret.fill(idp.clientSecret);
     await expectNoAxeViolations(page);
     await screenshot(page, 'connections-wizard-settings-light');
     await page.getByRole('button', { name: 'Next', exact: true }).click();
@@ -76,7 +87,7 @@ describe('connections', () => {
     // the secret is never shown: only that it is set
     await page.getByRole('tab', { name: 'Settings' }).click();
     await poll(() => page.getByRole('textbox', { name: 'Client secret' }).inputValue()).toBe('Set (never shown)');
-    expect(await page.content()).not.toContain('upstream-secret-value');
+    expect(await page.content()).not.toContain(idp.clientSecret);
 
     await page.getByRole('tab', { name: 'E-mail domains' }).click();
     await page.getByRole('textbox', { name: 'E-mail domain' }).fill(emailDomain);
@@ -106,9 +117,63 @@ describe('connections', () => {
     await screenshot(page, 'connections-list-dark');
     await setTheme('light');
   });
-});
 
-/** The upstream OpenID Connect IdP's issuer (a placeholder address until one runs beside the test). */
-function upstreamIssuer(): string {
-  return 'http://127.0.0.1:9/';
-}
+  it('signs an administrator in to the console identifier-first through the upstream IdP: her account linked after its password once, then straight to the dashboard', async () => {
+    await createUser(page, 'companys/root/domainNames/default/users', ADA, PASSWORD);
+    const given = await consoleApi(page, 'POST', 'companys/root/roleAssignments', { role: 'administrator', holderType: 'user', holderId: ADA.id, holderCompanyId: 'root', holderDomainId: 'default' });
+    expect(given.status, JSON.stringify(given.json)).toBe(201);
+    idp.setAccount({ sub: `upstream-${suffix}`, email: ADA.email, email_verified: true, name: ADA.name });
+
+    const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 800 } });
+    try {
+      const ada = await context.newPage();
+      // the address alone: its e-mail domain is claimed by the connection, so no password here
+      await ada.goto('/login');
+      await ada.getByLabel('Email').fill(ADA.email);
+      await ada.getByRole('button', { name: 'Login' }).click();
+      // an account with her address exists: linked only after she proves it
+      await ada.getByRole('heading', { name: 'Link your account' }).waitFor({ timeout: 30_000 });
+      // the IdP was asked, with her address as the hint
+      expect(idp.requests.at(-1)?.get('login_hint')).toBe(ADA.email);
+      await expectNoAxeViolations(ada);
+      await screenshot(ada, 'connections-link-account');
+      await ada.getByLabel('Password').fill(PASSWORD);
+      await ada.getByRole('button', { name: 'Link and sign in' }).click();
+      await ada.waitForURL(/\/dashboard(\?|#|$)/, { timeout: 30_000 });
+      await poll(() => ada.getByRole('heading', { name: `Hello ${ADA.name}` }).count()).toBe(1);
+      await screenshot(ada, 'connections-signed-in-dashboard');
+
+      // the next sign-in finds the linked account: no password anywhere
+      await ada.goto('/logout');
+      await ada.getByRole('button', { name: 'Log out' }).click();
+      await ada.waitForURL(/\/(login)?(\?|$)/, { timeout: 30_000 });
+      await ada.goto('/login');
+      await ada.getByLabel('Email').fill(ADA.email);
+      await ada.getByRole('button', { name: 'Login' }).click();
+      await ada.waitForURL(/\/dashboard(\?|#|$)/, { timeout: 30_000 });
+
+      // with the organization named, the form offers the connection as a button: no address needed
+      await ada.goto('/logout');
+      await ada.getByRole('button', { name: 'Log out' }).click();
+      await ada.waitForURL(/\/(login)?(\?|$)/, { timeout: 30_000 });
+      await ada.goto('/login?company=root&domain=default');
+      const button = ada.getByRole('button', { name: `Sign in with ${connectionName}` });
+      await button.waitFor({ timeout: 10_000 });
+      await expectNoAxeViolations(ada);
+      await screenshot(ada, 'connections-login-buttons');
+      await button.click();
+      await ada.waitForURL(/\/dashboard(\?|#|$)/, { timeout: 30_000 });
+    } finally {
+      await context.close();
+    }
+
+    // her user screen lists the identity
+    await page.goto(`/users/${ADA.id}?company=root&domain=default`);
+    await page.getByRole('tab', { name: 'Linked identities' }).click();
+    const row = page.getByRole('row').filter({ hasText: connectionName });
+    await poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain(`upstream-${suffix}`);
+    await expectNoAxeViolations(page);
+    await screenshot(page, 'connections-linked-identities-light');
+  });
+});
