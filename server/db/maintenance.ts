@@ -236,6 +236,28 @@ export async function purgeOldMail(db: Database, options: { keptSeconds?: number
 }
 
 /**
+ * Deletes the sign-ins sent to upstream identity providers that never came back (upstream_flows,
+ * five minutes each) and the SAML assertion ids kept past their assertion's end
+ * (saml_assertions_seen): both are useless once expired. Batched like purgeOldEvents.
+ */
+export async function purgeExpiredUpstream(db: Database, options: { batch?: number; pauseMs?: number; stopped?: () => boolean } = {}): Promise<number> {
+  const { batch = PURGE_BATCH, pauseMs = 50, stopped = () => false } = options;
+  let deleted = 0;
+  for (const table of ['upstream_flows', 'saml_assertions_seen']) {
+    while (!stopped()) {
+      const { rowCount } = await db.query(
+        `DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE expires_at < now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+        [batch],
+      );
+      deleted += rowCount;
+      if (rowCount < batch) break;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+  return deleted;
+}
+
+/**
  * Starts the checks and the sweep; returns the function that stops them (a step under way
  * finishes, no new one starts).
  */
@@ -274,6 +296,13 @@ export function startMaintenance(db: Database, options: MaintenanceOptions = {})
       if (deleted) onStep?.({ sql: `DELETE FROM mail_outbox, account_tokens (${deleted} past their links' life)`, ms: performance.now() - started });
     } catch (error) {
       if (!stopped) log(`mail_outbox purge failed: ${(error as Error).message}`);
+    }
+    try {
+      const started = performance.now();
+      const deleted = await purgeExpiredUpstream(db, { stopped: () => stopped });
+      if (deleted) onStep?.({ sql: `DELETE FROM upstream_flows, saml_assertions_seen (${deleted} expired)`, ms: performance.now() - started });
+    } catch (error) {
+      if (!stopped) log(`upstream_flows purge failed: ${(error as Error).message}`);
     }
     if (!stopped) schedulePurge(purgeEveryMs);
   };

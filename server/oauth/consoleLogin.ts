@@ -13,6 +13,9 @@ import { originOf, withRequestOrigin } from '../requestOrigin.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 import { chooseTenant } from './signInTenant.js';
 import { beginSteps, endSteps, stepPage } from './signInSteps.js';
+import { connectionOfEmail, offeredById } from '../upstream/connections.js';
+import { CONSOLE_FINISH_PATH, startUpstream, takeFinished } from '../upstream/routes.js';
+import type { Tenant } from '../accounts/accounts.js';
 
 /** The fields of the console's form post: an authorization request plus the credentials. */
 interface LoginForm {
@@ -32,6 +35,8 @@ interface LoginForm {
   /** The organization signed in to (the console only; signInTenant.ts): a company id, and a domain id or else its primary domain. */
   company?: string;
   domain?: string;
+  /** An upstream identity provider to sign in with instead of a password (server/upstream/): a connection id offered in that organization. */
+  connection?: string;
 }
 
 const stringProperty = (maxLength: number) => ({ type: 'string', maxLength }) as const;
@@ -42,7 +47,7 @@ const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /** The authorization request of a console sign-in once checked: what its steps keep to end it. */
-type ConsoleRequest = Partial<Record<'client_id' | 'redirect_uri' | 'state' | 'scope' | 'resource' | 'code_challenge' | 'nonce', string>>;
+type ConsoleRequest = Partial<Record<'client_id' | 'redirect_uri' | 'state' | 'scope' | 'resource' | 'code_challenge' | 'nonce' | 'upstream_connection', string>>;
 
 const STEPS_PATH = '/oauth/steps';
 /** A step page's post: its fields are the step's own (signInSteps.ts), short text only. */
@@ -51,6 +56,8 @@ export const STEP_BODY = { type: 'object', maxProperties: 20, additionalProperti
 interface ConsoleLoginOptions extends PasswordStepOptions, GrantSetting {
   provider: Provider;
   issuer: string;
+  /** ALLOW_PRIVATE_CALLBACKS: upstream identity providers on private addresses (server/upstream/fetch.ts). */
+  allowPrivate: boolean;
 }
 
 /**
@@ -72,6 +79,20 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
   };
 
   const steps = { db, secure: issuer.startsWith('https:') };
+  const upstreamOptions = { ...options, publicUrl: issuer, secure: steps.secure };
+
+  /**
+   * The connection a form post signs in with instead of a password: the one it names (unknown
+   * there: 'unknown'), or identifier-first the one whose claimed (verified) e-mail domain the
+   * address is of, when no password is typed; undefined: the password path.
+   */
+  const upstreamOf = async (tenant: Tenant, known: boolean, form: LoginForm) => {
+    const named = form.connection?.trim();
+    if (named) return (known ? await offeredById(db, tenant, named) : undefined) ?? 'unknown';
+    const typed = form.email?.trim();
+    if (!known || !typed || form.password) return undefined;
+    return connectionOfEmail(db, tenant, typed);
+  };
 
   /** The grant of a checked request for this person; undefined when its API is not one she may get. */
   const planFor = async (client: Client, user: KnownUser, checked: ConsoleRequest) => {
@@ -84,13 +105,13 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
   const issue = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    input: { client: Client; user: KnownUser; checked: ConsoleRequest; plan: GrantPlan; amr: string[]; who: { id: string; companyId: string; domainId: string }; login: string },
+    input: { client: Client; user: KnownUser; checked: ConsoleRequest; plan: GrantPlan; amr: string[]; who: { id: string; companyId: string; domainId: string }; login: string; connectionId?: string },
   ) => {
     const { client, user, checked, plan } = input;
     const value = await withRequestOrigin(originOf(request), () =>
       issueCode(provider, { client, accountId: user.subject, plan, redirectUri: checked.redirect_uri!, codeChallenge: checked.code_challenge, nonce: checked.nonce, amr: input.amr }),
     );
-    await recordSignIn(db, attemptOf(request), { outcome: 'success', client: input.who, userId: user.id, login: input.login });
+    await recordSignIn(db, attemptOf(request), { outcome: 'success', client: input.who, userId: user.id, login: input.login, connectionId: input.connectionId });
     // the sign-in is complete (every step done): only now is this browser one the throttle trusts
     trustDevice(options.devices, reply, user);
     return redirectTo(reply, checked.redirect_uri!, { code: value, state: checked.state });
@@ -108,10 +129,39 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
     const plan = await planFor(client, user, checked);
     const tenant = { companyId: user.companyId, domainId: user.domainId };
     if (!plan || plan.consentNeeded) return redirectTo(reply, checked.redirect_uri, { error: 'access_denied', error_description: 'this sign-in may no longer reach its API', state: checked.state });
-    return issue(request, reply, { client, user, checked, plan, amr: pending.amr, who: { id: client.clientId, ...tenant }, login: pending.login });
+    return issue(request, reply, { client, user, checked, plan, amr: pending.amr, who: { id: client.clientId, ...tenant }, login: pending.login, connectionId: checked.upstream_connection });
   };
   app.get(STEPS_PATH, { schema: { hide: true } }, stepsHandler);
   app.post(STEPS_PATH, { config: { sameSiteForm: 'This form was sent from another site. Please sign in again.' }, schema: { hide: true, body: STEP_BODY } }, stepsHandler);
+
+  /**
+   * Back from an upstream identity provider (server/upstream/routes.ts): the console's sign-in ends
+   * as the password's does, its steps first, then the code to its redirect URI.
+   */
+  app.get(CONSOLE_FINISH_PATH, { schema: { hide: true } }, async (request, reply) => {
+    const expired = () => sendPage(reply, 400, renderErrorPage('This sign-in has expired or was finished elsewhere. Please sign in again.'));
+    const done = await takeFinished(db, request, reply, steps.secure);
+    if (!done || done.returnTo.kind !== 'console') return expired();
+    const checked = done.returnTo.request as ConsoleRequest;
+    const client = await provider.Client.find(done.returnTo.clientId).catch(() => undefined);
+    if (!client || !checked.redirect_uri || !client.redirectUris?.includes(checked.redirect_uri)) return expired();
+    const redirectUri = checked.redirect_uri;
+    const fail = (error: string, description: string) => redirectTo(reply, redirectUri, { error, error_description: description, state: checked.state });
+    const who = { id: client.clientId, ...done.tenant };
+    // read afresh: blocked or deleted since the upstream answered
+    const user = await findUserById(db, done.tenant, done.userId);
+    if (!user) return fail('access_denied', 'This account is no longer active.');
+    if (user.blocked) {
+      await recordSignIn(db, attemptOf(request), { outcome: 'blocked', client: who, userId: user.id, login: done.login, connectionId: done.connectionId });
+      return fail('access_denied', BLOCKED_MESSAGE);
+    }
+    const plan = await planFor(client, user, checked);
+    if (!plan) return fail('invalid_target', 'the audience is not an active API of this application\'s domain');
+    if (plan.consentNeeded) return fail('consent_required', 'this API asks the user first: sign in through /oauth/authorize');
+    const request_ = { ...checked, upstream_connection: done.connectionId };
+    if (await beginSteps(steps, request, reply, { user, kind: 'console', request: request_, clientId: client.clientId, login: done.login, path: STEPS_PATH, amr: done.amr })) return reply;
+    return issue(request, reply, { client, user, checked, plan, amr: done.amr, who, login: done.login, connectionId: done.connectionId });
+  });
 
   /** The organization picked after a password proving several (organizationPick.ts): the page, then the pick. */
   app.get(PICK_PATH, { schema: { hide: true } }, async (request, reply) => {
@@ -190,6 +240,7 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
             password: stringProperty(1024),
             company: stringProperty(100),
             domain: stringProperty(100),
+            connection: stringProperty(100),
           },
         },
       },
@@ -236,6 +287,15 @@ export async function consoleLoginRoutes(app: FastifyInstance, options: ConsoleL
       const { tenant, known } = choice;
       const who = { id: client.clientId, ...(known ? tenant : tenantOf(client)) };
       const checked: ConsoleRequest = { client_id: client.clientId, redirect_uri: redirectUri, state: form.state, scope, resource, code_challenge: challenge, nonce: form.nonce || undefined };
+
+      // an upstream identity provider instead of the password (server/upstream/): a page that
+      // continues there (a form's answer may not redirect to another site, the page's form-action)
+      const upstream = await upstreamOf(tenant, known, form);
+      if (upstream === 'unknown') return sendPage(reply, 404, renderErrorPage('This sign-in option does not exist here.'), redirectUri);
+      if (upstream) {
+        const returnTo = { kind: 'console', clientId: client.clientId, request: { ...checked } } as const;
+        return startUpstream(upstreamOptions, request, reply, { connection: upstream, signInTenant: tenant, returnTo, loginHint: form.email?.trim() || undefined, viaForm: true });
+      }
 
       // the console's sign-in naming no organization may find hers (organizationSearch.ts)
       const searching = client.clientId === consoleClientId && !form.company?.trim();

@@ -20,6 +20,7 @@ import { managementAudience } from '../accounts/tokens.js';
 import { createProvider, providerEndpoints } from './provider.js';
 import { originOf, withRequestOrigin } from '../requestOrigin.js';
 import { userinfoRoutes } from './userinfo.js';
+import { upstreamRoutes } from '../upstream/routes.js';
 
 /**
  * The key of device cookies, derived from the signing key so that cookies survive restarts and
@@ -45,11 +46,14 @@ async function signInRoutes(app: FastifyInstance, options: { provider: Provider;
   const { throttle } = options;
   const devices = new DeviceCookies(await deviceCookieSecret(keys.privateKey), config.publicUrl.startsWith('https:'));
   const shared = { provider: options.provider, db, throttle, devices, managementApi: managementAudience(app.ctx), consoleClientId: config.consoleClientId };
-  await app.register(consoleLoginRoutes, { ...shared, issuer: config.publicUrl });
+  const allowPrivate = config.allowPrivateCallbacks === true;
+  await app.register(consoleLoginRoutes, { ...shared, issuer: config.publicUrl, allowPrivate });
   // the second factor and its enrolment at sign-in, and the account page (server/mfa)
   registerMfaSteps();
   await app.register(accountRoutes, { ...shared, issuer: config.publicUrl });
-  await app.register(interactionRoutes, { ...shared, secure: config.publicUrl.startsWith('https:') });
+  await app.register(interactionRoutes, { ...shared, secure: config.publicUrl.startsWith('https:'), publicUrl: config.publicUrl, allowPrivate });
+  // upstream identity providers: their starts, callbacks, SAML ACS and metadata, the link page (server/upstream/)
+  await app.register(upstreamRoutes, { db, throttle, devices, publicUrl: config.publicUrl, allowPrivate, secure: config.publicUrl.startsWith('https:') });
   await app.register(accountPageRoutes, { provider: options.provider, consoleClientId: config.consoleClientId });
   await app.register(signUpRoutes, { throttle, consoleClientId: config.consoleClientId, publicUrl: config.publicUrl });
 }

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
-import { ADMIN_SCOPE, type KnownUser } from '../accounts/accounts.js';
+import { ADMIN_SCOPE, findUserById, type KnownUser, type Tenant } from '../accounts/accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
 import { type GrantSetting, planGrant, saveGrant } from './grants.js';
 import { loginPagePolicy, renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
-import { passwordStep, type PasswordStepOptions, trustDevice } from './passwordStep.js';
+import { BLOCKED_MESSAGE, passwordStep, type PasswordStepOptions, trustDevice } from './passwordStep.js';
 import { originOf, withRequestOrigin } from '../requestOrigin.js';
 import { describeScopes, rememberConsent } from './resources.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
@@ -13,11 +13,17 @@ import { accountOfClient, chooseTenant } from './signInTenant.js';
 import { beginSteps, endSteps, stepPage } from './signInSteps.js';
 import { STEP_BODY } from './consoleLogin.js';
 import { signUpLinkOf } from './signUp.js';
+import { connectionOfEmail, connectionsOffered, hasClaimedEmailDomains, offeredById } from '../upstream/connections.js';
+import { startUpstream, takeFinished } from '../upstream/routes.js';
+import { upstreamPaths } from '../upstream/types.js';
 
 interface InteractionOptions extends PasswordStepOptions, GrantSetting {
   provider: Provider;
   /** Cookies get Secure (the issuer is https). */
   secure: boolean;
+  /** For upstream identity providers (server/upstream/): the public URL, and ALLOW_PRIVATE_CALLBACKS. */
+  publicUrl: string;
+  allowPrivate: boolean;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -61,18 +67,41 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
   };
 
 
+  const personById = (tenant: Tenant, id: string) => findUserById(db, tenant, id);
+
   /** The signed-in person of the interaction, found where the client signs people in only. */
   const personOf = async (details: Details, client: unknown): Promise<KnownUser | undefined> => {
     const subject = details.session?.accountId;
     return subject ? accountOfClient(db, options, client, subject) : undefined;
   };
 
-  /** The sign-in page of the interaction; a console sign-in link's organization is shown as named. */
-  const loginPage = (details: Details, client: Awaited<ReturnType<typeof load>>['client'], extra: { email?: string; error?: string; signUpUrl?: string } = {}) => {
+  /** The tenant the interaction signs in to, when it is one that exists (its connections are offered). */
+  const knownTenantOf = async (details: Details, client: unknown) => {
+    const choice = await chooseTenant(db, options, client, details.params);
+    return choice.kind === 'tenant' && choice.known ? choice.tenant : undefined;
+  };
+
+  /**
+   * The sign-in page of the interaction; a console sign-in link's organization is shown as named.
+   * The domain's connections are buttons (links to their start); when it has a claimed e-mail
+   * domain, the password may be left empty (identifier-first: the address goes to its IdP).
+   */
+  const loginPage = async (details: Details, client: Awaited<ReturnType<typeof load>>['client'], extra: { email?: string; error?: string; signUpUrl?: string } = {}) => {
     const { company, domain } = details.params;
     const organization = typeof company === 'string' && company ? [company, typeof domain === 'string' ? domain : ''].filter(Boolean).join(' › ') : undefined;
-    return renderLoginPage({ clientName: client.clientName ?? client.clientId, action: path(details.uid, 'login'), organization, ...extra });
+    const tenant = await knownTenantOf(details, client);
+    const hint = typeof details.params.login_hint === 'string' ? details.params.login_hint : undefined;
+    const connections = tenant
+      ? (await connectionsOffered(db, tenant)).map((one) => ({
+          name: one.displayName,
+          href: `${upstreamPaths(one.companyId, one.domainId, one.id).start}?interaction=${encodeURIComponent(details.uid)}${hint ? `&login_hint=${encodeURIComponent(hint)}` : ''}`,
+        }))
+      : [];
+    const passwordOptional = tenant ? await hasClaimedEmailDomains(db, tenant) : false;
+    return renderLoginPage({ clientName: client.clientName ?? client.clientId, action: path(details.uid, 'login'), organization, email: hint, connections, passwordOptional, ...extra });
   };
+
+  const upstreamOptions = { ...options, publicUrl: options.publicUrl, allowPrivate: options.allowPrivate };
 
   /** The consent page of an API, or the grant made at once when nobody needs to be asked. */
   const consentStep = async (request: FastifyRequest, reply: FastifyReply, details: Details, client: Awaited<ReturnType<typeof load>>['client']) => {
@@ -102,8 +131,52 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
 
   app.get<{ Params: { uid: string } }>('/oauth/interaction/:uid', { schema: { hide: true } }, async (request, reply) => {
     const { details, client } = await load(request, reply);
-    if (details.prompt.name === 'login') return sendPage(reply, 200, loginPage(details, client, { signUpUrl: await signUpLinkOf(db, options, client, details) }), redirectUriOf(details));
+    if (details.prompt.name === 'login') {
+      // the `connection` authorization parameter (as Auth0's): straight to that IdP, no page
+      const named = typeof details.params.connection === 'string' ? details.params.connection : undefined;
+      const tenant = named ? await knownTenantOf(details, client) : undefined;
+      const connection = tenant && named ? await offeredById(db, tenant, named) : undefined;
+      if (tenant && connection) {
+        const loginHint = typeof details.params.login_hint === 'string' ? details.params.login_hint : undefined;
+        return startUpstream(upstreamOptions, request, reply, { connection, signInTenant: tenant, returnTo: { kind: 'interaction', uid: details.uid, clientId: client.clientId }, loginHint });
+      }
+      return sendPage(reply, 200, await loginPage(details, client, { signUpUrl: await signUpLinkOf(db, options, client, details) }), redirectUriOf(details));
+    }
     return consentStep(request, reply, details, client);
+  });
+
+  /** A connection's button on the page (through its start address): the flow starts here, where the interaction's cookie is sent. */
+  app.get<{ Params: { uid: string; companyId: string; domainId: string; connectionId: string }; Querystring: { login_hint?: string } }>(
+    '/oauth/interaction/:uid/upstream/:companyId/:domainId/:connectionId',
+    { schema: { hide: true, querystring: { type: 'object', properties: { login_hint: { type: 'string', maxLength: 254 } } } } },
+    async (request, reply) => {
+      const { details, client } = await load(request, reply);
+      if (details.prompt.name !== 'login') return sendPage(reply, 400, renderErrorPage('This sign-in step is already done. Please start again.'));
+      const tenant = await knownTenantOf(details, client);
+      if (!tenant) return sendPage(reply, 404, renderErrorPage('This sign-in option does not exist here.'));
+      const { companyId, domainId, connectionId } = request.params;
+      const loginHint = request.query.login_hint ?? (typeof details.params.login_hint === 'string' ? details.params.login_hint : undefined);
+      return startUpstream(upstreamOptions, request, reply, { connection: { companyId, domainId, id: connectionId }, signInTenant: tenant, returnTo: { kind: 'interaction', uid: details.uid, clientId: client.clientId }, loginHint });
+    },
+  );
+
+  /** Back from the upstream IdP (server/upstream/routes.ts): the sign-in ends as the password's does, its steps first. */
+  app.get<{ Params: { uid: string } }>('/oauth/interaction/:uid/upstream-done', { schema: { hide: true } }, async (request, reply) => {
+    const { details, client } = await load(request, reply);
+    const done = await takeFinished(db, request, reply, options.secure);
+    if (!done || done.returnTo.kind !== 'interaction' || done.returnTo.uid !== details.uid || details.prompt.name !== 'login') {
+      return sendPage(reply, 400, renderErrorPage('This sign-in has expired or was finished elsewhere. Please sign in again.'));
+    }
+    // read afresh: blocked or deleted since the upstream answered
+    const user = await personById(done.tenant, done.userId);
+    if (!user) return sendPage(reply, 400, renderErrorPage('This sign-in has expired or was finished elsewhere. Please sign in again.'));
+    if (user.blocked) {
+      await recordSignIn(db, attemptOf(request), { outcome: 'blocked', client: { id: client.clientId, ...done.tenant }, userId: user.id, login: done.login, connectionId: done.connectionId });
+      return sendPage(reply, 403, renderErrorPage(BLOCKED_MESSAGE));
+    }
+    if (await beginSteps(steps, request, reply, { user, kind: 'interaction', request: { uid: details.uid, connectionId: done.connectionId }, clientId: client.clientId, login: done.login, path: path(details.uid, 'steps'), amr: done.amr })) return reply;
+    await recordSignIn(db, attemptOf(request), { outcome: 'success', client: { id: client.clientId, ...done.tenant }, userId: user.id, login: done.login, connectionId: done.connectionId });
+    return finish(request, reply, { login: { accountId: user.subject, remember: false, amr: done.amr } }, details);
   });
 
   app.post<{ Params: { uid: string }; Body: { email?: string; password?: string } }>(
@@ -122,11 +195,19 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       const choice = await chooseTenant(db, options, client, details.params);
       if (choice.kind === 'refused') return sendPage(reply, 400, renderErrorPage(choice.message));
       const { tenant, known } = choice;
+      // identifier-first: an address whose e-mail domain is claimed (verified) here, without a password, goes to its IdP
+      const typed = request.body?.email?.trim() ?? '';
+      if (known && typed && !request.body?.password) {
+        const claimed = await connectionOfEmail(db, tenant, typed);
+        if (claimed) {
+          return startUpstream(upstreamOptions, request, reply, { connection: claimed, signInTenant: tenant, returnTo: { kind: 'interaction', uid: details.uid, clientId: client.clientId }, loginHint: typed, viaForm: true });
+        }
+      }
       // an unknown organization's failures are the console's own tenant's events
       const who = { id: client.clientId, ...(known ? tenant : tenantOf(client)) };
       const outcome = await passwordStep(options, request, reply, { tenant, client: who, login: request.body?.email ?? '', password: request.body?.password ?? '' });
       const again = async (status: number, error: string) =>
-        sendPage(reply, status, loginPage(details, client, { email: outcome.login, error, signUpUrl: await signUpLinkOf(db, options, client, details) }), redirectUriOf(details));
+        sendPage(reply, status, await loginPage(details, client, { email: outcome.login, error, signUpUrl: await signUpLinkOf(db, options, client, details) }), redirectUriOf(details));
       if (outcome.kind === 'throttled') return again(429, outcome.message);
       if (outcome.kind === 'blocked') return again(403, outcome.message);
       if (outcome.kind === 'wrong') return again(401, 'Wrong email or password.');
@@ -147,7 +228,13 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     if (outcome.kind === 'sent') return reply;
     const { pending, user } = outcome;
     await endSteps(steps, reply, pending);
-    await recordSignIn(db, attemptOf(request), { outcome: 'success', client: { id: client.clientId, companyId: user.companyId, domainId: user.domainId }, userId: user.id, login: pending.login });
+    await recordSignIn(db, attemptOf(request), {
+      outcome: 'success',
+      client: { id: client.clientId, companyId: user.companyId, domainId: user.domainId },
+      userId: user.id,
+      login: pending.login,
+      connectionId: pending.request.connectionId,
+    });
     trustDevice(options.devices, reply, user);
     return finish(request, reply, { login: { accountId: user.subject, remember: false, amr: pending.amr } }, details);
   };

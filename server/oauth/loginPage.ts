@@ -10,6 +10,8 @@ label { display: block; margin: 1rem 0 0.25rem; font-weight: 600; }
 input[type=text], input[type=email], input[type=password] { box-sizing: border-box; width: 100%; padding: 0.6rem; font-size: 1rem; }
 button { margin-top: 1.5rem; width: 100%; padding: 0.7rem; font-size: 1rem; font-weight: 600; cursor: pointer; }
 .error { padding: 0.75rem; border-left: 4px solid #c62828; background: rgba(198, 40, 40, 0.1); }
+ul.connections { list-style: none; padding: 0; margin: 0; }
+a.connection { display: block; margin-top: 0.75rem; padding: 0.7rem; border: 1px solid GrayText; border-radius: 4px; text-align: center; font-weight: 600; color: inherit; text-decoration: none; }
 `;
 const STYLE_HASH = `'sha256-${crypto.createHash('sha256').update(STYLE).digest('base64')}'`;
 
@@ -75,6 +77,10 @@ export function renderLoginPage(input: {
   organization?: string;
   /** The hosted sign-up page of the tenant, when its security policy offers sign-up (signUp.ts). */
   signUpUrl?: string;
+  /** The domain's upstream identity providers (server/upstream/): a button each, a link to its start. */
+  connections?: { name: string; href: string }[];
+  /** The domain claims e-mail domains of an IdP: an address of one, without a password, signs in there (identifier-first). */
+  passwordOptional?: boolean;
 }): string {
   const error = input.error ? `<p class="error" id="login-error" role="alert">${escapeHtml(input.error)}</p>\n` : '';
   const describedBy = input.error ? ' aria-describedby="login-error" aria-invalid="true"' : '';
@@ -88,11 +94,18 @@ ${input.organization ? `<p>Organization: <strong>${escapeHtml(input.organization
 ${fields}<label for="email">Email or username</label>
 <input type="text" id="email" name="email" autocomplete="username" required autofocus value="${escapeHtml(input.email ?? '')}"${describedBy}>
 <label for="password">Password</label>
-<input type="password" id="password" name="password" autocomplete="current-password" required${describedBy}>
-<button type="submit">Sign in</button>
+<input type="password" id="password" name="password" autocomplete="current-password"${input.passwordOptional ? '' : ' required'}${describedBy}>
+${input.passwordOptional ? '<p>Your organization signs you in elsewhere? Leave the password empty.</p>\n' : ''}<button type="submit">Sign in</button>
 </form>
-<p><a href="${escapeHtml(forgotHref(input))}">Forgot your password?</a></p>${input.signUpUrl ? `\n<p>No account yet? <a href="${escapeHtml(input.signUpUrl)}">Create an account</a></p>` : ''}`,
+${connectionButtons(input.connections)}<p><a href="${escapeHtml(forgotHref(input))}">Forgot your password?</a></p>${input.signUpUrl ? `\n<p>No account yet? <a href="${escapeHtml(input.signUpUrl)}">Create an account</a></p>` : ''}`,
   );
+}
+
+/** The other ways to sign in: one link styled as a button per connection. */
+function connectionButtons(connections: { name: string; href: string }[] | undefined): string {
+  if (!connections?.length) return '';
+  const links = connections.map((one) => `<li><a class="connection" href="${escapeHtml(one.href)}">Sign in with ${escapeHtml(one.name)}</a></li>`).join('\n');
+  return `<nav aria-label="Other ways to sign in">\n<p>Or</p>\n<ul class="connections">\n${links}\n</ul>\n</nav>\n`;
 }
 
 /**

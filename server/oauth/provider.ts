@@ -169,6 +169,8 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
         if (choice.kind === 'refused') throw new errors.InvalidRequest(choice.message);
       },
       domain: null,
+      // an upstream identity provider to sign in with, skipping the page (as Auth0's; server/upstream/)
+      connection: null,
     },
     claims: {
       // amr (RFC 8176): how the person proved who she is, password and second factor (signInSteps.ts)

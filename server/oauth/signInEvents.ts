@@ -22,7 +22,11 @@ export type SignInOutcome =
   | 'blocked'
   | 'second_factor_failed'
   /** the console's sign-in naming no organization: the password proved accounts in several, she is asked which (organizationSearch.ts) */
-  | 'several_organizations';
+  | 'several_organizations'
+  /** an upstream identity provider's answer was refused (state, signature, nonce, an address it may not give) (server/upstream/) */
+  | 'upstream_failed'
+  /** an upstream identity names an address of an account not linked to it: she must prove that account first */
+  | 'upstream_not_linked';
 
 /** Where an attempt came from: the request's client address, user agent and logger. */
 export interface Attempt {
@@ -43,6 +47,8 @@ export interface SignInEvent {
   /** The email or username typed; never a password. */
   login?: string;
   detail?: string;
+  /** The upstream connection she signed in through (server/upstream/), when not a password. */
+  connectionId?: string;
 }
 
 /** Text a client sent, made safe to store: PostgreSQL text cannot hold NUL, and nothing is kept at any length. */
@@ -52,8 +58,8 @@ export function storable(text: string | undefined, max: number): string | null {
   return Array.from(text.replace(/\0/g, '').slice(0, max * 2)).slice(0, max).join('') || null;
 }
 
-const INSERT = `INSERT INTO signin_events (company_id, domain_id, client_id, user_id, login, outcome, detail, ip, user_agent)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+const INSERT = `INSERT INTO signin_events (company_id, domain_id, client_id, user_id, login, outcome, detail, ip, user_agent, connection_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
 
 function values(event: SignInEvent, attempt: Attempt): unknown[] {
   const { client } = event;
@@ -67,6 +73,7 @@ function values(event: SignInEvent, attempt: Attempt): unknown[] {
     storable(event.detail, 500),
     storable(attempt.ip, 100),
     storable(attempt.userAgent, 500),
+    storable(event.connectionId, 200),
   ];
 }
 

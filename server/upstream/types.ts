@@ -32,6 +32,9 @@ export interface UpstreamConnection {
   scopes?: string;
   claimMapping: ClaimMapping;
   entraTenant?: string;
+  /** Apple: the team id and the key's id, with which the client secret (a JWT signed with the PEM key) is made. */
+  appleTeamId?: string;
+  appleKeyId?: string;
   /** SAML: the IdP's metadata (XML, or where to fetch it). */
   samlMetadataXml?: string;
   samlMetadataUrl?: string;

@@ -1,0 +1,375 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/index.js';
+import { findUserById, type KnownUser, type Tenant } from '../accounts/accounts.js';
+import { badRequest, HttpError } from '../errors.js';
+import { sha256 } from '../ids.js';
+import { escapeHtml, renderErrorPage, renderPage, sendPage } from '../oauth/loginPage.js';
+import { passwordStep, type PasswordStepOptions } from '../oauth/passwordStep.js';
+import { attemptOf, recordSignIn, type SignInOutcome } from '../oauth/signInEvents.js';
+import { type ConnectionRef, connectionByRef, connectionForSignIn, connectionForTest, connectionsOffered } from './connections.js';
+import { upstreamFetch } from './fetch.js';
+import { type Flow, type FlowPayload, newToken, peekFlow, type ReturnTo, saveFlow, takeFlow } from './flows.js';
+import { oidcAuthorizeUrl, oidcCallback, type UpstreamSetting } from './oidc.js';
+import { samlAuthorizeUrl, samlServiceProviderMetadata, samlVerify } from './saml.js';
+import { accountOfProfile, linkIdentity, upstreamAmr } from './signIn.js';
+import { upstreamPaths, type UpstreamConnection, type UpstreamProfile } from './types.js';
+
+/**
+ * The sign-in's side of upstream identity providers (docs/CONSOLE.md, "Connections"): the start of
+ * a flow (from the hosted page, the console's form post, or an administrator's test), the
+ * callback (OpenID Connect, OAuth 2) and the SAML ACS, the page where a person proves an existing
+ * account before her identity is linked to it, and the public list of a domain's connections.
+ *
+ * A flow is bound to the browser that started it by a cookie (the callback refuses an answer that
+ * comes back in another browser: a code injected into a victim's browser), and to its connection (an
+ * answer at another connection's callback finds no flow: IdP mix-up). Once the upstream has said
+ * who she is, the sign-in ends where it began: the hosted interaction's page or the console's
+ * sign-in finish it (their steps, then the code), from a one-time "finished" row whose token is in
+ * an HttpOnly cookie (oidc-provider's interaction cookie is scoped to the interaction's path).
+ */
+
+export interface UpstreamOptions extends PasswordStepOptions {
+  publicUrl: string;
+  allowPrivate: boolean;
+  /** Cookies get Secure (the issuer is https). */
+  secure: boolean;
+}
+
+/** The cookie binding a flow to its browser (callbacks are top-level GETs: SameSite=Lax sends it). */
+const BROWSER_COOKIE = 'iam_upstream';
+/** The cookie of an upstream sign-in finished, for the page that ends it (the interaction's or the console's). */
+export const FINISHED_COOKIE = 'iam_upstream_done';
+/** The cookie of a link waiting for the existing account's password. */
+const LINK_COOKIE = 'iam_upstream_link';
+const LINK_PATH = '/oauth/upstream/link';
+/** The console's sign-in ends upstream sign-ins here (server/oauth/consoleLogin.ts). */
+export const CONSOLE_FINISH_PATH = '/oauth/login/upstream';
+export const interactionFinishPath = (uid: string) => `/oauth/interaction/${encodeURIComponent(uid)}/upstream-done`;
+
+const cookie = (name: string, value: string, maxAge: number, path: string, secure: boolean) =>
+  [`${name}=${value}`, `Max-Age=${maxAge}`, `Path=${path}`, 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; ');
+
+export function cookieValue(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, value] = part.trim().split('=', 2);
+    if (key === name && value && /^[A-Za-z0-9_-]{43}$/.test(value)) return value;
+  }
+  return undefined;
+}
+
+const settingOf = (options: UpstreamOptions): UpstreamSetting => ({ publicUrl: options.publicUrl.replace(/\/$/, ''), allowPrivate: options.allowPrivate });
+
+/** A page that sends the browser on at once: a form's answer cannot redirect to another site (the page's form-action), a refresh can. */
+export function continuePage(url: string, name: string): string {
+  return renderPage(
+    `Continue to ${name}`,
+    `<meta http-equiv="refresh" content="0;url=${escapeHtml(url)}">
+<h1>Signing in with ${escapeHtml(name)}</h1>
+<p><a id="continue" href="${escapeHtml(url)}">Continue to ${escapeHtml(name)}</a></p>`,
+  );
+}
+
+const expiredMessage = 'This sign-in has expired, was already used, or was not started here. Please sign in again.';
+
+/**
+ * Sends the browser to the connection's IdP with a new flow. `viaForm`: the answer to a form post
+ * (a page that continues), else a 303. Throws a 404 when the connection is not offered there.
+ */
+export async function startUpstream(
+  options: UpstreamOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: { connection: ConnectionRef; signInTenant: Tenant; returnTo: ReturnTo; loginHint?: string; viaForm?: boolean },
+): Promise<FastifyReply> {
+  const { db } = options;
+  const connection =
+    input.returnTo.kind === 'test' ? await connectionForTest(db, input.connection) : await connectionForSignIn(db, input.connection, input.signInTenant);
+  if (!connection) throw new HttpError(404, 'This sign-in option does not exist here.');
+  const setting = settingOf(options);
+  const state = newToken();
+  const browser = newToken();
+  const loginHint = input.loginHint && input.loginHint.length <= 254 && !/[\u0000-\u001F\u007F]/.test(input.loginHint) ? input.loginHint : undefined;
+  const payload: FlowPayload = { signInTenant: input.signInTenant, returnTo: input.returnTo, loginHint, browser: sha256(browser) };
+  let url: string;
+  if (connection.protocol === 'saml') {
+    const saml = await samlAuthorizeUrl(connection, { relayState: state, publicUrl: setting.publicUrl }, { fetch: upstreamFetch(setting.allowPrivate) });
+    url = saml.url;
+    payload.samlRequestId = saml.requestId;
+  } else {
+    const oidc = await oidcAuthorizeUrl(connection, setting, { state, loginHint });
+    url = oidc.url;
+    payload.nonce = oidc.checks.nonce;
+    payload.codeVerifier = oidc.checks.codeVerifier;
+  }
+  await saveFlow(db, connection, 'sign-in', payload, { token: state });
+  reply.header('Set-Cookie', cookie(BROWSER_COOKIE, browser, 5 * 60, '/oauth/upstream', options.secure));
+  if (input.viaForm) return sendPage(reply, 200, continuePage(url, connection.displayName));
+  return reply.header('Cache-Control', 'no-store').redirect(url, 303);
+}
+
+/** What the finishing page of a sign-in reads (a one-time row, by its cookie). */
+export interface FinishedSignIn {
+  returnTo: ReturnTo;
+  tenant: Tenant;
+  userId: string;
+  amr: string[];
+  connectionId: string;
+  login: string;
+}
+
+/** Takes the finished upstream sign-in of this browser (once); undefined when none or expired. */
+export async function takeFinished(db: Database, request: FastifyRequest, reply: FastifyReply, secure: boolean): Promise<FinishedSignIn | undefined> {
+  const token = cookieValue(request, FINISHED_COOKIE);
+  reply.header('Set-Cookie', cookie(FINISHED_COOKIE, '', 0, '/oauth', secure));
+  const flow = await takeFlow(db, token, { purposes: ['finished'] });
+  return flow ? (flow.payload as unknown as FinishedSignIn) : undefined;
+}
+
+const CLIENT_OF = (returnTo: ReturnTo) => (returnTo.kind === 'test' ? 'connection-test' : returnTo.clientId);
+
+export async function upstreamRoutes(app: FastifyInstance, options: UpstreamOptions) {
+  const { db } = options;
+  const setting = settingOf(options);
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'upstream sign-in failed');
+    return sendPage(reply, status, renderErrorPage(status === 500 ? 'Something went wrong. Please try again.' : error.message));
+  });
+
+  const refuse = async (request: FastifyRequest, reply: FastifyReply, flow: Pick<Flow, 'connectionId' | 'payload'>, outcome: SignInOutcome, message: string, extra: { userId?: string; login?: string; status?: number } = {}) => {
+    const { payload } = flow;
+    if (payload.returnTo.kind !== 'test') {
+      await recordSignIn(db, attemptOf(request), {
+        outcome,
+        client: { id: CLIENT_OF(payload.returnTo), ...payload.signInTenant },
+        userId: extra.userId,
+        login: extra.login,
+        detail: outcome === 'upstream_failed' ? message : undefined,
+        connectionId: flow.connectionId,
+      });
+    }
+    return sendPage(reply, extra.status ?? (outcome === 'blocked' ? 403 : 400), renderErrorPage(message));
+  };
+
+  /** An upstream's answer, checked: a test shows it; a sign-in finds (or makes) her account and goes on. */
+  const signedInUpstream = async (request: FastifyRequest, reply: FastifyReply, flow: Flow, connection: UpstreamConnection, profile: UpstreamProfile) => {
+    const { payload } = flow;
+    if (payload.returnTo.kind === 'test') return sendPage(reply, 200, claimsPage(connection, profile));
+    const outcome = await accountOfProfile(db, connection, payload.signInTenant, profile);
+    const login = profile.email ?? profile.subject;
+    if (outcome.kind === 'refused') return refuse(request, reply, flow, outcome.outcome, outcome.message, { userId: outcome.userId, login });
+    if (outcome.kind === 'prove') {
+      await recordSignIn(db, attemptOf(request), {
+        outcome: 'upstream_not_linked',
+        client: { id: CLIENT_OF(payload.returnTo), ...payload.signInTenant },
+        userId: outcome.user.id,
+        login,
+        detail: 'her password is asked before the link',
+        connectionId: connection.id,
+      });
+      const token = await saveFlow(db, connection, 'link', { ...payload, userId: outcome.user.id, profile, amr: upstreamAmr(connection, profile) }, { seconds: 15 * 60 });
+      reply.header('Set-Cookie', cookie(LINK_COOKIE, token, 15 * 60, '/oauth/upstream', options.secure));
+      return reply.header('Cache-Control', 'no-store').redirect(LINK_PATH, 303);
+    }
+    return finished(reply, connection, payload, outcome.user, upstreamAmr(connection, profile), login);
+  };
+
+  /** Hands the sign-in to the page that ends it (the interaction's, or the console's). */
+  const finished = async (reply: FastifyReply, connection: UpstreamConnection, payload: FlowPayload, user: KnownUser, amr: string[], login: string) => {
+    const row: FinishedSignIn = { returnTo: payload.returnTo, tenant: { companyId: user.companyId, domainId: user.domainId }, userId: user.id, amr, connectionId: connection.id, login };
+    const token = await saveFlow(db, connection, 'finished', { ...row, signInTenant: row.tenant } as unknown as FlowPayload);
+    reply.header('Set-Cookie', cookie(FINISHED_COOKIE, token, 5 * 60, '/oauth', options.secure));
+    const to = payload.returnTo.kind === 'interaction' ? interactionFinishPath(payload.returnTo.uid) : CONSOLE_FINISH_PATH;
+    return reply.header('Cache-Control', 'no-store').redirect(to, 303);
+  };
+
+  const refOf = (params: { companyId: string; domainId: string; connectionId: string }): ConnectionRef => ({ companyId: params.companyId, domainId: params.domainId, id: params.connectionId });
+  /** The flow's connection, read again (disabled, deleted or no longer offered there since the start: refused). */
+  const connectionOfFlow = async (flow: Flow, ref: ConnectionRef) =>
+    flow.payload.returnTo.kind === 'test' ? connectionForTest(db, ref) : connectionForSignIn(db, ref, flow.payload.signInTenant);
+
+  type ConnectionParams = { companyId: string; domainId: string; connectionId: string };
+  const PARAMS = {
+    type: 'object',
+    properties: { companyId: { type: 'string', maxLength: 100 }, domainId: { type: 'string', maxLength: 100 }, connectionId: { type: 'string', maxLength: 100 } },
+  } as const;
+  const text = (maxLength: number) => ({ type: 'string', maxLength }) as const;
+
+  app.get<{ Querystring: { company?: string; domain?: string } }>(
+    '/oauth/upstream/connections',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'The connections (upstream identity providers) a domain\'s sign-in offers: its own and those shared from above; nothing secret',
+        security: [],
+        querystring: { type: 'object', properties: { company: text(100), domain: text(100) } },
+      },
+    },
+    async (request, reply) => {
+      const { company, domain } = request.query;
+      reply.header('Cache-Control', 'no-store');
+      if (!company) return [];
+      const { rows } = await db.query<Tenant>(`SELECT company_id AS "companyId", id AS "domainId" FROM domains WHERE company_id = $1 AND ${domain ? 'id = $2' : 'is_primary'}`, domain ? [company, domain] : [company]);
+      if (!rows[0]) return [];
+      const offered = await connectionsOffered(db, rows[0]);
+      return offered.map((one) => ({ id: one.id, displayName: one.displayName, preset: one.preset, protocol: one.protocol, companyId: one.companyId, domainId: one.domainId }));
+    },
+  );
+
+  /**
+   * The start. From a hosted sign-in page (`interaction`), the interaction's own path does it (its
+   * cookie is scoped there); an administrator's test (`ticket`, a one-time row the management API
+   * made) starts here.
+   */
+  app.get<{ Params: ConnectionParams; Querystring: { interaction?: string; ticket?: string; login_hint?: string } }>(
+    '/oauth/upstream/:companyId/:domainId/:connectionId/start',
+    { schema: { hide: true, params: PARAMS, querystring: { type: 'object', properties: { interaction: text(100), ticket: text(200), login_hint: text(254) } } } },
+    async (request, reply) => {
+      const ref = refOf(request.params);
+      const { interaction, ticket, login_hint } = request.query;
+      if (interaction) {
+        const hint = login_hint ? `?login_hint=${encodeURIComponent(login_hint)}` : '';
+        const path = upstreamPaths(ref.companyId, ref.domainId, ref.id).start.replace('/oauth/upstream/', '');
+        return reply.header('Cache-Control', 'no-store').redirect(`/oauth/interaction/${encodeURIComponent(interaction)}/upstream/${path.replace(/\/start$/, '')}${hint}`, 303);
+      }
+      if (ticket) {
+        const redeemed = await takeFlow(db, ticket, { connection: ref, purposes: ['test-ticket'] });
+        if (!redeemed) throw badRequest('This test link has expired or was already used. Start the test again from the console.');
+        return startUpstream(options, request, reply, { connection: ref, signInTenant: { companyId: ref.companyId, domainId: ref.domainId }, returnTo: { kind: 'test' } });
+      }
+      throw badRequest('Open the sign-in page of your application and choose this sign-in option there.');
+    },
+  );
+
+  /** The OpenID Connect / OAuth 2 answer: a GET (query), or Apple's form post. */
+  const callback = async (request: FastifyRequest<{ Params: ConnectionParams }>, reply: FastifyReply) => {
+    const ref = refOf(request.params);
+    const fields = (request.method === 'POST' ? request.body : request.query) as Record<string, string | undefined>;
+    const state = typeof fields?.state === 'string' ? fields.state : undefined;
+    const flow = await takeFlow(db, state, { connection: ref, purposes: ['sign-in'] });
+    if (!flow) return sendPage(reply, 400, renderErrorPage(expiredMessage));
+    reply.header('Set-Cookie', cookie(BROWSER_COOKIE, '', 0, '/oauth/upstream', options.secure));
+    // a form post from the IdP (Apple) comes without our SameSite=Lax cookie: its binding is the flow's interaction or console request
+    if (request.method === 'GET' && flow.payload.browser !== sha256(cookieValue(request, BROWSER_COOKIE) ?? '')) {
+      return refuse(request, reply, flow, 'upstream_failed', 'This sign-in was started in another browser. Please sign in again.');
+    }
+    const connection = await connectionOfFlow(flow, ref);
+    if (!connection || connection.protocol === 'saml') return refuse(request, reply, flow, 'upstream_failed', 'This sign-in option is no longer offered here.', { status: 404 });
+    const currentUrl = new URL(`${setting.publicUrl}${upstreamPaths(ref.companyId, ref.domainId, ref.id).callback}`);
+    for (const [name, value] of Object.entries(fields ?? {})) if (typeof value === 'string') currentUrl.searchParams.set(name, value);
+    let profile: UpstreamProfile;
+    try {
+      profile = await oidcCallback(connection, setting, currentUrl, { state: state!, checks: { nonce: flow.payload.nonce, codeVerifier: flow.payload.codeVerifier ?? '' } });
+    } catch (error) {
+      const message = error instanceof HttpError && error.statusCode < 500 ? error.message : 'The identity provider\'s answer could not be checked. Please try again.';
+      if (!(error instanceof HttpError)) request.log.warn({ err: error }, 'upstream answer refused');
+      return refuse(request, reply, flow, 'upstream_failed', message);
+    }
+    return signedInUpstream(request, reply, flow, connection, profile);
+  };
+  const CALLBACK_FIELDS = { type: 'object', properties: { code: text(4096), state: text(200), iss: text(2000), error: text(200), error_description: text(2000), session_state: text(500) } } as const;
+  app.get('/oauth/upstream/:companyId/:domainId/:connectionId/callback', { schema: { hide: true, params: PARAMS, querystring: CALLBACK_FIELDS } }, callback);
+  app.post(
+    '/oauth/upstream/:companyId/:domainId/:connectionId/callback',
+    { schema: { hide: true, params: PARAMS, body: { type: 'object', properties: { ...CALLBACK_FIELDS.properties, user: text(4096) } } } },
+    callback,
+  );
+
+  /** The SAML answer (HTTP-POST binding, from the IdP's page: another site, so no cookie of ours comes with it). */
+  app.post<{ Params: ConnectionParams; Body: { SAMLResponse?: string; RelayState?: string } }>(
+    '/oauth/upstream/:companyId/:domainId/:connectionId/saml/acs',
+    // its fields are not declared one by one: a SAMLResponse may hold line breaks, which the OAuth input checks refuse
+    { bodyLimit: 2_000_000, schema: { hide: true, params: PARAMS, body: { type: 'object', maxProperties: 10, additionalProperties: { type: 'string', maxLength: 1_500_000 } } } },
+    async (request, reply) => {
+      const ref = refOf(request.params);
+      const flow = await takeFlow(db, request.body?.RelayState, { connection: ref, purposes: ['sign-in'] });
+      if (!flow || !flow.payload.samlRequestId) return sendPage(reply, 400, renderErrorPage(expiredMessage));
+      const connection = await connectionOfFlow(flow, ref);
+      if (!connection || connection.protocol !== 'saml') return refuse(request, reply, flow, 'upstream_failed', 'This sign-in option is no longer offered here.', { status: 404 });
+      let profile: UpstreamProfile;
+      try {
+        profile = await samlVerify(db, connection, request.body ?? {}, { expectedRequestId: flow.payload.samlRequestId, publicUrl: setting.publicUrl }, { fetch: upstreamFetch(setting.allowPrivate) });
+      } catch (error) {
+        const message = error instanceof HttpError && error.statusCode < 500 ? error.message : 'The SAML response could not be checked. Please try again.';
+        if (!(error instanceof HttpError)) request.log.warn({ err: error }, 'SAML response refused');
+        return refuse(request, reply, flow, 'upstream_failed', message);
+      }
+      return signedInUpstream(request, reply, flow, connection, profile);
+    },
+  );
+
+  app.get<{ Params: ConnectionParams }>('/oauth/upstream/:companyId/:domainId/:connectionId/saml/metadata', { schema: { hide: true, params: PARAMS } }, async (request, reply) => {
+    const connection = await connectionForTest(db, refOf(request.params));
+    if (!connection || connection.protocol !== 'saml') throw new HttpError(404, 'No SAML connection here.');
+    return reply.header('Content-Type', 'application/samlmetadata+xml; charset=utf-8').header('Cache-Control', 'no-store').send(samlServiceProviderMetadata(connection, setting.publicUrl));
+  });
+
+  /** The link of an identity to an existing account: her password first (throttled and recorded like a sign-in). */
+  const linkPage = (email: string, connectionName: string, error?: string) =>
+    renderPage(
+      'Link your account',
+      `<h1>Link your account</h1>
+<p>An account with the address <strong>${escapeHtml(email)}</strong> already exists here. To sign in to it with ${escapeHtml(connectionName)} from now on, enter its password once.</p>
+${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(error)}</p>\n` : ''}<form method="post" action="${LINK_PATH}">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required${error ? ' aria-describedby="link-error" aria-invalid="true"' : ''}>
+<button type="submit">Link and sign in</button>
+</form>`,
+    );
+  const linkFlow = async (request: FastifyRequest) => {
+    const flow = await peekFlow(db, cookieValue(request, LINK_COOKIE), ['link']);
+    if (!flow) return undefined;
+    const connection = await connectionByRef(db, { companyId: flow.companyId, domainId: flow.domainId, id: flow.connectionId });
+    const user = await findUserById(db, flow.payload.signInTenant, String(flow.payload.userId));
+    return connection && user ? { flow, connection, user } : undefined;
+  };
+  app.get(LINK_PATH, { schema: { hide: true } }, async (request, reply) => {
+    const found = await linkFlow(request);
+    if (!found) return sendPage(reply, 400, renderErrorPage(expiredMessage));
+    return sendPage(reply, 200, linkPage(found.user.email, found.connection.displayName));
+  });
+  app.post<{ Body: { password?: string } }>(
+    LINK_PATH,
+    { config: { sameSiteForm: 'This form was sent from another site. Please sign in again.' }, schema: { hide: true, body: { type: 'object', properties: { password: text(1024) } } } },
+    async (request, reply) => {
+      const found = await linkFlow(request);
+      if (!found) return sendPage(reply, 400, renderErrorPage(expiredMessage));
+      const { flow, connection, user } = found;
+      const { payload } = flow;
+      const client = { id: CLIENT_OF(payload.returnTo), ...payload.signInTenant };
+      const outcome = await passwordStep(options, request, reply, { tenant: payload.signInTenant, client, login: user.email, password: request.body?.password ?? '' });
+      if (outcome.kind === 'throttled') return sendPage(reply, 429, linkPage(user.email, connection.displayName, outcome.message));
+      if (outcome.kind === 'blocked') return sendPage(reply, 403, renderErrorPage(outcome.message));
+      if (outcome.kind === 'wrong' || outcome.user.id !== user.id) return sendPage(reply, 401, linkPage(user.email, connection.displayName, 'Wrong password.'));
+      // spent now: the link is made once
+      const taken = await takeFlow(db, cookieValue(request, LINK_COOKIE), { purposes: ['link'] });
+      if (!taken) return sendPage(reply, 400, renderErrorPage(expiredMessage));
+      reply.header('Set-Cookie', cookie(LINK_COOKIE, '', 0, '/oauth/upstream', options.secure));
+      await linkIdentity(db, connection, outcome.user, payload.profile as UpstreamProfile);
+      // she proved the password too
+      const amr = [...new Set(['pwd', ...((payload.amr as string[] | undefined) ?? ['fed'])])];
+      return finished(reply, connection, payload, outcome.user, amr, user.email);
+    },
+  );
+}
+
+/** The end of an administrator's test sign-in: what the connection made of the IdP's answer; nobody is provisioned. */
+function claimsPage(connection: UpstreamConnection, profile: UpstreamProfile): string {
+  const row = (name: string, value: string | undefined) => `<tr><th scope="row">${escapeHtml(name)}</th><td>${escapeHtml(value ?? '—')}</td></tr>`;
+  return renderPage(
+    `Test sign-in: ${connection.displayName}`,
+    `<h1>Test sign-in: ${escapeHtml(connection.displayName)}</h1>
+<p>The identity provider signed this person in. Nobody was signed in or created here: this is what a sign-in would receive.</p>
+<table id="claims">
+${row('subject', profile.subject)}
+${row('email', profile.email)}
+${row('email_verified', String(profile.emailVerified))}
+${row('email trusted here', String(connection.trustEmail && profile.emailVerified))}
+${row('name', profile.name)}
+${row('groups', profile.groups?.join(', '))}
+${row('amr', profile.amr?.join(' '))}
+${row('acr', profile.acr)}
+</table>`,
+  );
+}
