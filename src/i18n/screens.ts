@@ -465,6 +465,7 @@ export const screens = {
         groups: 'Group',
         applications: 'Application',
         apis: 'API',
+        connections: 'Connection',
       },
       actions: {
         create: 'Created',
@@ -502,6 +503,12 @@ export const screens = {
         sendVerification: 'Verification e-mail sent',
         sendInvitation: 'Invitation sent',
         securityPolicy: 'Security policy changed',
+        // a connection's (docs/CONSOLE.md, "Connections") and a user's linked identities
+        addEmailDomain: 'E-mail domain claimed',
+        verifyEmailDomain: 'E-mail domain verified',
+        removeEmailDomain: 'E-mail domain removed',
+        testSignIn: 'Test sign-in started',
+        unlinkIdentity: 'Identity unlinked',
       },
     },
     rotateSecret: {
