@@ -4,6 +4,7 @@ import { sha256 } from '../../server/ids.js';
 import { createTenant, PUBLIC_URL, startServer, type Tenant, type TestServer } from './helpers.js';
 import { addApplication, CONSOLE_REDIRECT, consoleLoginFields, CookieJar, injectBrowser, pkce, postLogin, postToken, setPassword } from './oauthHelpers.js';
 import { start as startIdp, type OidcIdp } from '../upstream/oidcIdp.js';
+import { isSpecialUseAddress } from '../../server/upstream/fetch.js';
 
 /**
  * Signing in with an upstream OpenID Connect IdP (docs/CONSOLE.md, "Connections"), end to end: a
@@ -284,6 +285,13 @@ describe('attacks', () => {
     expect(await lastEvent()).toMatchObject({ outcome: 'upstream_failed', connectionId: 'corp' });
   });
 
+  it('private, loopback, link-local and mapped addresses are special-use; public ones are not', () => {
+    for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1']) {
+      expect(isSpecialUseAddress(address), address).toBe(true);
+    }
+    for (const address of ['8.8.8.8', '140.82.112.3', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isSpecialUseAddress(address), address).toBe(false);
+  });
+
   it('an issuer on a private address is refused without ALLOW_PRIVATE_CALLBACKS: a 400 with a sentence', async () => {
     const strict = await startServer();
     try {
@@ -345,6 +353,15 @@ describe('routing', () => {
     // `connection` in the authorization request: straight to the IdP, no page
     const direct = await injectBrowser(server).get(`${authorize}&connection=corp`);
     expect(direct.location?.origin).toBe(idp.issuer);
+
+    // another tenant's connection, started from this application's sign-in page: 404
+    const otherJar = new CookieJar();
+    const other = await injectBrowser(server, otherJar).get(authorize);
+    const uid = /\/oauth\/interaction\/([^/"]+)\/login/.exec(other.body)?.[1];
+    expect(uid).toBeTruthy();
+    const foreign = await server.app.inject({ method: 'GET', url: `/oauth/interaction/${uid}/upstream/acme/acme-domain/acme-own`, headers: { cookie: otherJar.header() } });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.headers.location).toBeUndefined();
   });
 
   it('a test ticket runs the flow and ends on the mapped claims, provisioning nobody', async () => {
