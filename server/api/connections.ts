@@ -72,7 +72,7 @@ export function connectionDefinition(publicUrl: string) {
       preset: { column: 't.preset', input: { type: 'string', enum: PRESETS } },
       enabled: { column: 't.enabled', type: 'boolean', input: flag },
       status: { column: 't.status', input: status },
-      issuer: { column: setting('issuer'), input: { ...optionalText(2000), description: 'OpenID Connect issuer or discovery URL (https); the preset gives it for google, entra, apple and github' }, listed: false },
+      issuer: { column: setting('issuer'), input: { ...optionalText(2000), description: 'OpenID Connect issuer or discovery URL (https); for google, entra (from entraTenant), apple and github the preset sets it' }, listed: false },
       clientId: { column: setting('clientId'), input: optionalText(500), listed: false },
       scopes: { column: setting('scopes'), input: { type: 'string', maxLength: 1000, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E\\s]*$', description: 'space-separated' }, listed: false },
       claimMapping: {
@@ -172,7 +172,8 @@ function checkedSettings(next: Editable, allowPrivate: boolean): Editable {
     if (problem) throw badRequest(`samlMetadataUrl: "${result.samlMetadataUrl}" ${problem}`);
     return result;
   }
-  if (!result.issuer) result.issuer = presetIssuer(result.preset, result.entraTenant) ?? '';
+  // a preset's issuer is the preset's (Entra's from its tenant): a "google" connection is Google, whatever a form sends back
+  result.issuer = presetIssuer(result.preset, result.entraTenant) ?? result.issuer;
   if (!result.scopes) result.scopes = DEFAULT_SCOPES[result.preset] ?? DEFAULT_SCOPES[result.protocol] ?? '';
   if (!result.issuer) throw badRequest(`issuer: an ${result.protocol} connection needs the issuer (or its discovery URL)`);
   const problem = upstreamUrlProblem(result.issuer, allowPrivate);

@@ -146,6 +146,10 @@ describe('connections: create, read, change, delete', () => {
     expect(google.body).toMatchObject({ protocol: 'oidc', issuer: 'https://accounts.google.com', hasSecret: false });
     const entra = await admin('POST', base(), { displayName: 'Entra', preset: 'entra', entraTenant: 'contoso.onmicrosoft.com', clientId: 'e-client' });
     expect(entra.body).toMatchObject({ protocol: 'oidc', issuer: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0' });
+    // the tenant changes, the issuer follows; an issuer sent back for a preset changes nothing
+    const moved = await admin('PUT', `${base()}/${entra.body.id}`, { entraTenant: 'fabrikam.onmicrosoft.com', issuer: entra.body.issuer });
+    expect(moved.body.issuer).toBe('https://login.microsoftonline.com/fabrikam.onmicrosoft.com/v2.0');
+    expect((await admin('PUT', `${base()}/${google.body.id}`, { issuer: 'https://evil.example' })).body.issuer).toBe('https://accounts.google.com');
     const github = await admin('POST', base(), { displayName: 'GitHub', preset: 'github', clientId: 'gh-client', clientSecret: 'gh-secret' });
     expect(github.body).toMatchObject({ protocol: 'oauth2', issuer: 'https://github.com', scopes: 'read:user user:email', hasSecret: true });
     const apple = await admin('POST', base(), { displayName: 'Apple', preset: 'apple', clientId: 'com.acme.web', appleTeamId: 'TEAM123456', appleKeyId: 'KEY1234567', clientSecret: '-----BEGIN PRIVATE KEY-----\nMIG...\n-----END PRIVATE KEY-----' });
