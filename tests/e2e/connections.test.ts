@@ -80,9 +80,16 @@ describe('connections', () => {
     await poll(() => callback.inputValue()).toMatch(new RegExp(`^${baseUrl()}/oauth/upstream/root/default/[A-Za-z0-9]+/callback$`));
     await page.getByRole('button', { name: 'Copy Callback URL' }).click();
     await poll(() => page.evaluate(() => navigator.clipboard.readText().catch(() => ''))).toBe(await callback.inputValue());
-    await expect(page.getByRole('button', { name: 'Test sign-in' }).isEnabled()).resolves.toBe(true);
     await expectNoAxeViolations(page);
     await screenshot(page, 'connections-view-light');
+
+    // Test sign-in: the flow in a new window, ending on the provider's page of the mapped claims
+    idp.setAccount({ sub: `tester-${suffix}`, email: `tester@${emailDomain}`, email_verified: true, name: 'Tess Tester', groups: ['staff'] });
+    const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Test sign-in' }).click()]);
+    await poll(() => popup.textContent('body').catch(() => '')).toContain(`tester-${suffix}`);
+    expect(await popup.textContent('body')).toContain('Tess Tester');
+    await screenshot(popup, 'connections-test-sign-in-claims');
+    await popup.close();
 
     // the secret is never shown: only that it is set
     await page.getByRole('tab', { name: 'Settings' }).click();
