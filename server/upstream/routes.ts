@@ -149,6 +149,16 @@ export async function upstreamRoutes(app: FastifyInstance, options: UpstreamOpti
         connectionId: flow.connectionId,
       });
     }
+    // the console's sign-in goes back to its form, which says why (as a refused password does)
+    const back = payload.returnTo.kind === 'console' ? payload.returnTo.request.redirect_uri : undefined;
+    if (back && payload.returnTo.kind === 'console') {
+      const url = new URL(back);
+      url.searchParams.set('error', 'access_denied');
+      url.searchParams.set('error_description', message);
+      if (payload.returnTo.request.state) url.searchParams.set('state', payload.returnTo.request.state);
+      url.searchParams.set('iss', setting.publicUrl);
+      return reply.header('Cache-Control', 'no-store').redirect(url.href, 303);
+    }
     return sendPage(reply, extra.status ?? (outcome === 'blocked' ? 403 : 400), renderErrorPage(message));
   };
 
