@@ -5,6 +5,7 @@ import { createTenant, PUBLIC_URL, startServer, type Tenant, type TestServer } f
 import { addApplication, CONSOLE_REDIRECT, consoleLoginFields, CookieJar, injectBrowser, pkce, postLogin, postToken, setPassword } from './oauthHelpers.js';
 import { start as startIdp, type OidcIdp } from '../upstream/oidcIdp.js';
 import { isSpecialUseAddress } from '../../server/upstream/fetch.js';
+import { purgeExpiredUpstream } from '../../server/db/maintenance.js';
 
 /**
  * Signing in with an upstream OpenID Connect IdP (docs/CONSOLE.md, "Connections"), end to end: a
@@ -310,6 +311,18 @@ describe('attacks', () => {
   });
 });
 
+describe('housekeeping', () => {
+  it('expired upstream flows and SAML assertion ids are purged with the other expired rows', async () => {
+    await server.db.query(
+      `INSERT INTO upstream_flows (id, company_id, domain_id, connection_id, purpose, payload, expires_at) VALUES ('old-flow', 'globex', 'globex-domain', 'corp', 'sign-in', '{}', now() - interval '1 minute'), ('live-flow', 'globex', 'globex-domain', 'corp', 'sign-in', '{}', now() + interval '1 minute')`,
+    );
+    await server.db.query(`INSERT INTO saml_assertions_seen (id, expires_at) VALUES ('old-assertion', now() - interval '1 minute')`);
+    expect(await purgeExpiredUpstream(server.db)).toBeGreaterThanOrEqual(2);
+    const left = await server.db.query(`SELECT id FROM upstream_flows WHERE id IN ('old-flow', 'live-flow') UNION ALL SELECT id FROM saml_assertions_seen WHERE id = 'old-assertion'`);
+    expect(left.rows).toEqual([{ id: 'live-flow' }]);
+  });
+});
+
 describe('routing', () => {
   it('identifier-first: an address of a claimed, verified e-mail domain and no password goes to its IdP, with login_hint', async () => {
     await server.db.query(
@@ -357,6 +370,22 @@ describe('routing', () => {
     // `connection` in the authorization request: straight to the IdP, no page
     const direct = await injectBrowser(server).get(`${authorize}&connection=corp`);
     expect(direct.location?.origin).toBe(idp.issuer);
+
+    // identifier-first on the hosted page too: the claimed address and no password, on to the IdP with the hint
+    const typedJar = new CookieJar();
+    const typed = await injectBrowser(server, typedJar).get(authorize);
+    const typedUid = /\/oauth\/interaction\/([^/"]+)\/login/.exec(typed.body)?.[1];
+    expect(typed.body).not.toMatch(/name="password"[^>]*required/);
+    const posted = await server.app.inject({
+      method: 'POST',
+      url: `/oauth/interaction/${typedUid}/login`,
+      headers: { cookie: typedJar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ email: 'ann@corp.example', password: '' }).toString(),
+    });
+    expect(posted.statusCode).toBe(200);
+    const onward = new URL(continueUrl(posted.body));
+    expect(onward.origin).toBe(idp.issuer);
+    expect(onward.searchParams.get('login_hint')).toBe('ann@corp.example');
 
     // another tenant's connection, started from this application's sign-in page: 404
     const otherJar = new CookieJar();
