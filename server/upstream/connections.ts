@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/index.js';
 import { decryptSecret } from '../accounts/factors.js';
+import { badRequest } from '../errors.js';
 import type { Tenant } from '../accounts/accounts.js';
 import type { ClaimMapping, Preset, Protocol, UpstreamConnection } from './types.js';
 
@@ -43,6 +44,15 @@ function claimMappingOf(value: unknown): ClaimMapping {
   return { email: text(given.email), name: text(given.name), groups: text(given.groups), emailVerified: text(given.emailVerified) };
 }
 
+/** The connection's secret, opened; a key that cannot open it (MFA_KEY changed or missing) is a sentence, not a 5xx. */
+async function openSecret(db: Queryable, row: ConnectionRow): Promise<string> {
+  try {
+    return await decryptSecret(db, row.secret!);
+  } catch {
+    throw badRequest(`The secret of the connection ${row.displayName} cannot be opened with this server's key (MFA_KEY): ask an administrator to enter it again.`);
+  }
+}
+
 async function toConnection(db: Queryable, row: ConnectionRow, withSecret: boolean): Promise<UpstreamConnection> {
   const settings = row.settings ?? {};
   return {
@@ -55,7 +65,7 @@ async function toConnection(db: Queryable, row: ConnectionRow, withSecret: boole
     enabled: row.enabled,
     issuer: text(settings.issuer),
     clientId: text(settings.clientId),
-    secret: withSecret && row.secret ? await decryptSecret(db, row.secret) : undefined,
+    secret: withSecret && row.secret ? await openSecret(db, row) : undefined,
     scopes: text(settings.scopes),
     claimMapping: claimMappingOf(settings.claimMapping),
     entraTenant: text(settings.entraTenant),

@@ -290,6 +290,15 @@ describe('attacks', () => {
     expect(await lastEvent()).toMatchObject({ outcome: 'upstream_failed', connectionId: 'corp' });
   });
 
+  it('a secret this server cannot open is a 400 with a sentence, never a 5xx', async () => {
+    await addConnection(server, globex, 'unopened', idp);
+    await server.db.query(`UPDATE connections SET secret = 'v1.AAAA.AAAA.AAAA' WHERE company_id = 'globex' AND id = 'unopened'`);
+    const { challenge } = pkce();
+    const response = await postLogin(server, consoleLoginFields(challenge, { email: undefined, password: '', company: 'globex', connection: 'unopened' }));
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toContain('cannot be opened');
+  });
+
   it('private, loopback, link-local and mapped addresses are special-use; public ones are not', () => {
     for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1']) {
       expect(isSpecialUseAddress(address), address).toBe(true);
