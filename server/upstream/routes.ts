@@ -276,6 +276,8 @@ export async function upstreamRoutes(app: FastifyInstance, options: UpstreamOpti
       if (!(error instanceof HttpError)) request.log.warn({ err: error }, 'upstream answer refused');
       return refuse(request, reply, flow, 'upstream_failed', message);
     }
+    // Apple gives the name once, in its form post's `user` (never in the ID token)
+    if (connection.preset === 'apple' && !profile.name && typeof fields?.user === 'string') profile.name = appleName(fields.user);
     return signedInUpstream(request, reply, flow, connection, profile);
   };
   const CALLBACK_FIELDS = { type: 'object', properties: { code: text(4096), state: text(200), iss: text(2000), error: text(200), error_description: text(2000), session_state: text(500) } } as const;
@@ -362,6 +364,17 @@ ${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(error)}</p
       return finished(reply, connection, payload, outcome.user, amr, user.email);
     },
   );
+}
+
+/** The name in Apple's `user` field ({"name":{"firstName","lastName"}}), if it holds one. */
+function appleName(user: string): string | undefined {
+  try {
+    const { name } = JSON.parse(user) as { name?: { firstName?: unknown; lastName?: unknown } };
+    const full = [name?.firstName, name?.lastName].filter((part): part is string => typeof part === 'string' && part.trim() !== '').join(' ').trim();
+    return full ? full.slice(0, 200) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The end of an administrator's test sign-in: what the connection made of the IdP's answer; nobody is provisioned. */

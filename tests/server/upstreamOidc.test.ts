@@ -4,7 +4,7 @@ import { sha256 } from '../../server/ids.js';
 import { createTenant, PUBLIC_URL, startServer, type Tenant, type TestServer } from './helpers.js';
 import { addApplication, CONSOLE_REDIRECT, consoleLoginFields, CookieJar, injectBrowser, pkce, postLogin, postToken, setPassword } from './oauthHelpers.js';
 import { start as startIdp, type OidcIdp } from '../upstream/oidcIdp.js';
-import { isSpecialUseAddress } from '../../server/upstream/fetch.js';
+import { isSpecialUseAddress, upstreamFetch } from '../../server/upstream/fetch.js';
 import { purgeExpiredUpstream } from '../../server/db/maintenance.js';
 
 /**
@@ -304,6 +304,14 @@ describe('attacks', () => {
       expect(isSpecialUseAddress(address), address).toBe(true);
     }
     for (const address of ['8.8.8.8', '140.82.112.3', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isSpecialUseAddress(address), address).toBe(false);
+  });
+
+  it('the upstream fetch refuses a private address, by number or by a name resolving to one, unless allowed', async () => {
+    for (const url of [`${idp.issuer}/.well-known/openid-configuration`, idp.issuer.replace('127.0.0.1', 'localhost')]) {
+      await expect(upstreamFetch(false)(url)).rejects.toMatchObject({ statusCode: 400, message: expect.stringContaining('private or local address') });
+    }
+    await expect(upstreamFetch(false)('file:///etc/passwd')).rejects.toMatchObject({ statusCode: 400 });
+    expect((await upstreamFetch(true)(`${idp.issuer}/.well-known/openid-configuration`)).status).toBe(200);
   });
 
   it('an issuer on a private address is refused without ALLOW_PRIVATE_CALLBACKS: a 400 with a sentence', async () => {
