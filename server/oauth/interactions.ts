@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
-import { ADMIN_SCOPE, findUserById, type KnownUser, type Tenant } from '../accounts/accounts.js';
+import { ADMIN_SCOPE, findUserById, type KnownUser } from '../accounts/accounts.js';
 import { defaultResource, tenantOf } from './clients.js';
 import { type GrantSetting, planGrant, saveGrant } from './grants.js';
 import { loginPagePolicy, renderConsentPage, renderErrorPage, renderLoginPage, sendPage } from './loginPage.js';
@@ -67,8 +67,6 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
   };
 
 
-  const personById = (tenant: Tenant, id: string) => findUserById(db, tenant, id);
-
   /** The signed-in person of the interaction, found where the client signs people in only. */
   const personOf = async (details: Details, client: unknown): Promise<KnownUser | undefined> => {
     const subject = details.session?.accountId;
@@ -100,8 +98,6 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     const passwordOptional = tenant ? await hasClaimedEmailDomains(db, tenant) : false;
     return renderLoginPage({ clientName: client.clientName ?? client.clientId, action: path(details.uid, 'login'), organization, email: hint, connections, passwordOptional, ...extra });
   };
-
-  const upstreamOptions = { ...options, publicUrl: options.publicUrl, allowPrivate: options.allowPrivate };
 
   /** The consent page of an API, or the grant made at once when nobody needs to be asked. */
   const consentStep = async (request: FastifyRequest, reply: FastifyReply, details: Details, client: Awaited<ReturnType<typeof load>>['client']) => {
@@ -138,7 +134,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       const connection = tenant && named ? await offeredById(db, tenant, named) : undefined;
       if (tenant && connection) {
         const loginHint = typeof details.params.login_hint === 'string' ? details.params.login_hint : undefined;
-        return startUpstream(upstreamOptions, request, reply, { connection, signInTenant: tenant, returnTo: { kind: 'interaction', uid: details.uid, clientId: client.clientId }, loginHint });
+        return startUpstream(options, request, reply, { connection, signInTenant: tenant, returnTo: { kind: 'interaction', uid: details.uid, clientId: client.clientId }, loginHint });
       }
       return sendPage(reply, 200, await loginPage(details, client, { signUpUrl: await signUpLinkOf(db, options, client, details) }), redirectUriOf(details));
     }
@@ -156,7 +152,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       if (!tenant) return sendPage(reply, 404, renderErrorPage('This sign-in option does not exist here.'));
       const { companyId, domainId, connectionId } = request.params;
       const loginHint = request.query.login_hint ?? (typeof details.params.login_hint === 'string' ? details.params.login_hint : undefined);
-      return startUpstream(upstreamOptions, request, reply, { connection: { companyId, domainId, id: connectionId }, signInTenant: tenant, returnTo: { kind: 'interaction', uid: details.uid, clientId: client.clientId }, loginHint });
+      return startUpstream(options, request, reply, { connection: { companyId, domainId, id: connectionId }, signInTenant: tenant, returnTo: { kind: 'interaction', uid: details.uid, clientId: client.clientId }, loginHint });
     },
   );
 
@@ -168,7 +164,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       return sendPage(reply, 400, renderErrorPage('This sign-in has expired or was finished elsewhere. Please sign in again.'));
     }
     // read afresh: blocked or deleted since the upstream answered
-    const user = await personById(done.tenant, done.userId);
+    const user = await findUserById(db, done.tenant, done.userId);
     if (!user) return sendPage(reply, 400, renderErrorPage('This sign-in has expired or was finished elsewhere. Please sign in again.'));
     if (user.blocked) {
       await recordSignIn(db, attemptOf(request), { outcome: 'blocked', client: { id: client.clientId, ...done.tenant }, userId: user.id, login: done.login, connectionId: done.connectionId });
@@ -200,7 +196,7 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
       if (known && typed && !request.body?.password) {
         const claimed = await connectionOfEmail(db, tenant, typed);
         if (claimed) {
-          return startUpstream(upstreamOptions, request, reply, { connection: claimed, signInTenant: tenant, returnTo: { kind: 'interaction', uid: details.uid, clientId: client.clientId }, loginHint: typed, viaForm: true });
+          return startUpstream(options, request, reply, { connection: claimed, signInTenant: tenant, returnTo: { kind: 'interaction', uid: details.uid, clientId: client.clientId }, loginHint: typed, viaForm: true });
         }
       }
       // an unknown organization's failures are the console's own tenant's events
