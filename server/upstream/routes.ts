@@ -35,8 +35,11 @@ export interface UpstreamOptions extends PasswordStepOptions {
   secure: boolean;
 }
 
-/** The cookie binding a flow to its browser (callbacks are top-level GETs: SameSite=Lax sends it). */
-const BROWSER_COOKIE = 'iam_upstream';
+/**
+ * The cookie binding a flow to its browser (callbacks are top-level GETs: SameSite=Lax sends it),
+ * one per flow, named after its state: two sign-ins started in two tabs both come back.
+ */
+const browserCookie = (state: string) => `iam_upstream_${sha256(state).slice(0, 16)}`;
 /** The cookie of an upstream sign-in finished, for the page that ends it (the interaction's or the console's). */
 export const FINISHED_COOKIE = 'iam_upstream_done';
 /** The cookie of a link waiting for the existing account's password. */
@@ -102,7 +105,7 @@ export async function startUpstream(
     payload.codeVerifier = oidc.checks.codeVerifier;
   }
   await saveFlow(db, connection, 'sign-in', payload, { token: state });
-  reply.header('Set-Cookie', cookie(BROWSER_COOKIE, browser, 5 * 60, '/oauth/upstream', options.secure));
+  reply.header('Set-Cookie', cookie(browserCookie(state), browser, 5 * 60, '/oauth/upstream', options.secure));
   if (input.viaForm) return sendPage(reply, 200, continuePage(url, connection.displayName));
   return reply.header('Cache-Control', 'no-store').redirect(url, 303);
 }
@@ -259,9 +262,9 @@ export async function upstreamRoutes(app: FastifyInstance, options: UpstreamOpti
     const state = typeof fields?.state === 'string' ? fields.state : undefined;
     const flow = await takeFlow(db, state, { connection: ref, purposes: ['sign-in'] });
     if (!flow) return sendPage(reply, 400, renderErrorPage(expiredMessage));
-    reply.header('Set-Cookie', cookie(BROWSER_COOKIE, '', 0, '/oauth/upstream', options.secure));
+    reply.header('Set-Cookie', cookie(browserCookie(state!), '', 0, '/oauth/upstream', options.secure));
     // a form post from the IdP (Apple) comes without our SameSite=Lax cookie: its binding is the flow's interaction or console request
-    if (request.method === 'GET' && flow.payload.browser !== sha256(cookieValue(request, BROWSER_COOKIE) ?? '')) {
+    if (request.method === 'GET' && flow.payload.browser !== sha256(cookieValue(request, browserCookie(state!)) ?? '')) {
       return refuse(request, reply, flow, 'upstream_failed', 'This sign-in was started in another browser. Please sign in again.');
     }
     const connection = await connectionOfFlow(flow, ref);

@@ -273,6 +273,19 @@ describe('attacks', () => {
     expect(replayed.body).toContain('expired, was already used');
   });
 
+  it('two sign-ins started in one browser (two tabs) both come back', async () => {
+    const jar = new CookieJar();
+    const callbacks: URL[] = [];
+    for (let tab = 0; tab < 2; tab++) {
+      const { challenge } = pkce();
+      const started = await postLogin(server, consoleLoginFields(challenge, { email: undefined, password: '', company: 'globex', connection: 'corp' }));
+      jar.keep(started.headers['set-cookie'] as string[] | undefined);
+      callbacks.push(new URL(await throughIdp(continueUrl(started.body))));
+    }
+    const browser = injectBrowser(server, jar);
+    for (const callback of callbacks.reverse()) expect(codeOf(await browser.get(`${callback.pathname}${callback.search}`))).toBeTruthy();
+  });
+
   it('the answer is refused in a browser other than the one that started the sign-in', async () => {
     const { callback } = await callbackOf('corp');
     const elsewhere = await injectBrowser(server).get(`${callback.pathname}${callback.search}`);
