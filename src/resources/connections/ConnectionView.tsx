@@ -37,11 +37,13 @@ function CopyField({ label, value, id }: { label: string; value: string; id: str
       label={label}
       value={value}
       fullWidth
+      // the whole address, wrapped: its end tells the SAML metadata from the ACS
+      multiline
       margin="dense"
       helperText={copied === undefined ? undefined : translate(copied ? 'iam.secret.copied' : 'iam.secret.copyFailed')}
       onFocus={(event) => event.target.select()}
       slotProps={{
-        htmlInput: { readOnly: true, style: { fontFamily: 'monospace' } },
+        htmlInput: { readOnly: true, style: { fontFamily: 'monospace', wordBreak: 'break-all' } },
         input: {
           endAdornment: (
             <InputAdornment position="end">
