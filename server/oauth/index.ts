@@ -91,7 +91,7 @@ const PROVIDER_PARAMS = {
     `client_id redirect_uri response_type response_mode scope state code_challenge code_challenge_method nonce prompt audience resource
      max_age login_hint id_token_hint acr_values ui_locales claims_locales display request request_uri grant_type code code_verifier
      client_secret client_assertion client_assertion_type refresh_token token token_type_hint post_logout_redirect_uri logout_hint
-     device_code user_code xsrf logout dpop_jkt`
+     device_code user_code xsrf logout dpop_jkt connection`
       .split(/\s+/)
       .map((name) => [name, {}]),
   ),
