@@ -97,16 +97,6 @@ export async function connectionForSignIn(db: Queryable, ref: ConnectionRef, sig
   return rows[0] ? toConnection(db, rows[0], true) : undefined;
 }
 
-/** The connection as stored (active, enabled), wherever it is offered: for a flow that already checked where. */
-export async function connectionByRef(db: Queryable, ref: ConnectionRef): Promise<UpstreamConnection | undefined> {
-  const { rows } = await db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM connections c WHERE c.company_id = $1 AND c.domain_id = $2 AND c.id = $3 AND c.status = 'active' AND c.enabled`, [
-    ref.companyId,
-    ref.domainId,
-    ref.id,
-  ]);
-  return rows[0] ? toConnection(db, rows[0], true) : undefined;
-}
-
 /** The connection of a test sign-in: enabled or not (an administrator tests before she enables it). */
 export async function connectionForTest(db: Queryable, ref: ConnectionRef): Promise<UpstreamConnection | undefined> {
   const { rows } = await db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM connections c WHERE c.company_id = $1 AND c.domain_id = $2 AND c.id = $3 AND c.status = 'active'`, [

@@ -6,7 +6,7 @@ import { sha256 } from '../ids.js';
 import { escapeHtml, renderErrorPage, renderPage, sendPage } from '../oauth/loginPage.js';
 import { passwordStep, type PasswordStepOptions } from '../oauth/passwordStep.js';
 import { attemptOf, recordSignIn, type SignInOutcome } from '../oauth/signInEvents.js';
-import { type ConnectionRef, connectionByRef, connectionForSignIn, connectionForTest, connectionsOffered } from './connections.js';
+import { type ConnectionRef, connectionForSignIn, connectionForTest, connectionsOffered } from './connections.js';
 import { upstreamFetch } from './fetch.js';
 import { type Flow, type FlowPayload, newToken, peekFlow, type ReturnTo, saveFlow, takeFlow } from './flows.js';
 import { oidcAuthorizeUrl, oidcCallback, type UpstreamSetting } from './oidc.js';
@@ -335,7 +335,8 @@ ${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(error)}</p
   const linkFlow = async (request: FastifyRequest) => {
     const flow = await peekFlow(db, cookieValue(request, LINK_COOKIE), ['link']);
     if (!flow) return undefined;
-    const connection = await connectionByRef(db, { companyId: flow.companyId, domainId: flow.domainId, id: flow.connectionId });
+    // still offered where this sign-in is (disabled, deleted or unshared meanwhile: no link)
+    const connection = await connectionForSignIn(db, { companyId: flow.companyId, domainId: flow.domainId, id: flow.connectionId }, flow.payload.signInTenant);
     const user = await findUserById(db, flow.payload.signInTenant, String(flow.payload.userId));
     return connection && user ? { flow, connection, user } : undefined;
   };
