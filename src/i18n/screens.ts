@@ -397,6 +397,8 @@ export const screens = {
         blocked: 'Account blocked',
         second_factor_failed: 'Second step failed',
         several_organizations: 'Organization asked',
+        upstream_failed: 'Identity provider refused',
+        upstream_not_linked: 'Account not linked yet',
       },
     },
     // docs/CONSOLE.md, "A user's sessions"
@@ -1000,6 +1002,7 @@ export const screens = {
         ip: 'IP address',
         userAgent: 'User agent',
         detail: 'Detail',
+        connectionId: 'Connection',
       },
     },
     sessions: {

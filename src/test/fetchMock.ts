@@ -13,7 +13,7 @@ export interface RecordedRequest {
 export type Responder = (request: RecordedRequest) => { status?: number; json?: unknown; headers?: Record<string, string> };
 
 /** Every permission the provider checks (GET /api/roles' `permissions`): what an Owner holds. */
-export const EVERY_PERMISSION = ['companies', 'domains', 'users', 'groups', 'sessions', 'signInEvents', 'audit', 'applications', 'apis', 'roles']
+export const EVERY_PERMISSION = ['companies', 'domains', 'users', 'groups', 'sessions', 'signInEvents', 'audit', 'applications', 'apis', 'roles', 'connections']
   .flatMap((resource) => ['read', 'write', 'purge'].map((verb) => `${resource}:${verb}`))
   .concat('sessions:revoke', 'applications:secrets', 'users:unlock', 'users:block', 'users:recover', 'roles:owner');
 

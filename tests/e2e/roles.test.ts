@@ -162,7 +162,7 @@ describe('roles in the console', () => {
     // a user's screen: Edit is not hers; History, Sign-ins and Sessions are; Roles is not
     await page.getByRole('row').filter({ hasText: AUDITOR.email }).getByRole('link').first().click();
     await eventually(() => page.getByRole('tab', { name: 'History' }).isVisible()).toBe(true);
-    expect(await page.getByRole('tab').allTextContents()).toEqual(['General', 'History', 'Sign-ins', 'Sessions']);
+    expect(await page.getByRole('tab').allTextContents()).toEqual(['General', 'History', 'Sign-ins', 'Sessions', 'Linked identities']);
     expect(await reasonOf(page, button(page, 'Edit'))).toBe(needs);
 
     await page.goto(`${baseUrl()}/users-deleted`);

@@ -92,7 +92,7 @@ describe('History tab of a user', () => {
       }),
     );
     renderScreen(users, UserForm, { pathname: users.routes.form, state: { company, domain, user: grace, mode: 'view' } });
-    expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual(['General', 'History', 'Sign-ins', 'Sessions', 'Roles']);
+    expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual(['General', 'History', 'Sign-ins', 'Sessions', 'Roles', 'Linked identities']);
     await openHistory();
 
     expect(await screen.findByRole('heading', { name: 'Updated' }, { timeout: 5000 })).toBeInTheDocument();

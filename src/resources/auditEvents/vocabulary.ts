@@ -4,7 +4,7 @@
  */
 
 /** Resource types with a history; each is also the name of its console declaration. */
-export const AUDITED_TYPES = ['companies', 'domains', 'users', 'groups', 'applications', 'apis'] as const;
+export const AUDITED_TYPES = ['companies', 'domains', 'users', 'groups', 'applications', 'apis', 'connections'] as const;
 
 export const AUDIT_ACTIONS = [
   'create',
@@ -45,6 +45,12 @@ export const AUDIT_ACTIONS = [
   'enrolFactor',
   'removeFactor',
   'newRecoveryCodes',
+  // a connection's claimed e-mail domains and test sign-in, a user's linked identities (docs/CONSOLE.md, "Connections")
+  'addEmailDomain',
+  'verifyEmailDomain',
+  'removeEmailDomain',
+  'testSignIn',
+  'unlinkIdentity',
 ] as const;
 
 /** One record of a company's log, as GET /api/companys/{c}/auditEvents answers it. */

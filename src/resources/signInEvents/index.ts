@@ -17,6 +17,9 @@ export const SIGN_IN_OUTCOMES = [
   'blocked',
   'second_factor_failed',
   'several_organizations',
+  // through an upstream identity provider (docs/CONSOLE.md, "Connections")
+  'upstream_failed',
+  'upstream_not_linked',
 ] as const;
 
 /**
@@ -58,6 +61,8 @@ export const signInEvents: ResourceDeclaration = {
         blocked: 'warning',
         second_factor_failed: 'error',
         several_organizations: 'info',
+        upstream_failed: 'error',
+        upstream_not_linked: 'warning',
       },
       sortable: false,
     },
@@ -74,10 +79,12 @@ export const signInEvents: ResourceDeclaration = {
     { source: 'ip', kind: 'text', sortable: false },
     { source: 'userAgent', kind: 'textarea', truncate: 28, sortable: false },
     { source: 'detail', kind: 'text', sortable: false },
+    // the upstream identity provider's connection the sign-in came through, if any
+    { source: 'connectionId', kind: 'text', sortable: false },
     { source: 'userId', kind: 'text', sortable: false },
   ],
   listColumns: ['occurredAt', 'outcome', 'login', 'clientId', 'ip', 'userAgent'],
-  moreColumns: ['detail'],
+  moreColumns: ['detail', 'connectionId'],
   filters: [
     { source: 'userId', kind: 'reference', reference: 'users', optionText: 'displayName' },
     { source: 'clientId', kind: 'reference', reference: 'applications', optionText: 'client_name' },
