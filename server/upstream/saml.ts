@@ -6,12 +6,11 @@
  * Recipient and InResponseTo the IdP signed, the Destination, and single use of each assertion.
  */
 import crypto from 'node:crypto';
-import dns from 'node:dns/promises';
-import net from 'node:net';
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile, type SamlConfig } from '@node-saml/node-saml';
 import { parseDomFromString, xpath } from '@node-saml/node-saml/lib/xml.js';
 import type { Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
+import { upstreamFetch } from './fetch.js';
 import { upstreamPaths, type UpstreamConnection, type UpstreamProfile } from './types.js';
 
 /** Clocks of the IdP and of this server may differ a little; assertions live minutes, not hours. */
@@ -34,7 +33,7 @@ const GROUP_ATTRIBUTES = ['groups', 'http://schemas.microsoft.com/ws/2008/06/ide
 export interface SamlFetchOptions {
   /** ALLOW_PRIVATE_CALLBACKS: the metadata may be on a private or loopback address (tests, an IdP on the same network). */
   allowPrivateCallbacks?: boolean;
-  /** Another fetch (the sign-in side's own guarded one); when given, it alone decides which addresses it reaches. */
+  /** Another fetch; when given, it alone decides which addresses it reaches (default: upstreamFetch of server/upstream/fetch.ts). */
   fetch?: typeof globalThis.fetch;
 }
 
@@ -88,18 +87,7 @@ export async function parseIdpMetadata(xml: string): Promise<IdentityProvider> {
   return { entityId, ssoUrl, certificates };
 }
 
-const isPrivateAddress = (address: string): boolean => {
-  const list = new net.BlockList();
-  for (const [prefix, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['224.0.0.0', 3]] as const) {
-    list.addSubnet(prefix, bits, 'ipv4');
-  }
-  for (const [prefix, bits] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) list.addSubnet(prefix, bits, 'ipv6');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return list.check(mapped[1], 'ipv4');
-  return list.check(address, net.isIPv6(address) ? 'ipv6' : 'ipv4');
-};
-
-/** GET of the IdP's metadata that refuses private and loopback addresses unless the operator allows them (SSRF). */
+/** GET of the IdP's metadata through the upstream fetch, which refuses private and loopback addresses unless the operator allows them (SSRF). */
 async function fetchMetadata(url: string, options: SamlFetchOptions): Promise<string> {
   let target: URL;
   try {
@@ -108,17 +96,13 @@ async function fetchMetadata(url: string, options: SamlFetchOptions): Promise<st
     throw refused('The SAML IdP metadata URL is not a URL.');
   }
   if (target.protocol !== 'https:' && target.protocol !== 'http:') throw refused('The SAML IdP metadata URL must be http or https.');
-  if (!options.fetch && !options.allowPrivateCallbacks) {
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    const addresses = net.isIP(host) ? [host] : await dns.lookup(host, { all: true }).then((found) => found.map((entry) => entry.address), () => []);
-    if (addresses.length === 0) throw refused('The SAML IdP metadata URL names a host that cannot be found.');
-    if (addresses.some(isPrivateAddress)) throw refused('The SAML IdP metadata URL is on a private or loopback address, which this server does not call.');
-  }
+  const fetchUpstream = options.fetch ?? upstreamFetch(options.allowPrivateCallbacks === true);
   let response: Response;
   try {
     // No redirects: a public address must not hand the call on to a private one
-    response = await (options.fetch ?? globalThis.fetch)(target, { redirect: 'error', signal: AbortSignal.timeout(10_000), headers: { accept: 'application/samlmetadata+xml, application/xml, text/xml' } });
-  } catch {
+    response = await fetchUpstream(target, { redirect: 'error', signal: AbortSignal.timeout(10_000), headers: { accept: 'application/samlmetadata+xml, application/xml, text/xml' } });
+  } catch (error) {
+    if (error instanceof HttpError && error.statusCode < 500) throw error;
     throw refused('The SAML IdP metadata could not be fetched from its URL.');
   }
   if (!response.ok) throw refused(`The SAML IdP metadata URL answered ${response.status}.`);
