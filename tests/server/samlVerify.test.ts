@@ -226,6 +226,12 @@ describe('SAML service provider: responses refused', () => {
     await expectRefused(() => verify(undefined, requestId), /sent no SAMLResponse/);
     await expectRefused(() => verify('bm90IHhtbA==', requestId), /refused/);
     await expectRefused(() => verify('%%%', requestId), /refused/);
+    // entities are not expanded (billion laughs): refused at once
+    const levels = Array.from({ length: 10 }, (_, level) => `<!ENTITY l${level + 1} "${`&l${level};`.repeat(10)}">`).join('');
+    const bomb = `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY l0 "lol">${levels}]><samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">&l10;</samlp:Response>`;
+    const started = Date.now();
+    await expectRefused(() => verify(Buffer.from(bomb).toString('base64'), requestId), /refused: entity not found/);
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 });
 
