@@ -68,7 +68,7 @@ export function SettingInputs({ choice, values, onChange, errors = {}, readOnly 
         label={translate(label(source))}
         value={values[source] as string}
         onChange={(event) => onChange({ [source]: event.target.value })}
-        required={!readOnly && ['displayName', 'issuer', 'clientId', 'entraTenant'].includes(source)}
+        required={!readOnly && ['displayName', 'issuer', 'clientId', 'entraTenant', 'appleTeamId', 'appleKeyId'].includes(source)}
         error={Boolean(error)}
         helperText={help}
         placeholder={options.placeholder}
@@ -154,6 +154,8 @@ export function SettingInputs({ choice, values, onChange, errors = {}, readOnly 
     entraTenant: () => text('entraTenant', { help: true, placeholder: '00000000-0000-0000-0000-000000000000' }),
     issuer: () => text('issuer', { help: true, placeholder: translate(`iam.connections.issuerPlaceholder.${choice === 'okta' ? 'okta' : 'oidc'}`) }),
     clientId: () => text('clientId', { help: true }),
+    appleTeamId: () => text('appleTeamId', { help: true, placeholder: 'ABCDE12345' }),
+    appleKeyId: () => text('appleKeyId', { help: true, placeholder: 'XYZ987654W' }),
     clientSecret: secret,
     scopes: () => text('scopes', { help: true }),
     claimMapping: claims,

@@ -30,6 +30,9 @@ export interface ConnectionValues {
   scopes: string;
   claimMapping: ClaimMapping;
   entraTenant: string;
+  /** Apple: the developer team and the Sign in with Apple key the client secret is signed with. */
+  appleTeamId: string;
+  appleKeyId: string;
   samlMetadataXml: string;
   samlMetadataUrl: string;
   trustEmail: boolean;
@@ -38,7 +41,7 @@ export interface ConnectionValues {
 }
 
 /** The inputs of the second step, per choice. */
-export type SettingField = 'displayName' | 'entraTenant' | 'issuer' | 'clientId' | 'clientSecret' | 'scopes' | 'claimMapping' | 'samlMetadata';
+export type SettingField = 'displayName' | 'entraTenant' | 'appleTeamId' | 'appleKeyId' | 'issuer' | 'clientId' | 'clientSecret' | 'scopes' | 'claimMapping' | 'samlMetadata';
 
 interface PresetSpec {
   preset: Preset;
@@ -77,7 +80,15 @@ export const PRESETS: Readonly<Record<PresetChoice, PresetSpec>> = {
     fields: ['displayName', 'entraTenant', 'clientId', 'clientSecret', 'scopes', 'claimMapping'],
   },
   github: { preset: 'github', protocol: 'oauth2', displayName: 'GitHub', issuer: 'https://github.com', scopes: 'read:user user:email', trustEmail: false, fields: FIXED_ISSUER_FIELDS },
-  apple: { preset: 'apple', protocol: 'oidc', displayName: 'Apple', issuer: 'https://appleid.apple.com', scopes: 'openid email name', trustEmail: true, fields: FIXED_ISSUER_FIELDS },
+  apple: {
+    preset: 'apple',
+    protocol: 'oidc',
+    displayName: 'Apple',
+    issuer: 'https://appleid.apple.com',
+    scopes: 'openid email name',
+    trustEmail: true,
+    fields: ['displayName', 'clientId', 'appleTeamId', 'appleKeyId', 'clientSecret', 'scopes', 'claimMapping'],
+  },
   okta: { preset: 'okta', protocol: 'oidc', displayName: 'Okta', scopes: `${OPENID_SCOPES} groups`, trustEmail: false, fields: OIDC_FIELDS },
   oidc: { preset: 'custom', protocol: 'oidc', displayName: '', scopes: OPENID_SCOPES, trustEmail: false, fields: OIDC_FIELDS },
   saml: { preset: 'custom', protocol: 'saml', displayName: '', trustEmail: false, fields: ['displayName', 'samlMetadata', 'claimMapping'] },
@@ -102,6 +113,8 @@ export function presetValues(choice: PresetChoice): ConnectionValues {
     scopes: spec.scopes ?? '',
     claimMapping: {},
     entraTenant: spec.entraTenant ?? '',
+    appleTeamId: '',
+    appleKeyId: '',
     samlMetadataXml: '',
     samlMetadataUrl: '',
     trustEmail: spec.trustEmail,
@@ -141,6 +154,8 @@ export function valuesOf(record: Record<string, unknown>): ConnectionValues {
     scopes: text(record.scopes),
     claimMapping: Object.fromEntries(CLAIMS.map((claim) => [claim, text(mapping[claim])]).filter(([, value]) => value)),
     entraTenant: text(record.entraTenant),
+    appleTeamId: text(record.appleTeamId),
+    appleKeyId: text(record.appleKeyId),
     samlMetadataXml: text(record.samlMetadataXml),
     samlMetadataUrl: text(record.samlMetadataUrl),
     trustEmail: record.trustEmail === true,
@@ -177,6 +192,8 @@ export function connectionBody(choice: PresetChoice, values: ConnectionValues): 
       put('issuer', fields.includes('issuer') ? values.issuer : (spec.issuer ?? ''));
     }
     put('clientId', values.clientId);
+    if (fields.includes('appleTeamId')) put('appleTeamId', values.appleTeamId);
+    if (fields.includes('appleKeyId')) put('appleKeyId', values.appleKeyId);
     // a PEM key keeps its line breaks: only the ends are trimmed
     if (values.clientSecret.trim()) body.clientSecret = values.clientSecret.trim();
     put('scopes', values.scopes.replace(/\s+/g, ' '));
@@ -202,6 +219,7 @@ export function settingErrors(choice: PresetChoice, values: ConnectionValues, cr
     else if (!/^https?:\/\/\S+$/i.test(values.issuer.trim())) errors.issuer = 'iam.connections.errors.url';
   }
   if (fields.includes('clientId') && !values.clientId.trim()) errors.clientId = required;
+  for (const apple of ['appleTeamId', 'appleKeyId'] as const) if (fields.includes(apple) && !values[apple].trim()) errors[apple] = required;
   if (fields.includes('clientSecret') && !values.clientSecret.trim() && (creating || !hasSecret)) errors.clientSecret = required;
   if (fields.includes('samlMetadata')) {
     const url = values.samlMetadataUrl.trim();
