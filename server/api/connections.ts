@@ -7,7 +7,7 @@ import { badRequest, HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
 import { encryptSecret, totpAvailable } from '../accounts/factors.js';
 import { recordAudit } from '../accounts/audit.js';
-import { upstreamPaths, type Preset, type Protocol } from '../upstream/types.js';
+import { upstreamPaths, type Preset, type Protocol } from '../accounts/upstream.js';
 import { uniqueByConstraint } from './unique.js';
 import { bodyProperties, type CrudRules, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, selectList } from './resource.js';
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';

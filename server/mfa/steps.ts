@@ -107,6 +107,9 @@ export const enrolStep: SignInStep = {
     // on the account page only her required action asks it here: a factor her domain's policy asks is
     // added on the page itself, which says so (account.ts)
     if (input.kind === 'account' && !input.user.requiredActions.includes('enrol-mfa')) return false;
+    // an upstream identity provider's MFA the connection trusts (mfaFromIdp) stands for the domain's
+    // policy at this sign-in; her own required action still asks a factor of her here
+    if (input.amr.includes('mfa') && !input.user.requiredActions.includes('enrol-mfa')) return false;
     return !(await hasSecondFactor(input.db, ref(input))) && (await factorRequired(input.db, { ...ref(input), requiredActions: input.user.requiredActions }));
   },
   async render(input) {

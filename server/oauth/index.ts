@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import * as jose from 'jose';
 import type Provider from 'oidc-provider';
 import { DEFAULT_LOGIN_LIMITS } from '../config.js';
-import { clientError, RETRY_AFTER_SECONDS } from '../errors.js';
+import { clientError, HttpError, RETRY_AFTER_SECONDS } from '../errors.js';
 import { accountRoutes } from '../mfa/account.js';
 import { registerMfaSteps } from '../mfa/steps.js';
 import { accountPageRoutes } from './accountPages.js';
@@ -37,6 +37,8 @@ async function signInRoutes(app: FastifyInstance, options: { provider: Provider;
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const refused = clientError(error) ?? (isProviderError(error) ? { status: 400, message: readable(error) } : undefined);
     if (!refused) request.log.error({ err: error }, 'sign-in page failed');
+    // a refusal's own headers (an upstream start's Retry-After) go with its page
+    if (refused && error instanceof HttpError) reply.headers(error.headers);
     if (refused?.status === 503) reply.header('Retry-After', RETRY_AFTER_SECONDS);
     return sendPage(reply, refused?.status ?? 500, renderErrorPage(refused?.message ?? 'Something went wrong. Please try again.'));
   });

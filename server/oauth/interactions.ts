@@ -15,7 +15,7 @@ import { STEP_BODY } from './consoleLogin.js';
 import { signUpLinkOf } from './signUp.js';
 import { connectionOfEmail, connectionsOffered, hasClaimedEmailDomains, offeredById } from '../upstream/connections.js';
 import { startUpstream, takeFinished } from '../upstream/routes.js';
-import { upstreamPaths } from '../upstream/types.js';
+import { upstreamPaths } from '../accounts/upstream.js';
 
 interface InteractionOptions extends PasswordStepOptions, GrantSetting {
   provider: Provider;

@@ -24,7 +24,7 @@ import { accountLimitsOf } from '../policies.js';
  * not extend it.
  */
 
-export type CounterKind = 'failed-account' | 'failed-address' | 'failed-device' | 'signed-in-account' | 'signed-in-address' | 'signed-up-address';
+export type CounterKind = 'failed-account' | 'failed-address' | 'failed-device' | 'signed-in-account' | 'signed-in-address' | 'signed-up-address' | 'upstream-start-address';
 
 interface Counter {
   kind: CounterKind;
@@ -67,6 +67,16 @@ export class LoginThrottle {
    * own count), opening a new window for counters whose window has ended. Returns each counter's
    * count and the seconds left in its window, in the order given.
    */
+  /**
+   * Counts one upstream sign-in started from this address (server/upstream/routes.ts): as many as
+   * successful sign-ins an address may make (successesPerAddress in successWindowSeconds), since a
+   * start is one sign-in on its way. Seconds to wait, 0 when allowed.
+   */
+  async upstreamStart(address: string): Promise<number> {
+    const [ofAddress] = await this.add([{ kind: 'upstream-start-address', key: address }], this.limits.successWindowSeconds);
+    return ofAddress.n > this.limits.successesPerAddress ? Math.max(1, ofAddress.secondsLeft) : 0;
+  }
+
   async add(counters: Counter[], windowSeconds: number): Promise<{ n: number; secondsLeft: number }[]> {
     const now = this.now();
     const { rows } = await this.db.query<{ kind: string; key: string; n: number; expiresAt: number }>(

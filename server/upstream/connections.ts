@@ -2,7 +2,7 @@ import type { Queryable } from '../db/index.js';
 import { decryptSecret } from '../accounts/factors.js';
 import { badRequest } from '../errors.js';
 import type { Tenant } from '../accounts/accounts.js';
-import type { ClaimMapping, Preset, Protocol, UpstreamConnection } from './types.js';
+import type { ClaimMapping, Preset, Protocol, UpstreamConnection } from '../accounts/upstream.js';
 
 /**
  * Connections as the sign-in reads them (docs/CONSOLE.md, "Connections"): a row of `connections`

@@ -3,7 +3,7 @@ import * as jose from 'jose';
 import { badRequest, HttpError } from '../errors.js';
 import { issuerOf } from './connections.js';
 import { refusePrivateAddress, upstreamFetch } from './fetch.js';
-import { upstreamPaths, type UpstreamConnection, type UpstreamProfile } from './types.js';
+import { upstreamPaths, type UpstreamConnection, type UpstreamProfile } from '../accounts/upstream.js';
 
 /**
  * OpenID Connect and OAuth 2 connections (docs/CONSOLE.md, "Connections"), all protocol work done by

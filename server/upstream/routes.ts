@@ -5,6 +5,7 @@ import { badRequest, HttpError } from '../errors.js';
 import { sha256 } from '../ids.js';
 import { escapeHtml, renderErrorPage, renderPage, sendPage } from '../oauth/loginPage.js';
 import { passwordStep, type PasswordStepOptions } from '../oauth/passwordStep.js';
+import { addressKey } from '../oauth/loginThrottle.js';
 import { attemptOf, recordSignIn, type SignInOutcome } from '../oauth/signInEvents.js';
 import { type ConnectionRef, connectionForSignIn, connectionForTest, connectionsOffered } from './connections.js';
 import { upstreamFetch } from './fetch.js';
@@ -12,7 +13,7 @@ import { type Flow, type FlowPayload, newToken, peekFlow, type ReturnTo, saveFlo
 import { oidcAuthorizeUrl, oidcCallback, type UpstreamSetting } from './oidc.js';
 import { samlAuthorizeUrl, samlServiceProviderMetadata, samlVerify } from './saml.js';
 import { accountOfProfile, linkIdentity, upstreamAmr } from './signIn.js';
-import { upstreamPaths, type UpstreamConnection, type UpstreamProfile } from './types.js';
+import { upstreamPaths, type UpstreamConnection, type UpstreamProfile } from '../accounts/upstream.js';
 
 /**
  * The sign-in's side of upstream identity providers (docs/CONSOLE.md, "Connections"): the start of
@@ -85,6 +86,9 @@ export async function startUpstream(
   input: { connection: ConnectionRef; signInTenant: Tenant; returnTo: ReturnTo; loginHint?: string; viaForm?: boolean },
 ): Promise<FastifyReply> {
   const { db } = options;
+  // each start stores a flow and may call the IdP: an address looping on it is stopped as its sign-ins would be
+  const wait = await options.throttle.upstreamStart(addressKey(request.ip));
+  if (wait > 0) throw new HttpError(429, `Too many sign-ins started from your network. Try again in ${wait} seconds.`, { 'Retry-After': String(wait) });
   const connection =
     input.returnTo.kind === 'test' ? await connectionForTest(db, input.connection) : await connectionForSignIn(db, input.connection, input.signInTenant);
   if (!connection) throw new HttpError(404, 'This sign-in option does not exist here.');

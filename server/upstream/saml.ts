@@ -11,7 +11,7 @@ import { parseDomFromString, xpath } from '@node-saml/node-saml/lib/xml.js';
 import type { Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
 import { upstreamFetch } from './fetch.js';
-import { upstreamPaths, type UpstreamConnection, type UpstreamProfile } from './types.js';
+import { upstreamPaths, type UpstreamConnection, type UpstreamProfile } from '../accounts/upstream.js';
 
 /** Clocks of the IdP and of this server may differ a little; assertions live minutes, not hours. */
 const CLOCK_SKEW_MS = 60_000;

@@ -1,7 +1,7 @@
 import { type Database, type Queryable, transactionSettings } from '../db/index.js';
 import { findUserById, type KnownUser, type Tenant } from '../accounts/accounts.js';
 import { randomAlphanumeric } from '../ids.js';
-import type { UpstreamConnection, UpstreamProfile } from './types.js';
+import type { UpstreamConnection, UpstreamProfile } from '../accounts/upstream.js';
 
 /**
  * An upstream identity made an account of ours (docs/CONSOLE.md, "Connections"; DESIGN.md section

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { upstreamPaths } from '../../server/upstream/types.js';
+import { upstreamPaths } from '../../server/accounts/upstream.js';
 import { sha256 } from '../../server/ids.js';
 import { call, createTenant, PUBLIC_URL, startServer, type Tenant, type TestServer, tokenFor } from './helpers.js';
 

@@ -4,17 +4,18 @@ import { expect, it } from 'vitest';
 
 /**
  * The server's layers (docs/ARCHITECTURE.md): the management API (api/) and the sign-in server
- * (oauth/, mfa/) are two doors over one layer of account rules (accounts/); neither door imports the
+ * (oauth/, mfa/, upstream/) are two doors over one layer of account rules (accounts/); neither door imports the
  * other, the shared layer imports neither, and db/ imports no route code.
  */
 const SERVER = path.resolve('server');
 const FORBIDDEN: Record<string, string[]> = {
-  api: ['oauth', 'mfa'],
+  api: ['oauth', 'mfa', 'upstream'],
   oauth: ['api'],
   mfa: ['api'],
-  mail: ['api', 'oauth', 'mfa'],
-  accounts: ['api', 'oauth', 'mfa'],
-  db: ['api', 'oauth', 'mfa'],
+  upstream: ['api'],
+  mail: ['api', 'oauth', 'mfa', 'upstream'],
+  accounts: ['api', 'oauth', 'mfa', 'upstream'],
+  db: ['api', 'oauth', 'mfa', 'upstream'],
 };
 
 function importsOf(file: string): string[] {

@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { samlAuthorizeUrl, samlServiceProviderMetadata, samlVerify } from '../../server/upstream/saml.js';
-import type { UpstreamConnection } from '../../server/upstream/types.js';
+import type { UpstreamConnection } from '../../server/accounts/upstream.js';
 import { createTestIdp, selfSignedCertificate, type SamlResponseOptions, type TestIdp } from '../upstream/samlIdp.js';
 import { PUBLIC_URL, startServer, type TestServer } from './helpers.js';
 

@@ -327,6 +327,24 @@ describe('attacks', () => {
     expect((await upstreamFetch(true)(`${idp.issuer}/.well-known/openid-configuration`)).status).toBe(200);
   });
 
+  it("an address starting upstream sign-ins past its successful sign-ins' limit gets a 429 with Retry-After, before any flow is stored", async () => {
+    const limited = await startServer({ allowPrivateCallbacks: true, loginLimits: { successesPerAddress: 2 } });
+    try {
+      await addConnection(limited, { companyId: 'root', domainId: 'default' }, 'limited', idp);
+      const start = () => postLogin(limited, consoleLoginFields(pkce().challenge, { email: undefined, password: '', company: 'root', connection: 'limited' }));
+      expect((await start()).statusCode).toBe(200);
+      expect((await start()).statusCode).toBe(200);
+      const refused = await start();
+      expect(refused.statusCode).toBe(429);
+      expect(refused.body).toContain('Too many sign-ins started from your network');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      const { rows } = await limited.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM upstream_flows WHERE connection_id = 'limited'`);
+      expect(rows[0].n).toBe(2);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('an issuer on a private address is refused without ALLOW_PRIVATE_CALLBACKS: a 400 with a sentence', async () => {
     const strict = await startServer();
     try {

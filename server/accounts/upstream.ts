@@ -1,5 +1,6 @@
 /**
- * Upstream identity providers (docs/CONSOLE.md, "Connections"): the shapes the sign-in side shares.
+ * Upstream identity providers (docs/CONSOLE.md, "Connections"): the shapes and addresses both doors
+ * share (the management API declares connections, the sign-in server, server/upstream/, uses them).
  * A connection is a row of `connections` (migration 38), declared on a domain; whatever protocol it
  * speaks, its answer becomes one UpstreamProfile, which the sign-in turns into an account here.
  */
