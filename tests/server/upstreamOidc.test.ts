@@ -216,6 +216,28 @@ describe('signing in through an OpenID Connect IdP', () => {
   });
 });
 
+describe('enrolment', () => {
+  it("a domain that requires a second factor asks a new person to enrol one, unless the connection trusts the IdP's multi-factor sign-in and it says so", async () => {
+    await server.db.query(`DELETE FROM domain_policies WHERE company_id = 'globex' AND domain_id = 'globex-domain'`);
+    await server.db.query(`INSERT INTO domain_policies (company_id, domain_id, mfa) VALUES ('globex', 'globex-domain', 'required')`);
+    try {
+      idp.setAccount({ sub: 'enrol-person', email: 'enrol@corp.example', email_verified: true, name: 'No factor yet', amr: ['pwd', 'mfa'] });
+      const asked = await consoleUpstream({ company: 'globex', connection: 'corp' });
+      expect(asked.end.path).toBe('/oauth/steps');
+      expect(asked.end.body).toContain('Add a second factor');
+      await server.db.query(`UPDATE connections SET mfa_from_idp = true WHERE company_id = 'globex' AND id = 'corp'`);
+      expect(codeOf((await consoleUpstream({ company: 'globex', connection: 'corp' })).end)).toBeTruthy();
+      // her own required action still asks it
+      const { userId } = await userOfSubject(globex, 'corp', 'enrol-person');
+      await server.db.query(`UPDATE users SET required_actions = ARRAY['enrol-mfa'] WHERE company_id = 'globex' AND domain_id = 'globex-domain' AND id = $1`, [userId]);
+      expect((await consoleUpstream({ company: 'globex', connection: 'corp' })).end.body).toContain('Add a second factor');
+    } finally {
+      await server.db.query(`UPDATE connections SET mfa_from_idp = false WHERE company_id = 'globex' AND id = 'corp'`);
+      await server.db.query(`DELETE FROM domain_policies WHERE company_id = 'globex' AND domain_id = 'globex-domain'`);
+    }
+  });
+});
+
 describe('tenancy', () => {
   it('another tenant\'s connection cannot be used (404); a shared one serves its company\'s subtree only', async () => {
     const { challenge } = pkce();
