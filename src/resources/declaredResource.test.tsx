@@ -212,7 +212,7 @@ describe('a resource type declared with no components', () => {
     render(<App />);
     await userEvent.click(await screen.findByRole('menuitem', { name: 'Enterprise Applications' }, { timeout: 5000 }));
     const entries = within(document.getElementById('menu-enterprise')!);
-    expect(entries.getAllByRole('menuitem').map((item) => item.textContent)).toEqual(['Applications', 'APIs', 'Licences']);
+    expect(entries.getAllByRole('menuitem').map((item) => item.textContent)).toEqual(['Applications', 'APIs', 'Connections', 'Licences']);
     await userEvent.click(entries.getByRole('menuitem', { name: 'Licences' }));
     expect(await screen.findByText('Office', {}, { timeout: 5000 })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'New' })).not.toBeInTheDocument();
