@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestIdp, type SamlResponseOptions, type SamlTestUser, startTestIdpServer, type TestIdp } from '../upstream/samlIdp.js';
 import { call, createTenant, PUBLIC_URL, startServer, type TestServer } from './helpers.js';
-import { CONSOLE_REDIRECT, consoleLoginFields, pkce, postLogin, postToken, redirectParams } from './oauthHelpers.js';
+import { addApplication, CONSOLE_REDIRECT, consoleLoginFields, CookieJar, injectBrowser, pkce, postLogin, postToken, redirectParams } from './oauthHelpers.js';
 
 /**
  * A whole SAML sign-in to the console (docs/CONSOLE.md, "Connections"): the console's form post
@@ -132,6 +132,28 @@ describe('SAML sign-in to the console through a connection', () => {
     } finally {
       await idpServer.close();
     }
+  });
+
+  it("signs in to another application through the hosted page's button: the IdP's answer ends the interaction with a code", async () => {
+    await addApplication(server, { id: 'navy-app', companyId: 'root', domainId: 'default', redirectUris: ['https://app.navy.example/cb'] });
+    const { challenge } = pkce();
+    const authorize = `/oauth/authorize?${new URLSearchParams({ client_id: 'navy-app', redirect_uri: 'https://app.navy.example/cb', response_type: 'code', scope: 'openid email', state: 'hosted-1', code_challenge: challenge, code_challenge_method: 'S256' })}`;
+    const browser = injectBrowser(server, new CookieJar());
+    const page = await browser.get(authorize);
+    expect(page.status).toBe(200);
+    const button = /<a class="connection" href="([^"]+)">Sign in with Navy SAML<\/a>/.exec(page.body)?.[1];
+    expect(button, page.body.slice(0, 2000)).toBeTruthy();
+    // the button, then on to the IdP (outside the provider: where the browser stops)
+    const atIdp = await browser.get(button!.replace(/&amp;/g, '&'));
+    expect(atIdp.location?.origin).toBe(new URL(idp.ssoUrl).origin);
+    const idpUrl = atIdp.location!.href;
+    const SAMLResponse = await idp.respond({ request: idpUrl, user: GRACE });
+    const end = await browser.post(acsPath(connectionId), { SAMLResponse, RelayState: new URL(idpUrl).searchParams.get('RelayState')! });
+    expect(`${end.location?.origin}${end.location?.pathname}`, end.body.slice(0, 500)).toBe('https://app.navy.example/cb');
+    expect(end.location?.searchParams.get('state')).toBe('hosted-1');
+    expect(end.location?.searchParams.get('code')).toBeTruthy();
+    const { rows } = await server.db.query(`SELECT e.outcome FROM signin_events e WHERE e.client_id = 'navy-app' AND e.connection_id = $1`, [connectionId]);
+    expect(rows.map((row) => row.outcome)).toEqual(['success']);
   });
 
   it('refuses a blocked account whatever the IdP says', async () => {
