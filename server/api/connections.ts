@@ -8,6 +8,7 @@ import { randomAlphanumeric, sha256 } from '../ids.js';
 import { encryptSecret, totpAvailable } from '../accounts/factors.js';
 import { recordAudit } from '../accounts/audit.js';
 import { upstreamPaths, type Preset, type Protocol } from '../accounts/upstream.js';
+import { parseIdpMetadata } from '../accounts/samlMetadata.js';
 import { uniqueByConstraint } from './unique.js';
 import { bodyProperties, type CrudRules, crudRoutes, findRecords, listBodySchema, type RecordOf, type ResourceDefinition, selectList } from './resource.js';
 import { errorResponses, id, optionalText, params, requiredText, status } from './schemas.js';
@@ -152,6 +153,20 @@ function upstreamUrlProblem(raw: string, allowPrivate: boolean): string | undefi
 }
 
 /** The settings as stored: defaults of the preset filled in, and checked against the protocol (400 naming the field). */
+/**
+ * SAML metadata given as XML is read as the sign-in will read it (server/accounts/samlMetadata.ts):
+ * an administrator hears now, naming the field, that it has no redirect SSO address or signing
+ * certificate, not at the first sign-in. A metadata URL is read at sign-in (its IdP may be down now).
+ */
+async function readableMetadata(next: Editable, given: Partial<Editable>): Promise<void> {
+  if (next.protocol !== 'saml' || given.samlMetadataXml === undefined || !next.samlMetadataXml.trim()) return;
+  try {
+    await parseIdpMetadata(next.samlMetadataXml);
+  } catch (error) {
+    throw badRequest(`samlMetadataXml: ${(error as Error).message}`);
+  }
+}
+
 function checkedSettings(next: Editable, allowPrivate: boolean): Editable {
   const result: Editable = { ...next, scopes: next.scopes.split(/\s+/).filter(Boolean).join(' '), issuer: next.issuer.trim(), samlMetadataUrl: next.samlMetadataUrl.trim() };
   if (result.preset !== 'custom') {
@@ -225,6 +240,7 @@ export function connectionWrites(definition: Definition, database: Database, all
       if (!protocol) throw badRequest('protocol: required (oidc, oauth2 or saml) unless a preset gives it');
       const given = Object.fromEntries(EDITABLE.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]));
       const next = checkedSettings({ ...DEFAULTS, ...given, preset, protocol } as Editable, allowPrivate);
+      await readableMetadata(next, given);
       const sealed = body.clientSecret ? await seal(body.clientSecret) : null;
       const created = await uniqueByConstraint({ connections_pkey: new HttpError(409, `connection "${connectionId}" already exists in this domain: choose another id`) }, async () => {
         const { rows } = await db.query<Connection>(
@@ -246,6 +262,7 @@ export function connectionWrites(definition: Definition, database: Database, all
       const given = Object.fromEntries(EDITABLE.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]));
       const before = Object.fromEntries(EDITABLE.map((field) => [field, current[field]])) as Editable;
       const next = checkedSettings({ ...before, ...given } as Editable, allowPrivate);
+      await readableMetadata(next, given);
       const sealed = body.clientSecret ? await seal(body.clientSecret) : null;
       const { rows } = await db.query<Connection>(
         `UPDATE connections t SET display_name = $4, preset = $5, status = $6, enabled = $7, settings = $8::jsonb, secret = coalesce($9, t.secret),

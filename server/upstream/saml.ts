@@ -7,11 +7,12 @@
  */
 import crypto from 'node:crypto';
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile, type SamlConfig } from '@node-saml/node-saml';
-import { parseDomFromString, xpath } from '@node-saml/node-saml/lib/xml.js';
+import { parseDomFromString } from '@node-saml/node-saml/lib/xml.js';
 import type { Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
 import { upstreamFetch } from './fetch.js';
 import { upstreamPaths, type UpstreamConnection, type UpstreamProfile } from '../accounts/upstream.js';
+import { type IdentityProvider, parseIdpMetadata, REDIRECT_BINDING } from '../accounts/samlMetadata.js';
 
 /** Clocks of the IdP and of this server may differ a little; assertions live minutes, not hours. */
 const CLOCK_SKEW_MS = 60_000;
@@ -21,7 +22,6 @@ const METADATA_CACHE_MS = 10 * 60_000;
 const MAX_METADATA_BYTES = 1_000_000;
 const MAX_RESPONSE_CHARS = 1_000_000;
 
-const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
 /** Where attributes usually are when the connection's claim mapping does not name them (Entra, Okta, Google, Shibboleth). */
@@ -37,12 +37,6 @@ export interface SamlFetchOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-interface IdentityProvider {
-  entityId: string;
-  ssoUrl: string;
-  /** PEM certificates the IdP signs with (several during a key rollover). */
-  certificates: string[];
-}
 
 const refused = (message: string) => new HttpError(400, message);
 
@@ -51,41 +45,7 @@ const spAddresses = (connection: UpstreamConnection, publicUrl: string) => {
   return { entityId: `${publicUrl}${paths.samlMetadata}`, acs: `${publicUrl}${paths.samlAcs}` };
 };
 
-const toPem = (base64: string) => `-----BEGIN CERTIFICATE-----\n${base64.replace(/\s+/g, '').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 
-/** The IdP's entity id, redirect-binding SSO address and signing certificates, read from its metadata. */
-export async function parseIdpMetadata(xml: string): Promise<IdentityProvider> {
-  let document: Document;
-  try {
-    document = await parseDomFromString(xml);
-  } catch {
-    throw refused('The SAML IdP metadata is not well-formed XML.');
-  }
-  const entities = xpath.selectElements(document, "//*[local-name()='EntityDescriptor'][*[local-name()='IDPSSODescriptor']]");
-  if (entities.length === 0) throw refused('The SAML IdP metadata has no EntityDescriptor with an IDPSSODescriptor.');
-  const entity = entities[0];
-  const entityId = entity.getAttribute('entityID') ?? '';
-  if (!entityId) throw refused('The SAML IdP metadata has no entityID.');
-  const descriptor = xpath.selectElements(entity, "./*[local-name()='IDPSSODescriptor']")[0];
-  const sso = xpath.selectElements(descriptor, "./*[local-name()='SingleSignOnService']").find((element) => element.getAttribute('Binding') === REDIRECT_BINDING);
-  const ssoUrl = sso?.getAttribute('Location') ?? '';
-  if (!/^https?:\/\//.test(ssoUrl)) throw refused('The SAML IdP metadata has no SingleSignOnService for the HTTP-Redirect binding.');
-  // A KeyDescriptor without `use` serves both signing and encryption
-  const certificates = xpath
-    .selectElements(descriptor, "./*[local-name()='KeyDescriptor'][not(@use) or @use='signing']//*[local-name()='X509Certificate']")
-    .map((element) => (element.textContent ?? '').replace(/\s+/g, ''))
-    .filter(Boolean)
-    .map(toPem);
-  for (const pem of certificates) {
-    try {
-      new crypto.X509Certificate(pem);
-    } catch {
-      throw refused('The SAML IdP metadata holds a signing certificate that cannot be read.');
-    }
-  }
-  if (certificates.length === 0) throw refused('The SAML IdP metadata has no signing certificate: this provider accepts only signed assertions.');
-  return { entityId, ssoUrl, certificates };
-}
 
 /** GET of the IdP's metadata through the upstream fetch, which refuses private and loopback addresses unless the operator allows them (SSRF). */
 async function fetchMetadata(url: string, options: SamlFetchOptions): Promise<string> {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestIdp } from '../upstream/samlIdp.js';
 import { upstreamPaths } from '../../server/accounts/upstream.js';
 import { sha256 } from '../../server/ids.js';
 import { call, createTenant, PUBLIC_URL, startServer, type Tenant, type TestServer, tokenFor } from './helpers.js';
@@ -30,13 +31,18 @@ const tokens: Record<string, string> = {};
 const SECRET = 'the-client-secret-nobody-sees-0123456789';
 const base = () => `/api/companys/acme/domainNames/${acme.domainId}/connections`;
 const oidc = (extra: object = {}) => ({ displayName: 'Okta', protocol: 'oidc', preset: 'okta', issuer: 'https://acme.okta.com', clientId: 'okta-client', clientSecret: SECRET, ...extra });
-const SAML_METADATA = '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example"></md:EntityDescriptor>';
+/** A real IdP's metadata (the samlify test IdP's: entity id, redirect SSO address, signing certificate), made in beforeAll. */
+let SAML_METADATA = '';
+/** Well-formed metadata that names an IdP but gives no certificate: no assertion of it could be checked. */
+const UNSIGNED_METADATA =
+  '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const as = (token: string, method: Method, url: string, body?: unknown) => call(server, token, method, url, body);
 const admin = (method: Method, url: string, body?: unknown) => as(acme.adminToken, method, url, body);
 
 beforeAll(async () => {
+  SAML_METADATA = (await createTestIdp()).metadataXml;
   server = await startServer();
   acme = await createTenant(server, 'acme', 'root', 'reseller');
   beta = await createTenant(server, 'beta', 'root', 'customer');
@@ -173,6 +179,10 @@ describe('connections: create, read, change, delete', () => {
       [{ displayName: 'x', protocol: 'oauth2', issuer: 'https://idp.example' }, 'clientId'],
       [{ displayName: 'x', protocol: 'saml' }, 'samlMetadataXml'],
       [{ displayName: 'x', protocol: 'saml', samlMetadataXml: '<html></html>' }, 'samlMetadataXml'],
+      // read as the sign-in reads it: no signing certificate, no redirect SSO address, not XML
+      [{ displayName: 'x', protocol: 'saml', samlMetadataXml: UNSIGNED_METADATA }, 'samlMetadataXml'],
+      [{ displayName: 'x', protocol: 'saml', samlMetadataXml: UNSIGNED_METADATA.replace('HTTP-Redirect', 'HTTP-POST') }, 'samlMetadataXml'],
+      [{ displayName: 'x', protocol: 'saml', samlMetadataXml: '<md:EntityDescriptor xmlns:md="x" entityID="y">' }, 'samlMetadataXml'],
       [{ displayName: 'x', protocol: 'saml', samlMetadataUrl: 'ftp://idp.example/metadata' }, 'samlMetadataUrl'],
       [{ displayName: 'x', preset: 'facebook', clientId: 'x' }, 'preset'],
       [{ displayName: 'x', protocol: 'ldap' }, 'protocol'],
