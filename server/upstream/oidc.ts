@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import * as client from 'openid-client';
 import * as jose from 'jose';
 import { badRequest, HttpError } from '../errors.js';
@@ -40,16 +41,26 @@ function refusal(error: unknown, doing: string): HttpError {
   if (error instanceof HttpError) return error;
   const { message, cause, code } = error as { message?: string; cause?: unknown; code?: string };
   const deeper = cause instanceof Error ? `: ${cause.message}` : '';
-  const said = error instanceof client.AuthorizationResponseError ? `${error.error}${error.error_description ? ` (${error.error_description})` : ''}` : `${message ?? 'failed'}${deeper}`;
+  // a token endpoint's error (invalid_client, invalid_grant…) is a ResponseBodyError: its own words, not openid-client's
+  const said = error instanceof client.AuthorizationResponseError || error instanceof client.ResponseBodyError ? `${error.error}${error.error_description ? ` (${error.error_description})` : ''}` : `${message ?? 'failed'}${deeper}`;
   return badRequest(`The identity provider's answer was refused while ${doing}: ${said}${code && !said.includes(code) ? ` [${code}]` : ''}.`);
 }
+
+const keyTypeOf = (pem: string) => {
+  try {
+    return createPrivateKey(pem).asymmetricKeyType;
+  } catch {
+    return undefined;
+  }
+};
 
 /** The client authentication of a connection: a PEM key signs (private_key_jwt, Apple's secret), a secret is sent as its server prefers, else none (PKCE alone). */
 async function authenticationOf(connection: UpstreamConnection, serverMethods: string[] | undefined): Promise<client.ClientAuth> {
   const secret = connection.secret;
   if (!secret) return client.None();
   if (secret.includes('-----BEGIN')) {
-    const ec = /EC PRIVATE KEY/.test(secret) || connection.preset === 'apple';
+    // a PKCS #8 PEM says "PRIVATE KEY" whatever its type: the key itself says whether it is an EC key (ES256)
+    const ec = /EC PRIVATE KEY/.test(secret) || connection.preset === 'apple' || keyTypeOf(secret) === 'ec';
     const key = await jose.importPKCS8(secret, ec ? 'ES256' : 'RS256').catch(() => {
       throw badRequest('The connection\'s private key cannot be read (a PKCS #8 PEM key is expected).');
     });

@@ -25,6 +25,8 @@ export interface OidcIdp {
   issuer: string;
   clientId: string;
   clientSecret: string;
+  /** With `clientAuth: 'private_key_jwt'`: the client's private key (PKCS #8 PEM), whose public half the IdP holds in the client's JWKS. */
+  privateKeyPem?: string;
   /** Who the next sign-in at this IdP is (and her claims from then on). */
   setAccount(account: IdpAccount): void;
   /** The sign-ins it has seen (the authorization requests' parameters), newest last. */
@@ -32,7 +34,15 @@ export interface OidcIdp {
   close(): Promise<void>;
 }
 
-export async function start(options: { port?: number; clientId?: string; clientSecret?: string } = {}): Promise<OidcIdp> {
+/**
+ * `clientAuth` is how its one client authenticates at the token endpoint: its secret (the default,
+ * client_secret_basic), or a JWT signed with a key (private_key_jwt): the client's JWKS holds the
+ * public key of a pair made here (RS256, or ES256 with `keyAlg`), whose private key is returned as
+ * privateKeyPem, for the test to put in the connection's secret.
+ */
+export async function start(
+  options: { port?: number; clientId?: string; clientSecret?: string; clientAuth?: 'client_secret_basic' | 'private_key_jwt'; keyAlg?: 'RS256' | 'ES256' } = {},
+): Promise<OidcIdp> {
   const clientId = options.clientId ?? 'iam-upstream-test';
   const clientSecret = options.clientSecret ?? 'upstream-test-secret-with-enough-entropy';
   const accounts = new Map<string, IdpAccount>();
@@ -45,8 +55,17 @@ export async function start(options: { port?: number; clientId?: string; clientS
 
   const { privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await jose.exportJWK(privateKey)), kid: 'idp-key', alg: 'RS256', use: 'sig' };
+  let privateKeyPem: string | undefined;
+  let client: NonNullable<Configuration['clients']>[number] = { client_id: clientId, client_secret: clientSecret, redirect_uris: ['http://localhost/placeholder'], token_endpoint_auth_method: 'client_secret_basic' };
+  if (options.clientAuth === 'private_key_jwt') {
+    const alg = options.keyAlg ?? 'RS256';
+    const pair = await jose.generateKeyPair(alg, { extractable: true });
+    privateKeyPem = await jose.exportPKCS8(pair.privateKey);
+    const publicJwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'client-key', alg, use: 'sig' };
+    client = { client_id: clientId, redirect_uris: ['http://localhost/placeholder'], token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk as never] } };
+  }
   const configuration: Configuration = {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: ['http://localhost/placeholder'], token_endpoint_auth_method: 'client_secret_basic' }],
+    clients: [client],
     jwks: { keys: [jwk as never] },
     cookies: { keys: ['upstream test idp cookie key'] },
     features: { devInteractions: { enabled: false } },
@@ -94,6 +113,7 @@ export async function start(options: { port?: number; clientId?: string; clientS
     issuer,
     clientId,
     clientSecret,
+    privateKeyPem,
     requests,
     setAccount(account) {
       accounts.set(account.sub, account);
