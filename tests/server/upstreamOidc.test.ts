@@ -3,6 +3,7 @@ import { addTotp, encryptSecret } from '../../server/accounts/factors.js';
 import { sha256 } from '../../server/ids.js';
 import { createTenant, PUBLIC_URL, startServer, type Tenant, type TestServer } from './helpers.js';
 import { addApplication, CONSOLE_REDIRECT, consoleLoginFields, CookieJar, injectBrowser, pkce, postLogin, postToken, setPassword } from './oauthHelpers.js';
+import { codeOf, continueUrl, refusalOf, throughIdp } from './upstreamHelpers.js';
 import { start as startIdp, type OidcIdp } from '../upstream/oidcIdp.js';
 import { isSpecialUseAddress, upstreamFetch } from '../../server/upstream/fetch.js';
 import { purgeExpiredUpstream } from '../../server/db/maintenance.js';
@@ -42,30 +43,6 @@ async function addConnection(target: TestServer, tenant: { companyId: string; do
   );
 }
 
-const unescape = (value: string) => value.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
-
-/** The IdP's side of a browser: follows its redirects (its own cookies) until it sends the browser back to us. */
-async function throughIdp(url: string): Promise<string> {
-  const jar = new CookieJar();
-  let next = url;
-  for (let hop = 0; hop < 15; hop++) {
-    if (next.startsWith(PUBLIC_URL)) return next;
-    const response = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header() } });
-    jar.keep(response.headers.getSetCookie());
-    const location = response.headers.get('location');
-    if (!location) throw new Error(`the IdP stopped at ${next}: ${response.status} ${await response.text()}`);
-    next = new URL(location, next).href;
-  }
-  throw new Error('too many redirects at the IdP');
-}
-
-/** The address the "continue" page (the answer to a form post) sends the browser to. */
-function continueUrl(body: string): string {
-  const match = /http-equiv="refresh" content="0;url=([^"]+)"/.exec(body);
-  if (!match) throw new Error(`no continue page: ${body.slice(0, 300)}`);
-  return unescape(match[1]);
-}
-
 /**
  * The console's sign-in form posted with `fields` (a connection, or an address and no password);
  * the browser goes through the IdP and back. Returns our browser (its cookies), the callback URL
@@ -83,12 +60,6 @@ async function consoleUpstream(fields: Record<string, string | undefined>, optio
   const end = await browser.get(callback.slice(PUBLIC_URL.length));
   return { jar, browser, callback, end, verifier };
 }
-
-/** The console's form is told why (error_description of its redirect), as for a refused password. */
-const refusalOf = (end: { location?: URL }) =>
-  end.location && end.location.href.startsWith(CONSOLE_REDIRECT) && end.location.searchParams.get('error') === 'access_denied' ? end.location.searchParams.get('error_description') : null;
-
-const codeOf = (end: { location?: URL }) => (end.location && end.location.href.startsWith(CONSOLE_REDIRECT) ? end.location.searchParams.get('code') : null);
 
 async function userOfSubject(tenant: Tenant, connectionId: string, subject: string) {
   const { rows } = await server.db.query<{ userId: string; lastUsedAt: Date | null }>(
