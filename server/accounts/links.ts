@@ -9,15 +9,17 @@ import { type Purpose, renderMessage } from '../mail/templates.js';
 
 /**
  * Links sent by e-mail (docs/CONSOLE.md, "E-mail, reset links and invitations"): a reset link, an
- * invitation, a verification. The token is 32 random bytes that only the message holds; the
- * database keeps its sha256 (account_tokens, migration 22) with the account's company, domain and
- * user, the address it went to, its purpose and expiry. A token is used once, atomically. A new link
- * of a purpose makes the user's older ones of that purpose unusable.
+ * invitation, a verification, and the proof of an account before an upstream identity is linked
+ * to it (docs/CONSOLE.md, "Connections": 'link-identity', opened by server/upstream/routes.ts).
+ * The token is 32 random bytes that only the message holds; the database keeps its sha256
+ * (account_tokens, migration 22) with the account's company, domain and user, the address it went
+ * to, its purpose and expiry. A token is used once, atomically. A new link of a purpose makes the
+ * user's older ones of that purpose unusable.
  */
-export const LIFETIME_SECONDS: Record<Purpose, number> = { reset: 30 * 60, invite: 7 * 24 * 3600, verify: 24 * 3600 };
+export const LIFETIME_SECONDS: Record<Purpose, number> = { reset: 30 * 60, invite: 7 * 24 * 3600, verify: 24 * 3600, 'link-identity': 15 * 60 };
 
 /** Where each link opens (server/oauth/accountPages.ts). */
-export const LINK_PATHS: Record<Purpose, string> = { reset: '/account/reset', invite: '/account/invite', verify: '/account/verify' };
+export const LINK_PATHS: Record<Purpose, string> = { reset: '/account/reset', invite: '/account/invite', verify: '/account/verify', 'link-identity': '/oauth/upstream/link/confirm' };
 
 /** A token as sent: 43 base64url characters (32 bytes). */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -73,10 +75,13 @@ export interface LinkRequest {
   language: Language;
   /** The application the person asked from (forgotten password), to send her back there. */
   clientId?: string;
+  /** 'link-identity': the connection whose identity asks to be linked, named in the message. */
+  connectionName?: string;
 }
 
 export type LinkOutcome =
-  | { kind: 'queued'; messageId: string; recipient: string; send: () => void }
+  /** tokenId: the link's row (the sha256 of its token), for a caller that binds the link to something of its own */
+  | { kind: 'queued'; messageId: string; recipient: string; tokenId: string; send: () => void }
   /** No active, unblocked account with an address: nothing is sent. */
   | { kind: 'no-account' };
 
@@ -104,7 +109,14 @@ export async function queueAccountLink(tx: Queryable, mailer: Mailer, publicUrl:
     [sha256(token), ...at, request.purpose, user.email, request.clientId ?? null, LIFETIME_SECONDS[request.purpose]],
   );
   const link = `${publicUrl}${LINK_PATHS[request.purpose]}?token=${token}`;
-  const message = renderMessage(request.purpose, request.language, { companyName: user.companyName, personName: user.displayName, login: user.email, email: user.email, link });
+  const message = renderMessage(request.purpose, request.language, {
+    companyName: user.companyName,
+    personName: user.displayName,
+    login: user.email,
+    email: user.email,
+    link,
+    connectionName: request.connectionName,
+  });
   const queued = await mailer.queue(tx, {
     ...message,
     companyId: request.companyId,
@@ -115,7 +127,7 @@ export async function queueAccountLink(tx: Queryable, mailer: Mailer, publicUrl:
     recipient: user.email,
     senderName: user.companyName,
   });
-  return { kind: 'queued', messageId: queued.id, recipient: user.email, send: () => mailer.send({ companyId: request.companyId, domainId: request.domainId, ...queued }) };
+  return { kind: 'queued', messageId: queued.id, recipient: user.email, tokenId: sha256(token), send: () => mailer.send({ companyId: request.companyId, domainId: request.domainId, ...queued }) };
 }
 
 /** queueAccountLink in its own transaction, sent once committed. */
@@ -131,7 +143,7 @@ export interface LinkVisit {
 }
 
 /** The audit trail's names of what a person does with her own links (server/accounts/audit.ts). */
-export const OWN_ACTIONS: Record<Purpose, string> = { reset: 'resetPassword', invite: 'acceptInvitation', verify: 'verifyEmail' };
+export const OWN_ACTIONS: Record<Purpose, string> = { reset: 'resetPassword', invite: 'acceptInvitation', verify: 'verifyEmail', 'link-identity': 'linkIdentity' };
 
 interface AccountColumns {
   required_actions: string[];

@@ -1867,6 +1867,17 @@ ALTER TABLE signin_events ADD CONSTRAINT signin_events_outcome_check CHECK (outc
   'refresh_reuse', 'blocked', 'second_factor_failed', 'several_organizations', 'upstream_failed', 'upstream_not_linked'));
 `,
   },
+  {
+    id: 39,
+    name: "account tokens: the e-mailed proof of an account before an upstream identity is linked to it ('link-identity')",
+    sql: `
+-- A person whose upstream identity names an existing account's address proves that account by its
+-- password or by a link e-mailed to its address (docs/CONSOLE.md, "Connections"): that link is an
+-- account token of its own purpose, single use, 15 minutes.
+ALTER TABLE account_tokens DROP CONSTRAINT IF EXISTS account_tokens_purpose_check;
+ALTER TABLE account_tokens ADD CONSTRAINT account_tokens_purpose_check CHECK (purpose IN ('reset', 'invite', 'verify', 'link-identity'));
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

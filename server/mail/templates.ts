@@ -5,7 +5,7 @@ import type { Language } from './language.js';
  * text and the same words as simple HTML, naming the company's display name (its brand), in English
  * or French. Every value put in the HTML is escaped.
  */
-export type Purpose = 'reset' | 'invite' | 'verify';
+export type Purpose = 'reset' | 'invite' | 'verify' | 'link-identity';
 
 export interface MessageInput {
   companyName: string;
@@ -14,6 +14,8 @@ export interface MessageInput {
   login: string;
   email: string;
   link: string;
+  /** The connection (upstream identity provider) whose identity asks to be linked ('link-identity'). */
+  connectionName?: string;
 }
 
 export interface RenderedMessage {
@@ -50,6 +52,15 @@ const WORDS: Record<Language, Record<Purpose, (m: MessageInput) => Words> & { he
       button: 'Verify my address',
       after: 'If you did not ask for it, ignore this message.',
     }),
+    'link-identity': (m) => ({
+      subject: `Link a sign-in to your ${m.companyName} account`,
+      lines: [
+        `Someone signing in with ${m.connectionName ?? 'another identity provider'} asked to link that identity to your ${m.companyName} account (${m.login}). Once linked, that identity signs in to your account.`,
+        'If it was you, open this link within 15 minutes, in the browser where you started signing in:',
+      ],
+      button: 'Link this sign-in',
+      after: 'If it was not you, ignore this message: nothing is linked, and your account stays as it is.',
+    }),
   },
   fr: {
     hello: (name) => `Bonjour ${name},`,
@@ -70,6 +81,15 @@ const WORDS: Record<Language, Record<Purpose, (m: MessageInput) => Words> & { he
       lines: [`Pour confirmer que ${m.email} est l'adresse de votre compte ${m.companyName}, ouvrez ce lien dans les 24 heures :`],
       button: 'Vérifier mon adresse',
       after: "Si vous n'avez rien demandé, ignorez ce message.",
+    }),
+    'link-identity': (m) => ({
+      subject: `Lier une connexion à votre compte ${m.companyName}`,
+      lines: [
+        `Quelqu'un qui se connecte avec ${m.connectionName ?? 'un autre fournisseur d’identité'} a demandé à lier cette identité à votre compte ${m.companyName} (${m.login}). Une fois liée, cette identité ouvre votre compte.`,
+        'Si c’était vous, ouvrez ce lien dans les 15 minutes, dans le navigateur où vous avez commencé à vous connecter :',
+      ],
+      button: 'Lier cette connexion',
+      after: "Si ce n'était pas vous, ignorez ce message : rien n'est lié, votre compte ne change pas.",
     }),
   },
 };

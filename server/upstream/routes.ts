@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/index.js';
 import { findUserById, type KnownUser, type Tenant } from '../accounts/accounts.js';
+import { findToken, queueAccountLink } from '../accounts/links.js';
+import { languageOf } from '../mail/language.js';
+import { mailerOf } from '../mail/mailer.js';
 import { badRequest, HttpError } from '../errors.js';
 import { sha256 } from '../ids.js';
 import { escapeHtml, renderErrorPage, renderPage, sendPage } from '../oauth/loginPage.js';
@@ -12,7 +15,7 @@ import { upstreamFetch } from './fetch.js';
 import { type Flow, type FlowPayload, newToken, peekFlow, type ReturnTo, saveFlow, takeFlow } from './flows.js';
 import { oidcAuthorizeUrl, oidcCallback, type UpstreamSetting } from './oidc.js';
 import { samlAuthorizeUrl, samlServiceProviderMetadata, samlVerify } from './saml.js';
-import { accountOfProfile, linkIdentity, upstreamAmr } from './signIn.js';
+import { accountOfProfile, BLOCKED_UPSTREAM, linkIdentity, upstreamAmr } from './signIn.js';
 import { upstreamPaths, type UpstreamConnection, type UpstreamProfile } from '../accounts/upstream.js';
 
 /**
@@ -43,9 +46,20 @@ export interface UpstreamOptions extends PasswordStepOptions {
 const browserCookie = (state: string) => `iam_upstream_${sha256(state).slice(0, 16)}`;
 /** The cookie of an upstream sign-in finished, for the page that ends it (the interaction's or the console's). */
 export const FINISHED_COOKIE = 'iam_upstream_done';
-/** The cookie of a link waiting for the existing account's password. */
+/** The cookie of a link waiting for the existing account's proof (its password or an e-mailed link). */
 const LINK_COOKIE = 'iam_upstream_link';
 const LINK_PATH = '/oauth/upstream/link';
+/** The link page's second way: a link e-mailed to the existing account's address. */
+const LINK_MAIL_PATH = '/oauth/upstream/link/mail';
+/** Where that e-mailed link opens (server/accounts/links.ts LINK_PATHS['link-identity']): under the link cookie's path. */
+const LINK_CONFIRM_PATH = '/oauth/upstream/link/confirm';
+/**
+ * E-mailed proofs per account (and per client address) per window: the link page is reached by
+ * anyone whose IdP asserts the address, so it must not be a way to flood the account's mailbox.
+ */
+export const LINK_MAIL_LIMITS = { perAccount: 3, perClientAddress: 20, windowSeconds: 3600 };
+/** Said in any browser but the one whose sign-in asked for the link (docs/DECISIONS.md item 47). */
+export const OTHER_BROWSER = 'Open this link in the browser where you started signing in. Nothing was linked.';
 /** The console's sign-in ends upstream sign-ins here (server/oauth/consoleLogin.ts). */
 export const CONSOLE_FINISH_PATH = '/oauth/login/upstream';
 export const interactionFinishPath = (uid: string) => `/oauth/interaction/${encodeURIComponent(uid)}/upstream-done`;
@@ -182,7 +196,7 @@ export async function upstreamRoutes(app: FastifyInstance, options: UpstreamOpti
         client: { id: CLIENT_OF(payload.returnTo), ...payload.signInTenant },
         userId: outcome.user.id,
         login,
-        detail: 'her password is asked before the link',
+        detail: 'her password or an e-mailed link is asked before the link',
         connectionId: connection.id,
       });
       const token = await saveFlow(db, connection, 'link', { ...payload, userId: outcome.user.id, profile, amr: upstreamAmr(connection, profile) }, { seconds: 15 * 60 });
@@ -324,18 +338,34 @@ export async function upstreamRoutes(app: FastifyInstance, options: UpstreamOpti
     return reply.header('Content-Type', 'application/samlmetadata+xml; charset=utf-8').header('Cache-Control', 'no-store').send(samlServiceProviderMetadata(connection, setting.publicUrl));
   });
 
-  /** The link of an identity to an existing account: her password first (throttled and recorded like a sign-in). */
-  const linkPage = (email: string, connectionName: string, error?: string) =>
-    renderPage(
-      'Link your account',
-      `<h1>Link your account</h1>
-<p>An account with the address <strong>${escapeHtml(email)}</strong> already exists here. To sign in to it with ${escapeHtml(connectionName)} from now on, enter its password once.</p>
-${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(error)}</p>\n` : ''}<form method="post" action="${LINK_PATH}">
+  /**
+   * The link of an identity to an existing account, after she proves that account: its password
+   * (throttled and recorded like a sign-in), or a link e-mailed to its stored address whose
+   * confirmation works only in this browser (the pending link's cookie), so that an IdP account
+   * asserting someone else's address cannot have her link it by a click in her own browser.
+   */
+  const linkPage = (user: KnownUser, connectionName: string, extra: { error?: string; status?: string } = {}) => {
+    const { error, status } = extra;
+    const hasPassword = Boolean(user.passwordHash);
+    const passwordForm = hasPassword
+      ? `<form method="post" action="${LINK_PATH}">
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${error ? ' aria-describedby="link-error" aria-invalid="true"' : ''}>
 <button type="submit">Link and sign in</button>
+</form>
+`
+      : '';
+    return renderPage(
+      'Link your account',
+      `<h1>Link your account</h1>
+<p>An account with the address <strong>${escapeHtml(user.email)}</strong> already exists here. To sign in to it with ${escapeHtml(connectionName)} from now on, ${
+        hasPassword ? 'enter its password once, or have a link e-mailed to that address.' : 'prove it is yours: we e-mail a link to that address.'
+      }</p>
+${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(error)}</p>\n` : ''}${status ? `<p id="link-status" role="status">${escapeHtml(status)}</p>\n` : ''}${passwordForm}<form method="post" action="${LINK_MAIL_PATH}">
+<button type="submit" id="link-by-mail">${hasPassword ? 'E-mail me a link instead' : 'E-mail me a link'}</button>
 </form>`,
     );
+  };
   const linkFlow = async (request: FastifyRequest) => {
     const flow = await peekFlow(db, cookieValue(request, LINK_COOKIE), ['link']);
     if (!flow) return undefined;
@@ -347,7 +377,7 @@ ${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(error)}</p
   app.get(LINK_PATH, { schema: { hide: true } }, async (request, reply) => {
     const found = await linkFlow(request);
     if (!found) return sendPage(reply, 400, renderErrorPage(expiredMessage));
-    return sendPage(reply, 200, linkPage(found.user.email, found.connection.displayName));
+    return sendPage(reply, 200, linkPage(found.user, found.connection.displayName));
   });
   app.post<{ Body: { password?: string } }>(
     LINK_PATH,
@@ -359,17 +389,129 @@ ${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(error)}</p
       const { payload } = flow;
       const client = { id: CLIENT_OF(payload.returnTo), ...payload.signInTenant };
       const outcome = await passwordStep(options, request, reply, { tenant: payload.signInTenant, client, login: user.email, password: request.body?.password ?? '' });
-      if (outcome.kind === 'throttled') return sendPage(reply, 429, linkPage(user.email, connection.displayName, outcome.message));
+      if (outcome.kind === 'throttled') return sendPage(reply, 429, linkPage(user, connection.displayName, { error: outcome.message }));
       if (outcome.kind === 'blocked') return sendPage(reply, 403, renderErrorPage(outcome.message));
-      if (outcome.kind === 'wrong' || outcome.user.id !== user.id) return sendPage(reply, 401, linkPage(user.email, connection.displayName, 'Wrong password.'));
+      if (outcome.kind === 'wrong' || outcome.user.id !== user.id) return sendPage(reply, 401, linkPage(user, connection.displayName, { error: 'Wrong password.' }));
       // spent now: the link is made once
       const taken = await takeFlow(db, cookieValue(request, LINK_COOKIE), { purposes: ['link'] });
       if (!taken) return sendPage(reply, 400, renderErrorPage(expiredMessage));
       reply.header('Set-Cookie', cookie(LINK_COOKIE, '', 0, '/oauth/upstream', options.secure));
-      await linkIdentity(db, connection, outcome.user, payload.profile as UpstreamProfile);
+      await linkIdentity(db, connection, outcome.user, payload.profile as UpstreamProfile, { kind: 'password' }, request.ip);
       // she proved the password too
       const amr = [...new Set(['pwd', ...((payload.amr as string[] | undefined) ?? ['fed'])])];
       return finished(reply, connection, payload, outcome.user, amr, user.email);
+    },
+  );
+
+  /** Counts one request on a counter of login_attempts (the throttle's table and purge); its count in the window. */
+  const countMail = async (kind: string, key: string) => {
+    const { rows } = await db.query<{ n: number }>(
+      `INSERT INTO login_attempts AS a (kind, key, n, expires_at) VALUES ($1, $2, 1, now() + make_interval(secs => $3))
+       ON CONFLICT (kind, key) DO UPDATE SET
+         n = CASE WHEN a.expires_at > now() THEN a.n + 1 ELSE 1 END,
+         expires_at = CASE WHEN a.expires_at > now() THEN a.expires_at ELSE excluded.expires_at END
+       RETURNING a.n`,
+      [kind, key, LINK_MAIL_LIMITS.windowSeconds],
+    );
+    return rows[0].n;
+  };
+
+  /**
+   * "E-mail me a link instead": a single-use link (15 minutes) to the account's stored address,
+   * never one from the request; the pending link remembers which token it waits for, so that the
+   * link confirms this sign-in only, in this browser.
+   */
+  app.post(LINK_MAIL_PATH, { config: { sameSiteForm: 'This form was sent from another site. Please sign in again.' }, schema: { hide: true } }, async (request, reply) => {
+    const found = await linkFlow(request);
+    if (!found) return sendPage(reply, 400, renderErrorPage(expiredMessage));
+    const { flow, connection, user } = found;
+    const client = { id: CLIENT_OF(flow.payload.returnTo), ...flow.payload.signInTenant };
+    const tooMany = async (of: string) => {
+      await recordSignIn(db, attemptOf(request), { outcome: 'throttled', client, userId: user.id, login: user.email, detail: 'too many e-mailed links asked to prove the account', connectionId: connection.id });
+      reply.header('Retry-After', String(LINK_MAIL_LIMITS.windowSeconds));
+      return sendPage(reply, 429, linkPage(user, connection.displayName, { error: `Too many links were e-mailed ${of}. Try again in an hour.` }));
+    };
+    if ((await countMail('link-mail-client-address', addressKey(request.ip))) > LINK_MAIL_LIMITS.perClientAddress) return tooMany('from your network');
+    if ((await countMail('link-mail-account', `${user.companyId}/${user.domainId}/${user.id}`)) > LINK_MAIL_LIMITS.perAccount) return tooMany('for this account');
+    const mailer = mailerOf(app.ctx);
+    const linkToken = cookieValue(request, LINK_COOKIE)!;
+    const queued = await db.transaction(async (tx) => {
+      // a blocked account is sent nothing (queueAccountLink): the page answers the same, so that it says nothing of the account
+      const outcome = await queueAccountLink(tx, mailer, setting.publicUrl, {
+        companyId: user.companyId,
+        domainId: user.domainId,
+        userId: user.id,
+        purpose: 'link-identity',
+        language: languageOf(request.headers['accept-language']),
+        connectionName: connection.displayName,
+      });
+      if (outcome.kind !== 'queued') return undefined;
+      // the pending link waits for this token alone (a newer one replaces it, as the newer link spends the older)
+      await tx.query(`UPDATE upstream_flows SET payload = jsonb_set(payload, '{mailedToken}', to_jsonb($2::text)) WHERE id = $1 AND purpose = 'link'`, [sha256(linkToken), outcome.tokenId]);
+      return outcome;
+    });
+    queued?.send();
+    await recordSignIn(db, attemptOf(request), { outcome: 'upstream_not_linked', client, userId: user.id, login: user.email, detail: 'a link proving the account was e-mailed to its address', connectionId: connection.id });
+    return sendPage(
+      reply,
+      200,
+      linkPage(user, connection.displayName, {
+        status: `We have e-mailed a link to ${user.email}. Open it within 15 minutes, in this browser, to link your account and sign in.`,
+      }),
+    );
+  });
+
+  const invalidMailedLink = (reply: FastifyReply) => sendPage(reply, 400, renderErrorPage('This link is invalid, has expired or has already been used. Please sign in again.'));
+  /** The pending link of this browser, when it waits for this very token (else: another browser, or another sign-in). */
+  const linkFlowOfToken = async (request: FastifyRequest, token: string) => {
+    const found = await linkFlow(request);
+    return found && typeof found.flow.payload.mailedToken === 'string' && found.flow.payload.mailedToken === sha256(token) ? found : undefined;
+  };
+  const TOKEN_QUERY = { type: 'object', properties: { token: text(100) } } as const;
+
+  /** The e-mailed link opens a page with a button: a GET links nothing (mail scanners open links). */
+  app.get<{ Querystring: { token?: string } }>(LINK_CONFIRM_PATH, { logLevel: 'warn', schema: { hide: true, querystring: TOKEN_QUERY } }, async (request, reply) => {
+    const token = request.query.token ?? '';
+    if (!(await findToken(db, token, ['link-identity']))) return invalidMailedLink(reply);
+    const found = await linkFlowOfToken(request, token);
+    if (!found) return sendPage(reply, 400, renderErrorPage(OTHER_BROWSER));
+    return sendPage(
+      reply,
+      200,
+      renderPage(
+        'Link your account',
+        `<h1>Link your account</h1>
+<p>Link your sign-in with ${escapeHtml(found.connection.displayName)} to the account <strong>${escapeHtml(found.user.email)}</strong>, and sign in.</p>
+<form method="post" action="${LINK_CONFIRM_PATH}">
+<input type="hidden" name="token" value="${escapeHtml(token)}">
+<button type="submit">Link and sign in</button>
+</form>`,
+      ),
+    );
+  });
+
+  app.post<{ Body: { token?: string } }>(
+    LINK_CONFIRM_PATH,
+    { logLevel: 'warn', config: { sameSiteForm: 'This form was sent from another site. Open the link from your e-mail again.' }, schema: { hide: true, body: TOKEN_QUERY } },
+    async (request, reply) => {
+      const token = request.body?.token ?? '';
+      const found = await linkFlowOfToken(request, token);
+      // another browser (no pending link, or another one): nothing is linked, and the token stays for the right browser
+      if (!found) return sendPage(reply, 400, renderErrorPage((await findToken(db, token, ['link-identity'])) ? OTHER_BROWSER : 'This link is invalid, has expired or has already been used. Please sign in again.'));
+      const { flow, connection, user } = found;
+      const { payload } = flow;
+      const client = { id: CLIENT_OF(payload.returnTo), ...payload.signInTenant };
+      // spent now, whatever follows: the pending link is used once
+      const taken = await takeFlow(db, cookieValue(request, LINK_COOKIE), { purposes: ['link'] });
+      reply.header('Set-Cookie', cookie(LINK_COOKIE, '', 0, '/oauth/upstream', options.secure));
+      if (!taken) return sendPage(reply, 400, renderErrorPage(expiredMessage));
+      // she holds the mailed token, so she may be told (as whoever types the right password is)
+      if (user.blocked) {
+        await recordSignIn(db, attemptOf(request), { outcome: 'blocked', client, userId: user.id, login: user.email, detail: 'proved by an e-mailed link', connectionId: connection.id });
+        return sendPage(reply, 403, renderErrorPage(BLOCKED_UPSTREAM));
+      }
+      if (!(await linkIdentity(db, connection, user, payload.profile as UpstreamProfile, { kind: 'e-mailed link', token }, request.ip))) return invalidMailedLink(reply);
+      return finished(reply, connection, payload, user, (payload.amr as string[] | undefined) ?? ['fed'], user.email);
     },
   );
 }

@@ -1,5 +1,7 @@
 import { type Database, type Queryable, transactionSettings } from '../db/index.js';
 import { findUserById, type KnownUser, type Tenant } from '../accounts/accounts.js';
+import { recordOwnAction } from '../accounts/audit.js';
+import { useToken } from '../accounts/links.js';
 import { randomAlphanumeric } from '../ids.js';
 import type { UpstreamConnection, UpstreamProfile } from '../accounts/upstream.js';
 
@@ -7,13 +9,14 @@ import type { UpstreamConnection, UpstreamProfile } from '../accounts/upstream.j
  * An upstream identity made an account of ours (docs/CONSOLE.md, "Connections"; DESIGN.md section
  * 6): found by its link (the connection and the IdP's subject, in the sign-in's domain), else
  * provisioned just in time into that domain. It is never linked to an existing account because an
- * address matches (nOAuth): the person proves that account first (its password), and an address the
- * IdP does not call verified never leads to a link at all. Blocked and deleted accounts stay refused.
+ * address matches (nOAuth): the person proves that account first (its password, or a link e-mailed
+ * to its address: an account without a password proves it so), and an address the IdP does not
+ * call verified never leads to a link at all. Blocked and deleted accounts stay refused.
  */
 
 export type AccountOutcome =
   | { kind: 'user'; user: KnownUser; provisioned: boolean }
-  /** an active account of the domain already has this address: her password first, then the link */
+  /** an active account of the domain already has this address: her password or an e-mailed link first, then the link */
   | { kind: 'prove'; user: KnownUser }
   | { kind: 'refused'; outcome: 'blocked' | 'upstream_not_linked' | 'upstream_failed'; message: string; userId?: string };
 
@@ -42,8 +45,8 @@ export async function accountOfProfile(db: Database, connection: UpstreamConnect
   if (!email || !/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254) {
     return { kind: 'refused', outcome: 'upstream_failed', message: 'The identity provider gave no e-mail address: an account cannot be made for this sign-in.' };
   }
-  const existing = await db.query<{ id: string; active: boolean; hasPassword: boolean }>(
-    `SELECT id, status = 'active' AS active, password_hash IS NOT NULL AS "hasPassword" FROM users
+  const existing = await db.query<{ id: string; active: boolean }>(
+    `SELECT id, status = 'active' AS active FROM users
      WHERE company_id = $1 AND domain_id = $2 AND (lower(email) = lower($3) OR lower(username) = lower($3))
      ORDER BY (status = 'active') DESC LIMIT 1`,
     [tenant.companyId, tenant.domainId, email],
@@ -55,7 +58,7 @@ export async function accountOfProfile(db: Database, connection: UpstreamConnect
     if (!profile.emailVerified) return notLinked(`An account with the address ${email} already exists here, and the identity provider has not verified that address: this sign-in cannot be linked to it.`);
     const user = holder.active ? await findUserById(db, tenant, holder.id) : undefined;
     if (!user) return notLinked(`An account with the address ${email} exists here but is not active. Ask your administrator.`);
-    if (!holder.hasPassword) return notLinked(`An account with the address ${email} already exists here. Ask your administrator to link this sign-in to it.`);
+    // without a password (invited, never accepted; made by another connection) she proves it by an e-mailed link
     return { kind: 'prove', user };
   }
   return provision(db, connection, tenant, profile, email);
@@ -77,20 +80,48 @@ async function touchIdentity(db: Queryable, connection: UpstreamConnection, tena
   );
 }
 
-/** Links the identity to an account she has just proved (her password), and marks it used. */
-export async function linkIdentity(db: Database, connection: UpstreamConnection, user: KnownUser, profile: UpstreamProfile): Promise<void> {
+/** How she proved the existing account before the link: recorded on its audit record. */
+export type LinkProof = { kind: 'password' } | { kind: 'e-mailed link'; token: string };
+
+/**
+ * Links the identity to an account she has just proved, and marks it used, with an audit record on
+ * her history (linkIdentity, her own action, naming the proof). An e-mailed link's token is spent in
+ * the same transaction: false (nothing linked) when it is no longer good for this account (used,
+ * expired, blocked or deleted since, its address changed).
+ */
+export async function linkIdentity(db: Database, connection: UpstreamConnection, user: KnownUser, profile: UpstreamProfile, proof: LinkProof, ip: string): Promise<boolean> {
   const tenant = { companyId: user.companyId, domainId: user.domainId };
-  const actor = { userId: user.id, ...tenant, clientId: `connection:${connection.id}`, ip: '' };
-  await transactionSettings.run(new Map([['iam.actor', JSON.stringify(actor)]]), () =>
+  const actor = { userId: user.id, ...tenant, clientId: `connection:${connection.id}`, ip };
+  return transactionSettings.run(new Map([['iam.actor', JSON.stringify(actor)]]), () =>
     db.transaction(async (tx) => {
-      await tx.query(
+      if (proof.kind === 'e-mailed link') {
+        const spent = await useToken(tx, proof.token, ['link-identity']);
+        if (!spent || spent.companyId !== tenant.companyId || spent.domainId !== tenant.domainId || spent.userId !== user.id) {
+          // a token of someone else's account is not spent by this attempt
+          if (spent) throw new TokenOfAnotherAccount();
+          return false;
+        }
+      }
+      const inserted = await tx.query(
         `INSERT INTO user_identities (company_id, domain_id, user_id, connection_company_id, connection_domain_id, connection_id, subject, email, last_used_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now()) ON CONFLICT DO NOTHING`,
         [tenant.companyId, tenant.domainId, user.id, ...identityKey(connection), profile.subject, profile.email ?? null],
       );
+      if (inserted.rowCount > 0) {
+        await recordOwnAction(tx, { ...tenant, userId: user.id }, { clientId: actor.clientId, ip }, 'linkIdentity', {
+          identity: { after: { connectionId: connection.id, connectionName: connection.displayName, subject: profile.subject, provedBy: proof.kind } },
+        });
+      }
+      return true;
     }),
-  );
+  ).catch((error) => {
+    if (error instanceof TokenOfAnotherAccount) return false;
+    throw error;
+  });
 }
+
+/** Rolls back a token spent for another account than the one being linked. */
+class TokenOfAnotherAccount extends Error {}
 
 /**
  * A new account in the sign-in's domain: the mapped name and address (verified only when the
