@@ -213,7 +213,10 @@ export async function accountEmailRoutes(app: FastifyInstance) {
         if (!found.userId) throw new HttpError(409, `message ${messageId} was for nobody's account: there is nothing to resend`);
         const at = { companyId, domainId, userId: found.userId };
         await assertContains(tx, request.principal, { companyId, domainId, principals: [{ type: 'user', id: found.userId }] });
-        const send = SENDS.find((candidate) => candidate.purpose === found.purpose)!;
+        // a link proving an account for an upstream identity (server/upstream/routes.ts) is bound to the
+        // browser that asked for it: only she asks again, from the link page
+        const send = SENDS.find((candidate) => candidate.purpose === found.purpose);
+        if (!send) throw new HttpError(409, `message ${messageId} is not resent: the person asks for a new one from the page where she signs in`);
         return queueLinkFor(tx, mailer, config.publicUrl, at, found.purpose, send.action, language, { resentFrom: { after: messageId } });
       });
       outcome.send();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptSecret } from '../../server/accounts/factors.js';
-import { createTenant, PUBLIC_URL, startServer, type Tenant, type TestServer } from './helpers.js';
+import { call, createTenant, PUBLIC_URL, startServer, type Tenant, type TestServer } from './helpers.js';
 import { CONSOLE_REDIRECT, consoleLoginFields, CookieJar, injectBrowser, pkce, postLogin, postToken, setPassword } from './oauthHelpers.js';
 import { start as startIdp, type OidcIdp } from '../upstream/oidcIdp.js';
 import { LINK_MAIL_LIMITS } from '../../server/upstream/routes.js';
@@ -259,6 +259,19 @@ describe('linking by an e-mailed link', () => {
     expect((await browser.post(CONFIRM, { token: first })).status).toBe(400);
     expect(await identityOf('twice-sub')).toBeUndefined();
     expect(codeOf(await browser.post(CONFIRM, { token: second }))).toBeTruthy();
+  });
+
+  it("is not resent from the outbox by support staff (it is bound to the browser that asked): a 409 with a sentence, never a 5xx", async () => {
+    await addUser('resend', 'resend@corp.example', 'resend@corp.example', { password: PASSWORD });
+    const { browser } = await atLinkPage('resend-sub', 'resend@corp.example');
+    await browser.post(MAIL, {});
+    const { rows } = await server.db.query<{ id: string }>(`SELECT id FROM mail_outbox WHERE company_id = 'globex' AND user_id = 'resend' AND purpose = 'link-identity'`);
+    expect(rows).toHaveLength(1);
+    const resent = await call(server, globex.adminToken, 'POST', `/api/companys/globex/domainNames/${globex.domainId}/outbox/${rows[0].id}/resend`, {});
+    expect(resent.status).toBe(409);
+    expect(resent.body.message).toContain('is not resent');
+    const { rows: after } = await server.db.query(`SELECT 1 FROM mail_outbox WHERE company_id = 'globex' AND user_id = 'resend' AND purpose = 'link-identity'`);
+    expect(after).toHaveLength(1);
   });
 
   it('the sending is throttled per account: a flood gets a 429 and no more mail', async () => {

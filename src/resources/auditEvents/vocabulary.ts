@@ -51,6 +51,7 @@ export const AUDIT_ACTIONS = [
   'removeEmailDomain',
   'testSignIn',
   'unlinkIdentity',
+  'linkIdentity',
 ] as const;
 
 /** One record of a company's log, as GET /api/companys/{c}/auditEvents answers it. */

@@ -17,10 +17,11 @@ const MESSAGE = '/api/companys/acme/domainNames/main/outbox/m1';
 const row = { id: 'm1', recipient: 'ada@example.com', subject: 'Reset your Acme password', purpose: 'reset', userId: 'u1', sentAt: null, error: null, createdAt: '2026-01-01T10:00:00Z', language: 'en' };
 let withText = false;
 let mayActOn = true;
+let purpose = 'reset';
 
 function provider(request: RecordedRequest) {
   const { pathname } = new URL(request.url, 'http://console');
-  if (request.method === 'GET' && pathname === MESSAGE) return { json: withText ? { ...row, text: 'Follow http://localhost/account/reset?token=abc', html: '<p>x</p>' } : row };
+  if (request.method === 'GET' && pathname === MESSAGE) return { json: withText ? { ...row, purpose, text: 'Follow http://localhost/account/reset?token=abc', html: '<p>x</p>' } : { ...row, purpose } };
   if (pathname === '/api/companys/acme/domainNames/main/users/u1/rights') return { json: mayActOn ? { mayActOn: true, reason: null } : { mayActOn: false, reason: 'You cannot act on user u1: it holds the Administrator role' } };
   if (request.method === 'POST' && pathname === `${MESSAGE}/resend`) return { json: { messageId: 'm2', recipient: 'ada@example.com', mailConfigured: false } };
   return { status: 404, json: { message: 'not found' } };
@@ -28,7 +29,7 @@ function provider(request: RecordedRequest) {
 
 const show = () =>
   renderPanel(
-    <RecordContextProvider value={row}>
+    <RecordContextProvider value={{ ...row, purpose }}>
       <OutboxMessage />
     </RecordContextProvider>,
     '/outbox',
@@ -37,6 +38,7 @@ const show = () =>
 beforeEach(() => {
   withText = false;
   mayActOn = true;
+  purpose = 'reset';
   updateSession({ company: { id: 'acme', name: 'acme' }, domain: { id: 'main', name: 'main' }, accessToken: 't', user: { id: 'me', displayName: 'Me', email: 'me@example.com' } });
 });
 afterEach(() => {
@@ -82,6 +84,17 @@ describe('an outbox message', () => {
     await waitFor(() => expect(resend).toBeDisabled());
     await userEvent.hover(resend.parentElement!);
     expect(await screen.findByRole('tooltip')).toHaveTextContent('You cannot act on user u1');
+    expect(requests.filter((request) => request.method === 'POST')).toEqual([]);
+  });
+
+  it("Resend is greyed for a link proving an account for an upstream identity: it works only in the browser that asked for it", async () => {
+    purpose = 'link-identity';
+    const { requests } = mockFetch(provider);
+    show();
+    const resend = await screen.findByRole('button', { name: 'Resend' });
+    await waitFor(() => expect(resend).toBeDisabled());
+    await userEvent.hover(resend.parentElement!);
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('Not resent: the person asks for a new one where she signs in');
     expect(requests.filter((request) => request.method === 'POST')).toEqual([]);
   });
 });

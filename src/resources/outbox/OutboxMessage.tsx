@@ -33,7 +33,9 @@ function ResendButton({ message, base }: { message: Message; base: string }) {
   const { company, domain } = useSession();
   const context = { companyId: company?.id ?? '', domainId: domain?.id ?? '' };
   // whoever sees the outbox holds users:recover; containment narrows it to the people she may act on
-  const may = useAllowedOn({ allowed: true }, context, 'users', message.userId ?? '');
+  const allowedOn = useAllowedOn({ allowed: true }, context, 'users', message.userId ?? '');
+  // a link proving an account for an upstream identity is bound to the browser that asked for it: she asks again there
+  const may = message.purpose === 'link-identity' ? { allowed: false, reason: translate('iam.outbox.notResent') } : allowedOn;
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   if (!message.userId) return null;

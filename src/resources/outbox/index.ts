@@ -27,7 +27,7 @@ export const outbox: ResourceDeclaration = {
     { source: 'createdAt', kind: 'dateTime' },
     { source: 'recipient', kind: 'text', sortable: false },
     { source: 'subject', kind: 'text', sortable: false },
-    { source: 'purpose', kind: 'select', choices: ['reset', 'invite', 'verify'], choiceLabelPrefix: 'iam.outbox.purposes', sortable: false },
+    { source: 'purpose', kind: 'select', choices: ['reset', 'invite', 'verify', 'link-identity'], choiceLabelPrefix: 'iam.outbox.purposes', sortable: false },
     { source: 'sentAt', kind: 'dateTime', sortable: false },
   ],
   listColumns: ['createdAt', 'recipient', 'subject', 'purpose', 'sentAt'],
