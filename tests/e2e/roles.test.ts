@@ -193,7 +193,7 @@ describe('roles in the console', () => {
   it('Auditor reads applications, the audit log and who holds which role; changes nothing', async () => {
     const { context, page } = await signedIn(AUDITOR);
     await menuItem(page, 'Enterprise Applications').click();
-    await eventually(() => page.locator('#menu-enterprise').getByRole('menuitem').allTextContents()).toEqual(['Applications', 'APIs']);
+    await eventually(() => page.locator('#menu-enterprise').getByRole('menuitem').allTextContents()).toEqual(['Applications', 'APIs', 'Connections']);
     await page.locator('#menu-enterprise').getByRole('menuitem', { name: 'Applications' }).click();
     await eventually(() => page.getByRole('row').filter({ hasText: 'IAM Console' }).count()).toBe(1);
     expect(await reasonOf(page, button(page, 'New'))).toBe('Needs the Owner, Administrator or Application manager role');
