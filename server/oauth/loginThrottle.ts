@@ -24,7 +24,7 @@ import { accountLimitsOf } from '../policies.js';
  * not extend it.
  */
 
-export type CounterKind = 'failed-account' | 'failed-address' | 'failed-device' | 'signed-in-account' | 'signed-in-address' | 'signed-up-address' | 'upstream-start-address';
+export type CounterKind = 'failed-account' | 'failed-address' | 'failed-device' | 'signed-in-account' | 'signed-in-address' | 'signed-up-address' | 'upstream-start-address' | 'link-mail-client-address' | 'link-mail-account';
 
 interface Counter {
   kind: CounterKind;

@@ -403,18 +403,9 @@ ${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(error)}</p
     },
   );
 
-  /** Counts one request on a counter of login_attempts (the throttle's table and purge); its count in the window. */
-  const countMail = async (kind: string, key: string) => {
-    const { rows } = await db.query<{ n: number }>(
-      `INSERT INTO login_attempts AS a (kind, key, n, expires_at) VALUES ($1, $2, 1, now() + make_interval(secs => $3))
-       ON CONFLICT (kind, key) DO UPDATE SET
-         n = CASE WHEN a.expires_at > now() THEN a.n + 1 ELSE 1 END,
-         expires_at = CASE WHEN a.expires_at > now() THEN a.expires_at ELSE excluded.expires_at END
-       RETURNING a.n`,
-      [kind, key, LINK_MAIL_LIMITS.windowSeconds],
-    );
-    return rows[0].n;
-  };
+  /** Counts one request on a counter of the sign-in throttle (its table and purge); its count in the window. */
+  const countMail = async (kind: 'link-mail-client-address' | 'link-mail-account', key: string) =>
+    (await options.throttle.add([{ kind, key }], LINK_MAIL_LIMITS.windowSeconds))[0].n;
 
   /**
    * "E-mail me a link instead": a single-use link (15 minutes) to the account's stored address,

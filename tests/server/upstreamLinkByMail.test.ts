@@ -4,6 +4,7 @@ import { call, createTenant, PUBLIC_URL, startServer, type Tenant, type TestServ
 import { CONSOLE_REDIRECT, consoleLoginFields, CookieJar, injectBrowser, pkce, postLogin, postToken, setPassword } from './oauthHelpers.js';
 import { start as startIdp, type OidcIdp } from '../upstream/oidcIdp.js';
 import { LINK_MAIL_LIMITS } from '../../server/upstream/routes.js';
+import { continueUrl, throughIdp } from './upstreamHelpers.js';
 
 /**
  * Linking an upstream identity to an existing account by a link e-mailed to that account's address
@@ -40,29 +41,6 @@ async function addConnection(target: TestServer, tenant: { companyId: string; do
 async function addUser(id: string, username: string, email: string, extra: { password?: string } = {}) {
   await server.db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email) VALUES ('globex', 'globex-domain', $1, $2, $1, $3)`, [id, username, email]);
   if (extra.password) await setPassword(server, 'globex', 'globex-domain', id, extra.password);
-}
-
-const unescape = (value: string) => value.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
-
-/** The IdP's side of a browser: follows its redirects (its own cookies) until it sends the browser back to us. */
-async function throughIdp(url: string): Promise<string> {
-  const jar = new CookieJar();
-  let next = url;
-  for (let hop = 0; hop < 15; hop++) {
-    if (next.startsWith(PUBLIC_URL)) return next;
-    const response = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header() } });
-    jar.keep(response.headers.getSetCookie());
-    const location = response.headers.get('location');
-    if (!location) throw new Error(`the IdP stopped at ${next}: ${response.status} ${await response.text()}`);
-    next = new URL(location, next).href;
-  }
-  throw new Error('too many redirects at the IdP');
-}
-
-function continueUrl(body: string): string {
-  const match = /http-equiv="refresh" content="0;url=([^"]+)"/.exec(body);
-  if (!match) throw new Error(`no continue page: ${body.slice(0, 300)}`);
-  return unescape(match[1]);
 }
 
 /** The console's sign-in through the connection `corp`, in a browser of its own, ending where our server sends it. */
