@@ -1878,6 +1878,108 @@ ALTER TABLE account_tokens DROP CONSTRAINT IF EXISTS account_tokens_purpose_chec
 ALTER TABLE account_tokens ADD CONSTRAINT account_tokens_purpose_check CHECK (purpose IN ('reset', 'invite', 'verify', 'link-identity'));
 `,
   },
+  {
+    id: 40,
+    name: 'moving in: import and export jobs of a domain\'s users, SCIM provisioning (tokens, calls, external ids and attributes)',
+    sql: `
+-- The id a provisioning client (SCIM's externalId) or a migration file knows a user or group by.
+ALTER TABLE users ADD COLUMN IF NOT EXISTS external_id text;
+ALTER TABLE groups ADD COLUMN IF NOT EXISTS external_id text;
+CREATE INDEX IF NOT EXISTS users_external_id ON users (company_id, domain_id, external_id) WHERE external_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS groups_external_id ON groups (company_id, domain_id, external_id) WHERE external_id IS NOT NULL;
+-- SCIM attributes that have no column here (name parts, phone numbers, the enterprise extension...),
+-- kept as the provisioning client sent them and given back to it (docs/CONSOLE.md, "Provisioning").
+ALTER TABLE users ADD COLUMN IF NOT EXISTS scim_attributes jsonb;
+
+-- An import or export of a domain's users (docs/CONSOLE.md, "Import and export"): a job that runs in
+-- the background on one server process at a time (lease_until), and after a restart goes on from
+-- the last committed row (rows_read counts what is committed).
+CREATE TABLE IF NOT EXISTS user_jobs (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  id text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('import', 'export')),
+  status text NOT NULL CHECK (status IN ('uploading', 'queued', 'running', 'done', 'failed', 'cancelled')),
+  -- format, dry run, upsert key, column mapping, groups, password hashes...
+  options jsonb NOT NULL DEFAULT '{}'::jsonb,
+  rows_read bigint NOT NULL DEFAULT 0,
+  created bigint NOT NULL DEFAULT 0,
+  updated bigint NOT NULL DEFAULT 0,
+  skipped bigint NOT NULL DEFAULT 0,
+  failed bigint NOT NULL DEFAULT 0,
+  -- bytes of the file received (an import) or written (an export)
+  bytes bigint NOT NULL DEFAULT 0,
+  error text,
+  created_by jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  started_at timestamptz,
+  finished_at timestamptz,
+  lease_owner text,
+  lease_until timestamptz,
+  PRIMARY KEY (company_id, domain_id, id),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS user_jobs_by_time ON user_jobs (company_id, domain_id, created_at DESC, id);
+CREATE INDEX IF NOT EXISTS user_jobs_waiting ON user_jobs (lease_until) WHERE status IN ('queued', 'running');
+
+-- A job's file in pieces, as it streams: the uploaded file of an import ('input'), the file an
+-- export writes ('output'). Kept in the database so that any server process can go on with it.
+CREATE TABLE IF NOT EXISTS user_job_chunks (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  job_id text NOT NULL,
+  part text NOT NULL CHECK (part IN ('input', 'output')),
+  seq integer NOT NULL,
+  data bytea NOT NULL,
+  PRIMARY KEY (company_id, domain_id, job_id, part, seq),
+  FOREIGN KEY (company_id, domain_id, job_id) REFERENCES user_jobs (company_id, domain_id, id) ON DELETE CASCADE
+);
+
+-- An import's refused rows: the error report to download.
+CREATE TABLE IF NOT EXISTS user_job_errors (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  job_id text NOT NULL,
+  row_number bigint NOT NULL,
+  field text,
+  message text NOT NULL,
+  PRIMARY KEY (company_id, domain_id, job_id, row_number),
+  FOREIGN KEY (company_id, domain_id, job_id) REFERENCES user_jobs (company_id, domain_id, id) ON DELETE CASCADE
+);
+
+-- A long-lived SCIM token of one domain: shown once, kept as its SHA-256, revocable.
+CREATE TABLE IF NOT EXISTS scim_tokens (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  id text NOT NULL,
+  name text NOT NULL,
+  token_hash text NOT NULL UNIQUE,
+  created_by jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  last_used_at timestamptz,
+  revoked_at timestamptz,
+  PRIMARY KEY (company_id, domain_id, id),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+
+-- The last calls of a domain's provisioning clients (its Provisioning tab), trimmed to the newest few hundred.
+CREATE TABLE IF NOT EXISTS scim_calls (
+  company_id text NOT NULL,
+  domain_id text NOT NULL,
+  id text NOT NULL,
+  at timestamptz NOT NULL DEFAULT now(),
+  method text NOT NULL,
+  path text NOT NULL,
+  status integer NOT NULL,
+  token_id text,
+  client_id text,
+  detail text,
+  PRIMARY KEY (company_id, domain_id, id),
+  FOREIGN KEY (company_id, domain_id) REFERENCES domains (company_id, id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS scim_calls_by_time ON scim_calls (company_id, domain_id, at DESC);
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
