@@ -1980,6 +1980,22 @@ CREATE TABLE IF NOT EXISTS scim_calls (
 CREATE INDEX IF NOT EXISTS scim_calls_by_time ON scim_calls (company_id, domain_id, at DESC);
 `,
   },
+  {
+    id: 43,
+    name: 'a password re-hashed at sign-in ends no session',
+    sql: `
+-- A password re-hashed at sign-in (server/accounts/importedHashes.ts: an imported form replaced by
+-- the provider's bcrypt of the password just proved) is no new password: it ends none of her account
+-- page's sessions. The transaction that re-hashes says so (iam.rehash); any other change of the hash
+-- ends them as before (migration 32).
+DROP TRIGGER IF EXISTS users_end_account_sessions ON users;
+CREATE TRIGGER users_end_account_sessions AFTER UPDATE OF password_hash, blocked_at, status ON users FOR EACH ROW
+  WHEN ((NEW.password_hash IS DISTINCT FROM OLD.password_hash AND current_setting('iam.rehash', true) IS DISTINCT FROM 'on')
+        OR (NEW.blocked_at IS NOT NULL AND OLD.blocked_at IS NULL)
+        OR (NEW.status = 'deleted' AND OLD.status <> 'deleted'))
+  EXECUTE FUNCTION end_account_sessions();
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
