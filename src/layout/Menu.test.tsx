@@ -51,7 +51,8 @@ describe('the menu follows the roles', () => {
     await dashboardAs(permissionsOf('support'));
     expect(screen.queryByRole('menuitem', { name: 'Enterprise Applications' })).not.toBeInTheDocument();
     expect(screen.queryByRole('menuitem', { name: 'Roles' })).not.toBeInTheDocument();
-    expect(await entriesOf('Users', 'menu-users')).toEqual(['All users', 'Deleted users', 'Sign-in logs', 'Outbox', 'Password reset', 'User settings', "Sync'ing results"]);
+    // Sync'ing results opens the import jobs: not for Support (no users:import)
+    expect(await entriesOf('Users', 'menu-users')).toEqual(['All users', 'Deleted users', 'Sign-in logs', 'Outbox', 'Password reset', 'User settings']);
     expect(await entriesOf('Groups', 'menu-groups')).toEqual(['All groups', 'Deleted groups', 'General', 'Group settings']);
     expect(await entriesOf('Onboarding', 'menu-onboarding')).toEqual(['Companies', 'Domains']);
   });
@@ -59,8 +60,16 @@ describe('the menu follows the roles', () => {
   it('Application manager: applications and APIs, none of the users or groups', async () => {
     await dashboardAs(permissionsOf('application-manager'));
     expect(await entriesOf('Enterprise Applications', 'menu-enterprise')).toEqual(['Applications', 'APIs']);
-    expect(await entriesOf('Users', 'menu-users')).toEqual(['Password reset', 'User settings', "Sync'ing results"]);
+    expect(await entriesOf('Users', 'menu-users')).toEqual(['Password reset', 'User settings']);
     expect(screen.queryByRole('menuitem', { name: 'Roles' })).not.toBeInTheDocument();
+  });
+
+  it("User manager: Sync'ing results, at its place in the template, opens the import and export jobs", async () => {
+    await dashboardAs([...permissionsOf('user-manager'), 'users:import', 'users:export']);
+    expect(await entriesOf('Users', 'menu-users')).toEqual(['All users', 'Deleted users', 'Sign-in logs', 'Outbox', 'Password reset', 'User settings', "Sync'ing results"]);
+    expect(screen.getByRole('menuitem', { name: "Sync'ing results" })).toHaveAttribute('href', '/syncing-results?page=1');
+    // no entry of its own elsewhere
+    expect(screen.queryByRole('menuitem', { name: 'Import and export jobs' })).not.toBeInTheDocument();
   });
 
   it('Auditor: Roles too', async () => {

@@ -28,6 +28,11 @@ export interface MenuLeaf {
   /** Added to `to` by the link: a declared list's opens on its first page, unfiltered. */
   search?: string;
   fullPage?: boolean;
+  /**
+   * A template entry that opens a declared resource's list (Sync'ing results: the import jobs): it
+   * shows, at its place, to those who may read that resource, and the resource has no entry of its own.
+   */
+  opens?: string;
 }
 
 export interface MenuEntry {
@@ -70,13 +75,15 @@ export function menuTree(signedIn: boolean, declarations: readonly ResourceDecla
     .map((declaration, index) => ({ declaration, order: declaration.menu?.order ?? 1000 + index }))
     .sort((a, b) => a.order - b.order)
     .map(({ declaration }) => declaration);
-  const template = templateTree(signedIn);
+  const template = templateTree(signedIn).map((entry) => (entry.children ? { ...entry, children: templateLeaves(entry.children, declared) } : entry));
+  const opened = new Set(templateTree(signedIn).flatMap((entry) => (entry.children ?? []).flatMap((leaf) => (leaf.opens ? [leaf.opens] : []))));
   const groupIds = new Set(template.map((entry) => entry.id));
   const joined = template.map((entry) => {
-    const mine = declared.filter((declaration) => declaration.menu?.group === entry.id);
+    const mine = declared.filter((declaration) => declaration.menu?.group === entry.id && !opened.has(declaration.name));
     return mine.length ? { ...entry, children: [...mine.flatMap(leavesOf), ...(entry.children ?? [])] } : entry;
   });
   const ownEntries = declared
+    .filter((declaration) => !opened.has(declaration.name))
     .filter((declaration) => !declaration.menu?.group || !groupIds.has(declaration.menu.group))
     .map((declaration): MenuEntry => {
       const leaves = leavesOf(declaration);
@@ -89,6 +96,15 @@ export function menuTree(signedIn: boolean, declarations: readonly ResourceDecla
   // a group whose every entry is of a resource the person may not read is left out
   const tree = [...joined.slice(0, at), ...ownEntries, ...joined.slice(at)];
   return tree.filter((entry) => !entry.children || entry.children.length > 0);
+}
+
+/** A group's template entries: one that opens a declared list goes there, and only for those who may read it. */
+function templateLeaves(leaves: readonly MenuLeaf[], readable: readonly ResourceDeclaration[]): MenuLeaf[] {
+  return leaves.flatMap((leaf) => {
+    if (!leaf.opens) return [leaf];
+    const declaration = readable.find((candidate) => candidate.name === leaf.opens);
+    return declaration ? [{ ...leaf, to: declaration.routes.list, search: FRESH_LIST }] : [];
+  });
 }
 
 /** The template's tree; the resource groups' declared entries are added by menuTree. */
@@ -111,7 +127,8 @@ function templateTree(signedIn: boolean): MenuEntry[] {
       children: [
         { labelKey: 'iam.menu.passwordReset', to: '/password-reset' },
         { labelKey: 'iam.menu.userSettings', to: '/user-settings' },
-        { labelKey: 'iam.menu.syncResults', to: '/syncing-results' },
+        // the import and export jobs (docs/CONSOLE.md, "Import and export")
+        { labelKey: 'iam.menu.syncResults', to: '/syncing-results', opens: 'userJobs' },
       ],
     },
     {

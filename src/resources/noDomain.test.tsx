@@ -26,8 +26,8 @@ afterEach(() => {
 const inDomain = registry.filter((declaration) => declaration.needsDomain);
 
 describe('a company with no domain yet', () => {
-  it('declares users, groups, applications, APIs, connections, sign-in logs and the outbox as living in a domain', () => {
-    expect(inDomain.map((declaration) => declaration.name).sort()).toEqual(['apis', 'applications', 'connections', 'groups', 'outbox', 'signInEvents', 'users']);
+  it('declares users, groups, applications, APIs, connections, sign-in logs, the outbox and import jobs as living in a domain', () => {
+    expect(inDomain.map((declaration) => declaration.name).sort()).toEqual(['apis', 'applications', 'connections', 'groups', 'outbox', 'signInEvents', 'userJobs', 'users']);
   });
 
   for (const declaration of inDomain) {

@@ -11,6 +11,7 @@ import { auditEvents } from './auditEvents';
 import { roleAssignments } from './roleAssignments';
 import { outbox } from './outbox';
 import { connections } from './connections';
+import { userJobs } from './userJobs';
 import type { ResourceDeclaration } from './types';
 
 export const registry: readonly ResourceDeclaration[] = [
@@ -31,4 +32,5 @@ export const registry: readonly ResourceDeclaration[] = [
   roleAssignments,
   outbox,
   connections,
+  userJobs,
 ];

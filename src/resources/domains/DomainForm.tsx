@@ -1,3 +1,5 @@
+import { lazy, Suspense } from 'react';
+import { LinearProgress } from '@mui/material';
 import { useLocation, useTranslate } from 'react-admin';
 import { getSession, updateSession, type Domain } from '../../session/session';
 import { DeclaredFormScreen } from '../generic/DeclaredFormScreen';
@@ -5,6 +7,9 @@ import { isFormMode, type FormMode } from '../generic/formMode';
 import { RecordTabs } from '../generic/RecordTabs';
 import type { DomainFormState } from './DomainList';
 import SecurityPolicyTab from './SecurityPolicyTab';
+
+// the SCIM tab loads on first use, with the import and export screens (docs/CONSOLE.md, "Provisioning (SCIM)")
+const ProvisioningTab = lazy(() => import('../userJobs/screens').then((screens) => ({ default: screens.ProvisioningTab })));
 
 export default function DomainForm() {
   const translate = useTranslate();
@@ -50,7 +55,10 @@ export default function DomainForm() {
         // the domain's security policy: its own form, saved on its own (a domain chunk, not the first screen)
         ...(mode === 'new' || !state.domain
           ? []
-          : [{ id: 'security', labelKey: 'iam.securityPolicy.tab', content: <SecurityPolicyTab context={context} name={String(state.domain.name ?? state.domain.id)} /> }]),
+          : [
+              { id: 'security', labelKey: 'iam.securityPolicy.tab', content: <SecurityPolicyTab context={context} name={String(state.domain.name ?? state.domain.id)} /> },
+              { id: 'provisioning', labelKey: 'iam.provisioning.tab', content: <Suspense fallback={<LinearProgress aria-label={translate('iam.provisioning.loading')} />}><ProvisioningTab context={context} /></Suspense> },
+            ]),
       ]}
     />
   );

@@ -39,6 +39,8 @@ interface StatusListProps {
   texts?: StatusListTexts;
   /** Controls shown first in the toolbar (the applications' and APIs' Domains drop-down). */
   toolbarStart?: ReactNode;
+  /** Controls shown last in the toolbar (the users list's Import / Export). */
+  toolbarEnd?: ReactNode;
   /** No CSV export (applications and APIs: their form fields hold secrets and settings, not a roster). */
   noExport?: boolean;
   /**
@@ -145,6 +147,7 @@ function Actions({
           filename={status === 'deleted' ? `${declaration.name}-deleted` : declaration.name}
         />
       )}
+      {props.toolbarEnd}
     </>
   );
   // the toggle and the buttons stay together, wrapping as one

@@ -7,6 +7,7 @@ import { lastAdministratorReason, useAdministrators } from './administrators';
 import { useListStatus } from '../generic/listStatus';
 import { userFormState } from './formState';
 import { UserBulkActions } from './BulkActions';
+import { ImportExportButton } from '../userJobs/ImportExportButton';
 
 /**
  * Delete is not offered for a selection the provider would refuse (docs/CONSOLE.md, "Users"): the
@@ -47,6 +48,7 @@ export default function UserList() {
       useDeleteReasons={useUserDeleteReasons}
       firstColumnAfter={active ? (record) => blockedMark(record, translate) : undefined}
       bulkActions={<UserBulkActions />}
+      toolbarEnd={active ? <ImportExportButton /> : undefined}
       texts={{
         activeTitle: 'iam.users.listTitle',
         deletedTitle: 'iam.users.deletedTitle',
