@@ -21,6 +21,7 @@ import { createProvider, providerEndpoints } from './provider.js';
 import { originOf, withRequestOrigin } from '../requestOrigin.js';
 import { userinfoRoutes } from './userinfo.js';
 import { upstreamRoutes } from '../upstream/routes.js';
+import { auth0Aliases, webMessageResponseMode } from './auth0Aliases.js';
 
 /**
  * The key of device cookies, derived from the signing key so that cookies survive restarts and
@@ -184,6 +185,8 @@ export async function oauthRoutes(app: FastifyInstance) {
     registrationToken: config.registrationAccessToken,
   });
   const throttle = new LoginThrottle(app.ctx.db, { ...DEFAULT_LOGIN_LIMITS, ...config.loginLimits }, { log: (message) => app.log.warn(message) });
+  // Auth0's silent sign-in (auth0Aliases.ts): before providerHooks, so that it frames its own answer
+  webMessageResponseMode(provider);
   providerHooks(provider, app.ctx, { pagePolicy: loginPagePolicy, log: app.log, throttle });
   deviceInput(provider);
   await app.register(signInRoutes, { provider, throttle });
@@ -207,5 +210,7 @@ export async function oauthRoutes(app: FastifyInstance) {
     scope.route({ method: ['GET', 'HEAD', 'OPTIONS', 'DELETE'], url: '/oauth/*', schema: query, handler });
     scope.route({ method: ['POST', 'PUT', 'PATCH'], url: '/oauth/*', schema: { ...query, body: PROVIDER_PARAMS }, handler });
     scope.get('/.well-known/openid-configuration', { schema: query }, handler);
+    // Auth0's names of the authorization and end-session endpoints (auth0Aliases.ts)
+    scope.register(auth0Aliases, { handler, params: PROVIDER_PARAMS });
   });
 }
