@@ -70,6 +70,14 @@ export async function verifyPassword(password: string, hash: string): Promise<bo
   return bcryptPool().run({ op: 'verify', password, hash });
 }
 
+/**
+ * Does `password` match an imported form (server/accounts/importedHashes.ts parsed it and bounded
+ * its costs)? Checked on the same threads as bcrypt, with the form's own library.
+ */
+export function verifyImportedPassword(password: string, form: object): Promise<boolean> {
+  return bcryptPool().run({ op: 'imported', password, form });
+}
+
 /** Ends the pool's threads (shutdown, tests); the next call starts a new pool. */
 export async function closePasswordPool(): Promise<void> {
   const closing = pool;

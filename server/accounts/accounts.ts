@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import type { Account } from 'oidc-provider';
 import type { Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
-import { hashPassword, verifyPassword } from '../passwords.js';
+import { hashPassword } from '../passwords.js';
+import { verifyStoredPassword } from './importedHashes.js';
 import { oncePerRequest } from '../requestOrigin.js';
 
 /** The group whose members (direct or through nested groups) administer their domain's company. */
@@ -123,19 +124,15 @@ export const userAccountKey = (tenant: Tenant, userId: string) => `user:${tenant
 let dummyHash: Promise<string> | undefined;
 
 /**
- * Does `password` match the user's? Unknown users (and users without a password) cost a bcrypt
- * comparison too, so timing does not reveal who exists.
+ * Does `password` match the user's, in whichever stored form (bcrypt, or one imported: importedHashes.ts)?
+ * Unknown users (and users without a password) cost a bcrypt comparison too, so timing does not
+ * reveal who exists.
  */
 export async function passwordMatches(user: KnownUser | undefined, password: string): Promise<boolean> {
   dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
   const hash = user?.passwordHash ?? (await dummyHash);
-  let matches = false;
-  try {
-    // on the password threads, below the event loop's priority, never on the event loop
-    matches = await verifyPassword(password, hash);
-  } catch {
-    matches = false;
-  }
+  // on the password threads, below the event loop's priority, never on the event loop (never throws)
+  const matches = await verifyStoredPassword(password, hash);
   return Boolean(user?.passwordHash && password && matches);
 }
 

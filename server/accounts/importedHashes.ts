@@ -1,6 +1,7 @@
 import { parseOptions } from '@node-rs/argon2';
 import { badRequest } from '../errors.js';
-import { bcryptCost, MAX_BCRYPT_COST } from '../passwords.js';
+import type { Database } from '../db/index.js';
+import { bcryptCost, hashPassword, MAX_BCRYPT_COST, MIN_BCRYPT_COST, verifyImportedPassword, verifyPassword } from '../passwords.js';
 
 /**
  * Password hashes brought from another provider (docs/CONSOLE.md, "Imported password hashes"): the
@@ -18,7 +19,7 @@ export const ARGON2_MAX_PARALLELISM = 8;
 /** scrypt: N = 2^ln, its memory 128·N·r bytes, its work N·r·p. */
 export const SCRYPT_MAX_LN = 20;
 export const SCRYPT_MAX_MEMORY = 256 * 1024 * 1024;
-export const SCRYPT_MAX_WORK = 2 ** 22;
+export const SCRYPT_MAX_WORK = 2 ** 21;
 /** PBKDF2: iterations times the blocks of output (each block is a full run of the iterations). */
 export const PBKDF2_MAX_ITERATIONS = 2_000_000;
 /** Firebase's scrypt: r = rounds, N = 2^mem. */
@@ -30,7 +31,8 @@ export const MAX_HASH_LENGTH = 1024;
 
 export type ImportedHash =
   | { format: 'bcrypt'; cost: number }
-  | { format: 'argon2id' | 'argon2i' }
+  /** (the PHC string itself: the library reads it again on the password thread) */
+  | { format: 'argon2id' | 'argon2i'; encoded: string }
   | { format: 'scrypt'; ln: number; r: number; p: number; salt: Buffer; hash: Buffer }
   | { format: 'pbkdf2-sha256' | 'pbkdf2-sha512'; digest: 'sha256' | 'sha512'; iterations: number; salt: Buffer; hash: Buffer }
   | { format: 'firebase-scrypt'; rounds: number; mem: number; signerKey: Buffer; saltSeparator: Buffer; salt: Buffer; hash: Buffer }
@@ -101,7 +103,7 @@ export function parseImportedHash(hash: string): ImportedHash {
       if (options.memoryCost > ARGON2_MAX_MEMORY_KIB) throw invalid(`(${id}): m must be at most ${ARGON2_MAX_MEMORY_KIB} KiB`);
       if (options.timeCost > ARGON2_MAX_TIME) throw invalid(`(${id}): t must be at most ${ARGON2_MAX_TIME}`);
       if (options.parallelism > ARGON2_MAX_PARALLELISM) throw invalid(`(${id}): p must be at most ${ARGON2_MAX_PARALLELISM}`);
-      return { format: id };
+      return { format: id, encoded: hash };
     }
     case 'scrypt': {
       if (parts.length !== 5) throw invalid('(scrypt) must be $scrypt$ln=…,r=…,p=…$<salt base64>$<hash base64>');
@@ -110,7 +112,7 @@ export function parseImportedHash(hash: string): ImportedHash {
       const r = integer('scrypt', 'r', values.r, 1, 64);
       const p = integer('scrypt', 'p', values.p, 1, 64);
       if (128 * 2 ** ln * r > SCRYPT_MAX_MEMORY) throw invalid(`(scrypt): its memory, 128·2^ln·r bytes, must be at most ${SCRYPT_MAX_MEMORY / 1024 / 1024} MiB`);
-      if (2 ** ln * r * p > SCRYPT_MAX_WORK) throw invalid('(scrypt): its work, 2^ln·r·p, must be at most 2^22');
+      if (2 ** ln * r * p > SCRYPT_MAX_WORK) throw invalid('(scrypt): its work, 2^ln·r·p, must be at most 2^21');
       return { format: 'scrypt', ln, r, p, salt: base64('scrypt', 'the salt', parts[3], 1, 256), hash: base64('scrypt', 'the hash', parts[4], 16, 128) };
     }
     case 'pbkdf2-sha256':
@@ -158,4 +160,50 @@ export function parseImportedHash(hash: string): ImportedHash {
 export function checkImportedHash(hash: string): { format: string; requireChange: boolean } {
   const { format } = parseImportedHash(hash);
   return { format, requireChange: format === 'md5' };
+}
+
+/**
+ * Does `password` match the stored hash, whichever of the forms it is? Never for a form unknown or
+ * out of bounds (a write to the database by other means), and never a throw: a sign-in with such a
+ * hash fails like a wrong password. Every form is checked on the password threads.
+ */
+export async function verifyStoredPassword(password: string, hash: string): Promise<boolean> {
+  try {
+    const form = parseImportedHash(hash);
+    return await (form.format === 'bcrypt' ? verifyPassword(password, hash) : verifyImportedPassword(password, form));
+  } catch {
+    return false;
+  }
+}
+
+/** Is `hash` other than the provider's own: bcrypt of at least MIN_BCRYPT_COST? */
+export const needsRehash = (hash: string) => !((bcryptCost(hash) ?? 0) >= MIN_BCRYPT_COST);
+
+/**
+ * After a sign-in that proved `password` (docs/CONSOLE.md, "Imported password hashes"): an imported
+ * form (or a cheaper bcrypt) is replaced by the provider's bcrypt of the same password. Only if the
+ * stored hash is still the one proved, so that a password changed meanwhile wins. It is no new
+ * password: no audit record (the transaction names no actor), no sign-in ended (iam.rehash spares
+ * the account page's sessions, migration 43). True when re-hashed; a failure only leaves the old
+ * form for the next sign-in.
+ */
+export async function rehashAfterSignIn(db: Database, user: { companyId: string; domainId: string; id: string; passwordHash: string | null }, password: string): Promise<boolean> {
+  const old = user.passwordHash;
+  if (!old || !password || !needsRehash(old)) return false;
+  try {
+    const hash = await hashPassword(password);
+    return await db.transaction(async (tx) => {
+      await tx.query(`SELECT set_config('iam.actor', '', true), set_config('iam.rehash', 'on', true)`);
+      const { rowCount } = await tx.query(`UPDATE users SET password_hash = $5 WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND password_hash = $4`, [
+        user.companyId,
+        user.domainId,
+        user.id,
+        old,
+        hash,
+      ]);
+      return rowCount > 0;
+    });
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,7 @@
 import { setPassword } from '../accounts/passwords.js';
 import { recordOwnAction } from '../accounts/audit.js';
-import { hashPassword, verifyPassword } from '../passwords.js';
+import { verifyStoredPassword } from '../accounts/importedHashes.js';
+import { hashPassword } from '../passwords.js';
 import { passwordProblem, policyOf } from '../policies.js';
 import { registerStep, stepForm } from './signInSteps.js';
 
@@ -32,7 +33,7 @@ registerStep({
     if (password !== (body.confirm ?? '')) return { error: 'The two passwords do not match.' };
     const problem = passwordProblem(await policyOf(db, tenant), password);
     if (problem) return { error: problem };
-    if (user.passwordHash && (await verifyPassword(password, user.passwordHash).catch(() => false))) return { error: 'Choose a password different from the one you signed in with.' };
+    if (user.passwordHash && (await verifyStoredPassword(password, user.passwordHash))) return { error: 'Choose a password different from the one you signed in with.' };
     const hash = await hashPassword(password);
     await db.transaction(async (tx) => {
       // her other sign-ins end; this one goes on to its next step
