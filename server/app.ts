@@ -18,6 +18,7 @@ import { registerApiInputChecks, registerInputChecks } from './inputChecks.js';
 import { oauthRoutes } from './oauth/index.js';
 import { registerSameSiteForms } from './oauth/sameSiteForms.js';
 import { registerHealth } from './health.js';
+import { scimRoutes } from './scim/routes.js';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -125,6 +126,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // before the hosted pages' routes: each form route declares config.sameSiteForm
   registerSameSiteForms(app, ctx.config.publicUrl);
   await app.register(oauthRoutes);
+  await app.register(scimRoutes, { prefix: '/scim/v2' });
   registerHealth(app, ctx);
   await registerConsole(app, ctx);
   return app;

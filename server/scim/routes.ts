@@ -1,0 +1,266 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { transactionSettings } from '../db/index.js';
+import { randomAlphanumeric } from '../ids.js';
+import { jsonTooDeep } from '../inputChecks.js';
+import { selectionOf } from './attributes.js';
+import { authenticate, type ScimCaller, scimBaseUrl } from './auth.js';
+import type { Place } from './common.js';
+import { MAX_BULK_OPERATIONS, MAX_PAYLOAD_BYTES, resourceTypesAnswer, schemasAnswer, serviceProviderConfig } from './discovery.js';
+import { asScimError, errorBody, invalidSyntax, invalidValue, notFound, ScimError } from './errors.js';
+import { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './groups.js';
+import { createUser, deleteUser, getUser, listUsers, patchUser, replaceUser } from './users.js';
+
+/**
+ * The SCIM 2.0 server of each domain (RFC 7643/7644; docs/CONSOLE.md, "Provisioning (SCIM)"), at
+ * /scim/v2/{companyId}/{domainId}/…, outside /api and its guard: its callers are provisioning
+ * clients (Entra ID, Okta), authenticated by auth.ts, every answer in application/scim+json and
+ * every refusal in SCIM's error form. Each call is recorded in scim_calls (method, path, status,
+ * which token or application, the refusal's detail: never a body, never a token), the newest
+ * KEPT_CALLS of a domain kept. Writes run in a transaction whose actor (the audit trail's) is the
+ * token or the application, so every change is in the domain's audit log.
+ */
+
+export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
+const KEPT_CALLS = 500;
+/** Ids in paths, as the management API's (server/api/schemas.ts idPattern): no path tricks. */
+const ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
+
+interface Answer {
+  status: number;
+  body?: unknown;
+  location?: string;
+  version?: string;
+}
+
+interface Call {
+  method: string;
+  segments: string[];
+  query: Record<string, unknown>;
+  body: unknown;
+  ifMatch?: string;
+}
+
+/** What the call record of a request says, filled in as the request goes. */
+const calls = new WeakMap<FastifyRequest, { companyId: string; domainId: string; caller?: ScimCaller; detail?: string }>();
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export async function scimRoutes(app: FastifyInstance) {
+  const ctx = app.ctx;
+
+  app.addContentTypeParser('application/scim+json', { parseAs: 'string', bodyLimit: MAX_PAYLOAD_BYTES }, (_request, body, done) => {
+    const text = body as string;
+    if (text.length === 0) return done(null, undefined);
+    if (jsonTooDeep(text)) return done(invalidSyntax('the body is nested too deep'), undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(invalidSyntax('the body is not JSON'), undefined);
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const scim = asScimError(error);
+    if (!scim) request.log.error({ err: error }, 'SCIM: unhandled error');
+    const answer = scim ?? new ScimError(500, 'Internal error');
+    const call = calls.get(request);
+    if (call) call.detail = answer.message;
+    if (answer.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="SCIM"');
+    reply.status(answer.status).header('content-type', SCIM_CONTENT_TYPE).send(errorBody(answer));
+  });
+
+  app.setNotFoundHandler((_request, reply) => {
+    reply.status(404).header('content-type', SCIM_CONTENT_TYPE).send(errorBody(notFound('This SCIM endpoint')));
+  });
+
+  // every answer of a domain's SCIM server is recorded before it leaves (the Provisioning tab's last calls)
+  app.addHook('onSend', async (request, reply) => {
+    const call = calls.get(request);
+    if (!call) return;
+    try {
+      await record(ctx, request, reply.statusCode, call);
+    } catch (error) {
+      request.log.warn({ err: error }, 'SCIM: the call could not be recorded');
+    }
+  });
+
+  app.route<{ Params: { companyId: string; domainId: string; '*': string } }>({
+    method: [...METHODS],
+    url: '/:companyId/:domainId/*',
+    schema: { hide: true },
+    async handler(request, reply) {
+      const { companyId, domainId } = request.params;
+      if (!ID.test(companyId) || !ID.test(domainId)) throw notFound('This SCIM endpoint');
+      const call: { companyId: string; domainId: string; caller?: ScimCaller; detail?: string } = { companyId, domainId };
+      calls.set(request, call);
+      call.caller = await authenticate(ctx, request.headers.authorization, companyId, domainId);
+      const at: Place = { companyId, domainId, base: scimBaseUrl(ctx.config.publicUrl, companyId, domainId) };
+      const actor = JSON.stringify({ userId: null, companyId, domainId, clientId: call.caller.clientId ?? `scim-token:${call.caller.tokenId}`, ip: request.ip, roles: 'scim' });
+      const answer = await transactionSettings.run(new Map([['iam.actor', actor]]), () =>
+        dispatch(ctx, at, {
+          method: request.method,
+          segments: request.params['*'].split('/').filter(Boolean),
+          query: request.query as Record<string, unknown>,
+          body: request.body,
+          ifMatch: request.headers['if-match'],
+        }),
+      );
+      return send(reply, answer);
+    },
+  });
+}
+
+function send(reply: FastifyReply, answer: Answer) {
+  reply.status(answer.status);
+  if (answer.location) reply.header('Location', answer.location);
+  if (answer.version) reply.header('ETag', `W/"${answer.version}"`);
+  if (answer.body === undefined) return reply.send();
+  return reply.header('content-type', SCIM_CONTENT_TYPE).send(answer.body);
+}
+
+async function record(ctx: AppContext, request: FastifyRequest, status: number, call: { companyId: string; domainId: string; caller?: ScimCaller; detail?: string }) {
+  const path = request.url.split('?', 1)[0].slice(0, 500);
+  const { rowCount } = await ctx.db.query(
+    `INSERT INTO scim_calls (company_id, domain_id, id, method, path, status, token_id, client_id, detail)
+     SELECT d.company_id, d.id, $3, $4, $5, $6, $7, $8, $9 FROM domains d WHERE d.company_id = $1 AND d.id = $2`,
+    [call.companyId, call.domainId, randomAlphanumeric(20), request.method, path, status, call.caller?.tokenId ?? null, call.caller?.clientId ?? null, call.detail?.slice(0, 500) ?? null],
+  );
+  if (!rowCount) return;
+  // the newest KEPT_CALLS stay: whatever is older than the one at that place goes
+  await ctx.db.query(
+    `DELETE FROM scim_calls WHERE company_id = $1 AND domain_id = $2
+       AND at < (SELECT at FROM scim_calls WHERE company_id = $1 AND domain_id = $2 ORDER BY at DESC OFFSET ${KEPT_CALLS - 1} LIMIT 1)`,
+    [call.companyId, call.domainId],
+  );
+}
+
+const methodNotAllowed = (method: string, what: string) => new ScimError(405, `${method} is not allowed on ${what}`);
+
+/** One SCIM call (the HTTP route's, or one operation of a /Bulk) to its answer. */
+async function dispatch(ctx: AppContext, at: Place, call: Call, inBulk = false): Promise<Answer> {
+  const { db } = ctx;
+  const [endpoint, id, ...more] = call.segments;
+  const write = <T>(run: (tx: Parameters<Parameters<typeof db.transaction>[0]>[0]) => Promise<T>) => db.transaction(run);
+  const selection = selectionOf(call.query);
+  if (more.length || (id !== undefined && id !== '.search' && !ID.test(id))) throw notFound(`${call.segments.join('/')}`);
+  const only = (method: string) => {
+    if (call.method !== method) throw methodNotAllowed(call.method, `/${call.segments.join('/')}`);
+  };
+  switch (endpoint) {
+    case 'ServiceProviderConfig':
+      only('GET');
+      if (id !== undefined) throw notFound(call.segments.join('/'));
+      return { status: 200, body: serviceProviderConfig(at.base, `${ctx.config.publicUrl}/api/docs`) };
+    case 'ResourceTypes':
+      only('GET');
+      return { status: 200, body: resourceTypesAnswer(at.base, id) };
+    case 'Schemas':
+      only('GET');
+      return { status: 200, body: schemasAnswer(at.base, id) };
+    case 'Bulk':
+      only('POST');
+      if (inBulk || id !== undefined) throw invalidValue('Bulk: a bulk operation cannot be a bulk request');
+      return { status: 200, body: await bulk(ctx, at, call.body) };
+    case 'Users':
+    case 'Groups': {
+      const users = endpoint === 'Users';
+      if (id === '.search') {
+        only('POST');
+        const query = searchQuery(call.body);
+        return { status: 200, body: users ? await listUsers(db, at, query, selectionOf(query)) : await listGroups(db, at, query, selectionOf(query)) };
+      }
+      if (id === undefined) {
+        if (call.method === 'GET') return { status: 200, body: users ? await listUsers(db, at, call.query, selection) : await listGroups(db, at, call.query, selection) };
+        only('POST');
+        const created = await write((tx) => (users ? createUser(tx, at, call.body) : createGroup(tx, at, call.body)));
+        return { status: 201, ...created };
+      }
+      switch (call.method) {
+        case 'GET': {
+          const found = users ? await getUser(db, at, id, selection) : await getGroup(db, at, id, selection);
+          return { status: 200, ...found };
+        }
+        case 'PUT':
+          return { status: 200, ...(await write((tx) => (users ? replaceUser : replaceGroup)(tx, at, id, call.body, call.ifMatch))) };
+        case 'PATCH':
+          return { status: 200, ...(await write((tx) => (users ? patchUser : patchGroup)(tx, at, id, call.body, call.ifMatch))) };
+        case 'DELETE':
+          await write((tx) => (users ? deleteUser : deleteGroup)(tx, at, id, call.ifMatch));
+          return { status: 204 };
+        default:
+          throw methodNotAllowed(call.method, endpoint);
+      }
+    }
+    default:
+      throw notFound(`/${call.segments.join('/') || ''}`);
+  }
+}
+
+/** POST …/.search: the query's parameters in a SearchRequest body (attributes as lists). */
+function searchQuery(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object') throw invalidSyntax('the body must be a SearchRequest');
+  const query = { ...(body as Record<string, unknown>) };
+  for (const name of ['attributes', 'excludedAttributes']) if (Array.isArray(query[name])) query[name] = (query[name] as unknown[]).join(',');
+  return query;
+}
+
+/**
+ * /Bulk (RFC 7644 "Bulk Operations"): at most MAX_BULK_OPERATIONS operations, each in its own
+ * transaction, in the order given; `bulkId:x` in a later operation's path or data is the id the
+ * operation with bulkId x created (an operation naming one not yet created fails). failOnErrors
+ * stops after that many failures.
+ */
+async function bulk(ctx: AppContext, at: Place, body: unknown) {
+  const request = body as { schemas?: unknown; Operations?: unknown; failOnErrors?: unknown } | undefined;
+  if (!request || typeof request !== 'object' || !Array.isArray(request.schemas) || !request.schemas.includes('urn:ietf:params:scim:api:messages:2.0:BulkRequest')) {
+    throw invalidSyntax('schemas: a bulk request names urn:ietf:params:scim:api:messages:2.0:BulkRequest');
+  }
+  if (!Array.isArray(request.Operations)) throw invalidSyntax('Operations: required');
+  if (request.Operations.length > MAX_BULK_OPERATIONS) throw new ScimError(413, `Operations: at most ${MAX_BULK_OPERATIONS} in one bulk request (maxOperations)`);
+  const failOnErrors = request.failOnErrors === undefined ? Infinity : Number(request.failOnErrors);
+  if (!Number.isInteger(failOnErrors) && failOnErrors !== Infinity) throw invalidValue('failOnErrors: must be an integer');
+  const created = new Map<string, string>();
+  const results: Record<string, unknown>[] = [];
+  let errors = 0;
+  for (const [i, raw] of (request.Operations as unknown[]).entries()) {
+    if (errors >= failOnErrors) break;
+    const op = (raw ?? {}) as { method?: unknown; bulkId?: unknown; path?: unknown; data?: unknown; version?: unknown };
+    const method = typeof op.method === 'string' ? op.method.toUpperCase() : '';
+    const bulkId = typeof op.bulkId === 'string' ? op.bulkId : undefined;
+    const result: Record<string, unknown> = { method: op.method, ...(bulkId ? { bulkId } : {}) };
+    try {
+      if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) throw invalidValue(`Operations[${i}].method: POST, PUT, PATCH or DELETE`);
+      if (typeof op.path !== 'string' || !/^\/(Users|Groups)(\/[^/]+)?$/.test(op.path)) throw invalidValue(`Operations[${i}].path: /Users, /Groups, /Users/{id} or /Groups/{id}`);
+      if (method === 'POST' && !bulkId) throw invalidValue(`Operations[${i}].bulkId: a POST needs one`);
+      const segments = resolveBulkIds(op.path, created).split('/').filter(Boolean);
+      const answer = await dispatch(ctx, at, { method, segments, query: {}, body: resolveBulkIds(op.data, created), ifMatch: typeof op.version === 'string' ? op.version : undefined }, true);
+      if (bulkId && method === 'POST') created.set(bulkId, (answer.body as { id: string }).id);
+      result.status = String(answer.status);
+      if (answer.location) result.location = answer.location;
+      if (answer.version) result.version = `W/"${answer.version}"`;
+    } catch (error) {
+      const scim = asScimError(error);
+      if (!scim) throw error;
+      errors++;
+      result.status = String(scim.status);
+      result.response = errorBody(scim);
+    }
+    results.push(result);
+  }
+  return { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkResponse'], Operations: results };
+}
+
+/** `bulkId:x` references replaced by the ids created, anywhere in a path or data. */
+function resolveBulkIds<T>(value: T, created: Map<string, string>): T {
+  if (typeof value === 'string') {
+    return value.replace(/bulkId:([^/"\s]+)/g, (_whole, bulkId: string) => {
+      const id = created.get(bulkId);
+      if (!id) throw new ScimError(409, `bulkId:${bulkId} names no resource created earlier in this request`, 'invalidValue');
+      return id;
+    }) as T;
+  }
+  if (Array.isArray(value)) return value.map((item) => resolveBulkIds(item, created)) as T;
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveBulkIds(item, created)])) as T;
+  return value;
+}
