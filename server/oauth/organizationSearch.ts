@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import { type KnownUser, passwordMatches, type Tenant, USER_COLUMNS, userAccountKey } from '../accounts/accounts.js';
+import { rehashAfterSignIn } from '../accounts/importedHashes.js';
 import { accountLimitsOf } from '../policies.js';
 import { addressKey, type Attempt, type LoginThrottle } from './loginThrottle.js';
 
@@ -54,6 +55,8 @@ export async function signInAnywhere(
   const proved = checked.filter((user): user is KnownUser => user !== undefined);
   if (proved.length === 0) return { kind: 'none' };
   const open = proved.filter((user) => !user.blocked);
+  // an imported hash becomes the provider's bcrypt (docs/CONSOLE.md, "Imported password hashes")
+  await Promise.all(open.map((user) => rehashAfterSignIn(db, user, input.password)));
   if (open.length > 1) return { kind: 'several', users: open, counted: attempt.counted };
   const user = open[0] ?? proved[0];
   if (user.blocked) return { kind: 'blocked', user };

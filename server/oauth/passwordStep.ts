@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/index.js';
 import { accountKey, deletedUserId, findUserByLogin, type KnownUser, passwordMatches, type Tenant, userAccountKey } from '../accounts/accounts.js';
+import { rehashAfterSignIn } from '../accounts/importedHashes.js';
 import { addressKey, type DeviceCookies, type LoginThrottle } from './loginThrottle.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 
@@ -95,6 +96,8 @@ export async function passwordStep(
     reply.header('Retry-After', String(wait));
     return { kind: 'throttled', retryAfter: wait, login, message: tooManySignIns(wait) };
   }
+  // an imported hash becomes the provider's bcrypt (docs/CONSOLE.md, "Imported password hashes")
+  await rehashAfterSignIn(db, user, input.password);
   return { kind: 'signed-in', user, login };
 }
 
