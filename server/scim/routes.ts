@@ -143,7 +143,8 @@ async function dispatch(ctx: AppContext, at: Place, call: Call, inBulk = false):
   const [endpoint, id, ...more] = call.segments;
   const write = <T>(run: (tx: Parameters<Parameters<typeof db.transaction>[0]>[0]) => Promise<T>) => db.transaction(run);
   const selection = selectionOf(call.query);
-  if (more.length || (id !== undefined && id !== '.search' && !ID.test(id))) throw notFound(`${call.segments.join('/')}`);
+  // (a Schemas id is a URN: only the ids of users and groups are held to the id pattern)
+  if (more.length || (id !== undefined && id !== '.search' && !ID.test(id) && endpoint !== 'Schemas')) throw notFound(`${call.segments.join('/')}`);
   const only = (method: string) => {
     if (call.method !== method) throw methodNotAllowed(call.method, `/${call.segments.join('/')}`);
   };
