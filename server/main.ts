@@ -5,6 +5,7 @@ import { configFromEnv, type ServerConfig } from './config.js';
 import { DataDirInUseError } from './db/dataDirLock.js';
 import { openDatabase, type Database } from './db/index.js';
 import { startMaintenance } from './db/maintenance.js';
+import { startJobRunner } from './jobs/runner.js';
 import { loadSigningKeys, replaceStoredSigningKey } from './keys.js';
 import { closePasswordPool, startPasswordThreads } from './passwords.js';
 import { seedFirstRun } from './seed.js';
@@ -102,6 +103,8 @@ async function serve(primary: boolean) {
     // detail: at info it would bury the address and the first-run password printed just before
     onStep: (step) => app.log.debug({ sql: step.sql, ms: Math.round(step.ms) }, 'database maintenance step'),
   });
+  // import and export jobs (docs/CONSOLE.md, "Import and export")
+  const jobRunner = startJobRunner(db, { log: (message) => app.log.error(message) });
 
   let closing = false;
   let dbClosing = false;
@@ -124,6 +127,7 @@ async function serve(primary: boolean) {
     deadline.unref();
     await app.close();
     clearInterval(sweep);
+    await jobRunner.stop();
     dbClosing = true;
     await db.close();
     process.exit(0);

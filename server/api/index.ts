@@ -22,6 +22,7 @@ import { permissionScopeRoutes } from './permissionScopes.js';
 import { principalRightsRoutes } from './principalRights.js';
 import { roleAssignmentRoutes } from './roleAssignments.js';
 import { securityPolicyRoutes } from './securityPolicy.js';
+import { jobRoutes } from '../jobs/routes.js';
 import { scimTokenRoutes } from './scimTokens.js';
 
 /** The management API, one module per resource (docs/CONSOLE.md, "Resources"). */
@@ -49,5 +50,6 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(principalRightsRoutes);
   await app.register(connectionRoutes);
   await app.register(identityRoutes);
+  await app.register(jobRoutes);
   await app.register(scimTokenRoutes);
 }
