@@ -329,7 +329,8 @@ describe('web message response mode (Auth0\'s silent sign-in in a hidden iframe)
     expect(refused.headers['x-frame-options']).toBe('DENY');
 
     // an unregistered redirect URI or another tenant's client: the standard error page, no message
-    for (const extra of [{ redirect_uri: 'https://evil.example/callback' }, { client_id: outsider.client_id, redirect_uri: 'https://evil.example/callback' }]) {
+    const wrongs: Record<string, string>[] = [{ redirect_uri: 'https://evil.example/callback' }, { client_id: outsider.client_id, redirect_uri: 'https://evil.example/callback' }];
+    for (const extra of wrongs) {
       const wrong = await server.app.inject({ method: 'GET', url: `/authorize?${authorizeQuery(spa, challenge, { response_mode: 'web_message', prompt: 'none', ...extra })}` });
       expect(wrong.statusCode).toBe(400);
       expect(wrong.body).not.toContain('postMessage');
