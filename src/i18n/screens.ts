@@ -864,6 +864,7 @@ export const screens = {
       noFile: 'No file chosen',
       chosen: '%{name} (%{size})',
       format: 'Format',
+      fileFormat: 'Format of the file',
       formats: { csv: 'CSV', jsonl: 'JSON Lines' },
       reading: 'Reading the first rows',
       previewFailed: 'The first rows could not be read: %{message}',

@@ -185,7 +185,7 @@ function ImportCard() {
           <Typography sx={{ overflowWrap: 'anywhere' }} role="status">
             {file ? translate('iam.userJobs.chosen', { name: file.name, size: sizeOf(file.size) }) : translate('iam.userJobs.noFile')}
           </Typography>
-          {file && <FormatSelect value={format} onChange={setFormat} label={translate('iam.userJobs.format')} />}
+          {file && <FormatSelect value={format} onChange={setFormat} label={translate('iam.userJobs.fileFormat')} />}
         </Stack>
 
         {file && !preview && !previewError && <LinearProgress sx={{ mt: 2 }} aria-label={translate('iam.userJobs.reading')} />}
