@@ -184,6 +184,24 @@ describe('/authorize is the authorization endpoint', () => {
       });
       expect(refreshed.statusCode, refreshed.body).toBe(200);
       await jose.jwtVerify(refreshed.json().access_token, await jwks(), { issuer: PUBLIC_URL, audience: API });
+      // revokeRefreshToken: /oauth/revoke, as the SDK sends it
+      const current = refreshed.json().refresh_token ?? tokens.refresh_token;
+      const revokeFields = { client_id: spa.client_id, token_type_hint: 'refresh_token', token: current };
+      const revoked = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/revoke',
+        headers: { origin: ORIGIN, 'auth0-client': AUTH0_CLIENT, 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded' },
+        payload: json ? JSON.stringify(revokeFields) : new URLSearchParams(revokeFields).toString(),
+      });
+      expect(revoked.statusCode, revoked.body).toBe(200);
+      expect(revoked.headers['access-control-allow-origin']).toBe(ORIGIN);
+      const afterRevoke = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ ...refreshFields, refresh_token: current }).toString(),
+      });
+      expect(afterRevoke.json().error).toBe('invalid_grant');
     }
     const discovery = (await server.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).json();
     expect(discovery.issuer).toBe(PUBLIC_URL);
