@@ -245,10 +245,12 @@ const MEMBERS_PATH = /^members$/i;
 const ONE_MEMBER_PATH = /^members\[\s*value\s+eq\s+"([^"]*)"\s*\]$/i;
 
 /**
- * PATCH: the members operations Entra ID and Okta send (add to `members`, remove from `members`
- * with a value list, remove `members[value eq "…"]`) change those members alone, however large the
- * group; every other operation, a members replace included, goes through scim-patch on the
- * group's representation (with its members only when an operation touches them).
+ * PATCH: when every operation on members is one of the forms Entra ID and Okta send (add to
+ * `members`, remove from `members` with a value list, remove `members[value eq "…"]`), those
+ * members alone are changed, however large the group, and the other operations go through
+ * scim-patch on the group without its members. Any other operation on members (a replace, a
+ * remove of all, a filter of another shape) runs every operation through scim-patch, in order, on
+ * the group with all its members, and the difference is written.
  */
 export async function patchGroup(tx: Queryable, at: Place, id: string, body: unknown, ifMatch?: string) {
   const operations = operationsOf(body);
@@ -265,22 +267,29 @@ export async function patchGroup(tx: Queryable, at: Place, id: string, body: unk
     } else if (one && kind === 'remove') pending.set(one[1], { value: one[1], add: false });
     else others.push(op);
   }
-  if (pending.size && others.some((op) => touched(op).includes('members'))) throw invalidValue('members: do not mix a replace of all members with adds and removes in one PATCH');
-  if (others.length) {
-    const full = others.some((op) => touched(op).includes('members'));
-    const before = groupResource(at, current, full ? (await membersOf(tx, at, [id])).get(id) : undefined);
-    const after = applyPatch(before, others);
-    const write = groupWrite({ ...after, members: full ? after.members : undefined });
+  if (others.some((op) => touched(op).includes('members'))) {
+    const after = applyPatch(groupResource(at, current, (await membersOf(tx, at, [id])).get(id)), operations);
+    const write = groupWrite(after);
     await writeGroup(tx, at, id, write.displayName, write.externalId);
-    if (full) await setMembers(tx, at, id, await resolveMembers(tx, at, write.members, id));
+    await setMembers(tx, at, id, await resolveMembers(tx, at, write.members, id));
+    return answer(tx, at, id);
+  }
+  if (others.length) {
+    const write = groupWrite({ ...applyPatch(groupResource(at, current), others), members: undefined });
+    await writeGroup(tx, at, id, write.displayName, write.externalId);
   }
   if (pending.size) {
     const items = [...pending.values()];
     const added = await resolveMembers(tx, at, items.filter((item) => item.add), id);
-    // a removed member that is no longer there (deleted, or never added) is simply not there: nothing to do
+    // a member removed is a user unless typed "Group"; one that is not there is simply not there
     const removed = items.filter((item) => !item.add).map((item) => ({ type: item.type?.toLowerCase() === 'group' ? 'group' : 'user', id: item.value }) as Member);
-    const removedGroups = removed.filter((m) => m.type === 'user').map((m) => ({ type: 'group' as const, id: m.id }));
-    await changeMembers(tx, at, id, added, [...removed, ...removedGroups]);
+    const { rows: there } = await tx.query<Member>(
+      `SELECT member_type AS type, member_id AS id FROM group_members WHERE company_id = $1 AND domain_id = $2 AND group_id = $3 AND member_id = ANY ($4::text[])`,
+      [at.companyId, at.domainId, id, removed.map((m) => m.id)],
+    );
+    const present = new Set(there.map((m) => `${m.type} ${m.id}`));
+    const untyped = items.filter((item) => !item.add && !item.type).map((item) => ({ type: 'group' as const, id: item.value }));
+    await changeMembers(tx, at, id, added, [...removed, ...untyped].filter((m) => present.has(`${m.type} ${m.id}`)));
     await tx.query(`UPDATE groups t SET updated_at = now() WHERE ${LIVE} AND t.id = $3`, [at.companyId, at.domainId, id]);
   }
   return answer(tx, at, id);

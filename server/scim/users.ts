@@ -22,6 +22,14 @@ export const USER_ATTRIBUTES: AttributeMap = {
   displayname: { sql: 't.display_name', kind: 'text' },
   'emails.value': { sql: 't.email', kind: 'text' },
   emails: { sql: 't.email', kind: 'text' },
+  // the types of the stored addresses (an account made in the console shows one, of type work):
+  // with it Entra ID's own match, emails[type eq "work"].value eq "…", is answered
+  'emails.type': {
+    sql: "e.value ->> 'type'",
+    kind: 'text',
+    exists: (predicate) =>
+      `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(t.scim_attributes -> 'emails') = 'array' THEN t.scim_attributes -> 'emails' ELSE '[{"type": "work"}]'::jsonb END) e WHERE ${predicate("e.value ->> 'type'")})`,
+  },
   active: { sql: '(t.blocked_at IS NULL)', kind: 'boolean' },
   'name.givenname': { sql: `(t.scim_attributes #>> '{name,givenName}')`, kind: 'text' },
   'name.familyname': { sql: `(t.scim_attributes #>> '{name,familyName}')`, kind: 'text' },

@@ -391,6 +391,10 @@ describe('Users: lists, filters, paging, sorting, attributes', () => {
     expect(await filtered('emails.value eq "carol@list.example"')).toEqual(['carol']);
     expect(await filtered('emails[value eq "dave@list.example"]')).toEqual(['dave']);
     expect(await filtered('emails co "@list"')).toEqual(['alice', 'bob', 'carol', 'dave']);
+    // these were sent without a type; an account made in the console shows its one address as work
+    expect(await filtered('emails[type eq "work"]')).toEqual([]);
+    const console = await scim('GET', `/Users${q({ filter: 'emails[type eq "work"].value eq "worker@acme.example"' })}`);
+    expect(console.body.Resources.map((r: { id: string }) => r.id)).toEqual(['worker']);
     expect(await filtered('active eq false')).toEqual(['bob']);
     expect(await filtered('active ne false')).toEqual(['alice', 'carol', 'dave']);
     expect(await filtered('displayName eq "Carol Cooper"')).toEqual(['carol']);
@@ -411,7 +415,7 @@ describe('Users: lists, filters, paging, sorting, attributes', () => {
   it("refuses a filter it cannot answer: 400 invalidFilter naming it", async () => {
     for (const [filter, detail] of [
       ['title eq "x"', /title/],
-      ['emails[type eq "work"]', /emails\.type/],
+      ['emails[display eq "work"]', /emails\.display/],
       ['userName eq', /filter/],
       ['userName eq "x" and', /filter/],
       ['active eq "yes"', /active/],
