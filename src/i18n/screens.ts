@@ -923,7 +923,7 @@ export const screens = {
         failed: 'Failed',
         cancelled: 'Cancelled',
       },
-      summary: '%{file}, started %{created} by %{by}',
+      summary: '%{file}, started %{created}',
       optionsSummary: 'Existing users: %{match}. %{groups}',
       groupsOn: 'Groups and memberships imported.',
       groupsOff: 'Groups not imported.',

@@ -37,7 +37,7 @@ const job = (fields: Record<string, unknown> = {}) => ({
   failed: 0,
   bytes: 0,
   error: null,
-  createdBy: 'admin@example.com',
+  createdBy: { userId: 'u1', companyId: 'acme', domainId: 'main' },
   createdAt: '2026-11-29T08:00:00.000Z',
   startedAt: null,
   finishedAt: null,
@@ -117,6 +117,7 @@ describe('Import / Export', () => {
       match: 'id',
       groups: 'true',
       mapping: JSON.stringify({ 'E-mail': 'email', 'Full name': 'displayName', user_id: 'externalId', given_name: 'username', password_hash: 'passwordHash' }),
+      fileName: 'people.csv',
     });
     expect(post.headers.get('Content-Type')).toBe('text/csv');
     // the file itself is the body: the provider streams it

@@ -32,7 +32,7 @@ import { DisabledReason } from '../generic/DisabledReason';
 import { startExport, startImport, type FileFormat, type MatchBy } from './api';
 import { useAllowedAt } from './held';
 import { jobHref } from './jobHref';
-import { duplicateFields, formatOf, guessMapping, mappingToSend, ROW_FIELDS } from './mapping';
+import { duplicateFields, formatOf, guessMapping, isFieldName, mappingToSend, ROW_FIELDS } from './mapping';
 import { PREVIEW_ROWS, readPreview, type Preview } from './preview';
 
 const MATCHES: readonly MatchBy[] = ['none', 'email', 'id'];
@@ -76,7 +76,8 @@ function MappingRow({ column, field, samples, onChange }: { column: string; fiel
           onChange={(event) => onChange(event.target.value)}
           inputProps={{ 'aria-label': label }}
         >
-          <MenuItem value="">
+          {/* a column named as a field is read as that field unless mapped to another */}
+          <MenuItem value="" disabled={isFieldName(column)}>
             <em>{translate('iam.userJobs.ignore')}</em>
           </MenuItem>
           {ROW_FIELDS.map((name) => (
@@ -151,7 +152,7 @@ function ImportCard() {
     setSending(true);
     setFailure(undefined);
     try {
-      const job = await startImport(context, file, { format, dryRun, match, groups, mapping: mappingToSend(mapping) });
+      const job = await startImport(context, file, { format, dryRun, match, groups, mapping: mappingToSend(mapping), fileName: file.name });
       navigate(jobHref('import', job.id, context));
     } catch (error) {
       setFailure((error as Error).message);

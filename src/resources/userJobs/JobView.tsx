@@ -108,7 +108,6 @@ export default function JobView() {
                 {translate('iam.userJobs.summary', {
                   file: data.options?.fileName ?? translate(`iam.userJobs.formats.${data.options?.format ?? 'csv'}`),
                   created: formatDateTime(data.createdAt),
-                  by: data.createdBy ?? '',
                 })}
               </Typography>
               {data.kind === 'import' && data.options && (

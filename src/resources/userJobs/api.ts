@@ -31,7 +31,8 @@ export interface Job {
   failed: number;
   bytes?: number;
   error?: string | null;
-  createdBy?: string;
+  /** Who started it. */
+  createdBy?: { userId?: string | null; companyId?: string | null; domainId?: string | null } | null;
   createdAt: string;
   startedAt?: string | null;
   finishedAt?: string | null;
@@ -43,6 +44,8 @@ export interface ImportOptions {
   match: MatchBy;
   groups: boolean;
   mapping: Record<string, string>;
+  /** Shown in the jobs list. */
+  fileName?: string;
 }
 
 export interface ExportOptions {
@@ -80,6 +83,7 @@ export async function startImport(context: PathContext, file: Blob, options: Imp
     match: options.match,
     groups: String(options.groups),
     mapping: JSON.stringify(options.mapping),
+    ...(options.fileName ? { fileName: options.fileName.slice(0, 255) } : {}),
   });
   const type = options.format === 'csv' ? 'text/csv' : 'application/x-ndjson';
   const { json } = await httpClient(`${jobsUrl(context, 'import')}?${query}`, { method: 'POST', body: file, headers: { 'Content-Type': type } });

@@ -1,6 +1,6 @@
 /** The column mapping's guess and the file preview (docs/CONSOLE.md, "Import and export"). */
 import { describe, expect, it } from 'vitest';
-import { duplicateFields, formatOf, guessField, guessMapping, mappingToSend } from './mapping';
+import { duplicateFields, formatOf, guessField, guessMapping, isFieldName, mappingToSend } from './mapping';
 import { PREVIEW_BYTES, readPreview } from './preview';
 
 describe('the column guess', () => {
@@ -39,6 +39,12 @@ describe('the column guess', () => {
 
   it('gives a field to the first column that suggests it, the others are left out', () => {
     expect(guessMapping(['email', 'mail', 'Email Address'])).toEqual({ email: 'email', mail: '', 'Email Address': '' });
+  });
+
+  it("a column named as a field keeps it, before another column's guess (the provider reads it so unless it is mapped)", () => {
+    expect(guessMapping(['mail', 'email', 'login'])).toEqual({ mail: '', email: 'email', login: 'username' });
+    expect(isFieldName('email')).toBe(true);
+    expect(isFieldName('Email')).toBe(false);
   });
 
   it('sends the mapped columns only, and finds a field chosen twice', () => {

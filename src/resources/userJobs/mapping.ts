@@ -51,11 +51,21 @@ export function guessField(column: string): RowField | undefined {
   return BY_NAME.get(plain(column));
 }
 
-/** A mapping per column, '' for a column left out; a field goes to the first column that suggests it. */
+/**
+ * A column named exactly as a field: the provider reads it as that field unless it is mapped to
+ * another, so it cannot be left out (docs/CONSOLE.md, "Import and export").
+ */
+export const isFieldName = (column: string): column is RowField => (ROW_FIELDS as readonly string[]).includes(column);
+
+/**
+ * A mapping per column, '' for a column left out: a column named as a field keeps it, then a field
+ * goes to the first other column that suggests it.
+ */
 export function guessMapping(columns: readonly string[]): Record<string, RowField | ''> {
-  const taken = new Set<RowField>();
+  const taken = new Set<RowField>(columns.filter(isFieldName));
   return Object.fromEntries(
     columns.map((column) => {
+      if (isFieldName(column)) return [column, column];
       const field = guessField(column);
       if (!field || taken.has(field)) return [column, ''];
       taken.add(field);
