@@ -48,7 +48,7 @@ let issuer: string;
 let appOrigin: string;
 let clientId: string;
 /** What the application's page is configured with (its config.js). */
-const settings = { useRefreshTokens: false };
+const settings = { useRefreshTokens: false, useFormData: true };
 
 beforeAll(async () => {
   const tls = selfSignedCertificate('localhost');
@@ -83,7 +83,7 @@ beforeAll(async () => {
     if (pathname === '/auth0-spa-js.production.js') return send('text/javascript', fs.readFileSync(SDK));
     if (pathname === '/app.js') return send('text/javascript', fs.readFileSync(path.join(APP_DIR, 'app.js')));
     if (pathname === '/config.js') {
-      const config = { domain: new URL(issuer).host, clientId, issuer, audience: API, useRefreshTokens: settings.useRefreshTokens };
+      const config = { domain: new URL(issuer).host, clientId, issuer, audience: API, useRefreshTokens: settings.useRefreshTokens, useFormData: settings.useFormData };
       return send('text/javascript', `window.APP_SETTINGS = ${JSON.stringify(config)};`);
     }
     if (['/', '/callback', '/signed-out'].includes(pathname)) return send('text/html; charset=utf-8', fs.readFileSync(path.join(APP_DIR, 'index.html')));
@@ -123,6 +123,7 @@ function watch(context: BrowserContext) {
     if (url.origin !== issuer) return;
     if (url.pathname === '/oauth/token' && request.method() === 'POST') {
       const body = request.postData() ?? '';
+      expect(body.startsWith('{'), 'the token request is JSON exactly when useFormData is false').toBe(!settings.useFormData);
       seen.grants.push(body.startsWith('{') ? JSON.parse(body).grant_type : new URLSearchParams(body).get('grant_type'));
     }
     if (url.pathname === '/authorize') seen.authorize.push(url);
@@ -133,6 +134,8 @@ function watch(context: BrowserContext) {
 
 async function signInAndOut(mode: 'refresh-tokens' | 'iframe') {
   settings.useRefreshTokens = mode === 'refresh-tokens';
+  // the token requests as JSON (useFormData: false) in one, as a form (the default) in the other
+  settings.useFormData = mode === 'iframe';
   const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1000, height: 700 } });
   const seen = watch(context);
   const page = await context.newPage();
@@ -215,7 +218,7 @@ async function signInAndOut(mode: 'refresh-tokens' | 'iframe') {
 }
 
 describe('an application written with @auth0/auth0-spa-js, unchanged but for its settings', () => {
-  it('signs in with refresh tokens: loginWithRedirect, handleRedirectCallback, getTokenSilently for the API, logout', async () => {
+  it('signs in with refresh tokens (token requests in JSON): loginWithRedirect, handleRedirectCallback, getTokenSilently for the API, logout', async () => {
     await signInAndOut('refresh-tokens');
   });
 

@@ -8,6 +8,7 @@ window.auth0Client = auth0.createAuth0Client({
   // our issuer has no trailing slash; Auth0's does, and the SDK expects `https://{domain}/` unless told
   issuer: settings.issuer,
   useRefreshTokens: settings.useRefreshTokens,
+  useFormData: settings.useFormData,
   authorizationParams: {
     redirect_uri: `${window.location.origin}/callback`,
     audience: settings.audience,
