@@ -56,7 +56,7 @@ export interface ScimCall {
 /** How many of the last calls the tab shows. */
 const CALLS = 20;
 /** A token's name, as long as the provider keeps. */
-const NAME_MAX = 200;
+const NAME_MAX = 100;
 
 const domainApi = ({ companyId, domainId }: PathContext) =>
   `${config.apiBase}/companys/${encodeURIComponent(companyId)}/domainNames/${encodeURIComponent(domainId)}`;
