@@ -39,7 +39,8 @@ function logoutQuery(query: URLSearchParams): URLSearchParams {
  * the scope's error pages, oidc-provider), then the provider's own handler answers.
  */
 export async function auth0Aliases(scope: FastifyInstance, options: { handler: RouteHandlerMethod; params: { type: 'object'; properties: Record<string, object> } }) {
-  const params = { ...options.params, properties: { ...options.params.properties, returnTo: {}, auth0Client: {}, federated: {} } };
+  // returnTo is post_logout_redirect_uri, checked as it is; what no standard endpoint reads stays unchecked, as there
+  const logoutParams = { ...options.params, properties: { ...options.params.properties, returnTo: {} } };
   scope.addHook('onRequest', async (request: FastifyRequest) => {
     const url = new URL(request.raw.url ?? '/', 'http://x');
     const target = ALIASES[url.pathname];
@@ -48,10 +49,10 @@ export async function auth0Aliases(scope: FastifyInstance, options: { handler: R
     const search = query.toString();
     request.raw.url = `${target}${search ? `?${search}` : ''}`;
   });
-  const schema = { hide: true, querystring: params };
+  const schema = { hide: true, querystring: options.params };
   scope.route({ method: ['GET', 'HEAD', 'OPTIONS'], url: '/authorize', schema, handler: options.handler });
   scope.route({ method: 'POST', url: '/authorize', schema: { ...schema, body: options.params }, handler: options.handler });
-  scope.route({ method: ['GET', 'HEAD', 'OPTIONS'], url: '/v2/logout', schema, handler: options.handler });
+  scope.route({ method: ['GET', 'HEAD', 'OPTIONS'], url: '/v2/logout', schema: { ...schema, querystring: logoutParams }, handler: options.handler });
 }
 
 /** The origin a web message answer was sent to: the one page that may frame it. */

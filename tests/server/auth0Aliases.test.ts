@@ -299,6 +299,14 @@ describe('/v2/logout is the end-session endpoint, returnTo its post_logout_redir
     expect(done.status).toBeLessThan(500);
   });
 
+  it('answers malformed queries as the standard endpoints do, never with a 5xx', async () => {
+    for (const raw of ['%', '%ZZ', 'returnTo=%', 'returnTo=%ZZ', 'returnTo[]=x', 'returnTo=%F0%9F', 'client_id=%00', `client_id=${spa.client_id}&returnTo=%0d%0aLocation:%20https://evil.example`, '&&&=&=', 'returnTo']) {
+      const standard = raw.replace(/returnTo/g, 'post_logout_redirect_uri');
+      await sameAnswer(`/oauth/logout?${standard}`, `/v2/logout?${raw}`);
+      await sameAnswer(`/oauth/authorize?${raw}`, `/authorize?${raw}`);
+    }
+  });
+
   it('has the end-session endpoint\'s CORS (none) for any origin, and its preflight answer', async () => {
     for (const origin of [ORIGIN, 'https://evil.example']) {
       await sameAnswer(`/oauth/logout?${standard(spa, LOGOUT)}`, `/v2/logout?${logout(spa, LOGOUT)}`, { headers: { origin } });
