@@ -1,17 +1,20 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { HttpError, notFound } from '../errors.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
 import { randomAlphanumeric, sha256 } from '../ids.js';
 import { recordAudit } from '../accounts/audit.js';
 import { addListRoute, type ResourceDefinition } from './resource.js';
-import { errorResponses, params, requiredText } from './schemas.js';
+import { errorResponses, id, params, requiredText } from './schemas.js';
 
 /**
  * A domain's SCIM tokens and the last calls of its provisioning clients (docs/CONSOLE.md,
  * "Provisioning (SCIM)"): a token is made here, shown once in the answer that creates it, kept as
  * its SHA-256 (the SCIM server, server/scim/auth.ts, finds it by that hash), and revoked by DELETE
- * (the record stays, with revokedAt). scim_tokens has no audit trigger: create and revoke record
- * themselves. Neither token nor hash ever leaves the server after the create.
+ * (the record stays, with revokedAt). A record may instead name an application of the domain
+ * (`clientId`, migration 42): that application may then call the SCIM server with access tokens
+ * from client credentials, until the record is revoked; no token is made for it. scim_tokens has
+ * no audit trigger: create and revoke record themselves. Neither token nor hash ever leaves the
+ * server after the create.
  */
 
 /** What every token starts with: a leaked one is recognisable (secret scanners, logs). */
@@ -30,6 +33,7 @@ export const scimTokenDefinition = {
   fields: {
     id: { column: 't.id' },
     name: { column: 't.name' },
+    clientId: { column: 't.client_id', type: 'nullableText' },
     createdAt: { column: 't.created_at', time: true },
     createdBy: { column: creator, type: 'nullableText', listed: false },
     lastUsedAt: { column: 't.last_used_at', type: 'nullableText', time: true },
@@ -68,7 +72,8 @@ const tokenShape = {
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
-    token: { type: 'string', description: 'shown in this answer only, never again' },
+    clientId: { type: ['string', 'null'], description: 'the application allowed to use client credentials instead of a token' },
+    token: { type: 'string', description: 'shown in this answer only, never again (none for an application)' },
     createdAt: { type: 'string' },
     createdBy: { type: ['string', 'null'] },
     lastUsedAt: { type: ['string', 'null'] },
@@ -83,7 +88,7 @@ export async function scimTokenRoutes(app: FastifyInstance) {
   const { db } = app.ctx;
   const path = '/companys/:companyId/domainNames/:domainId/scimTokens';
   const tags = ['scim'];
-  const select = `t.id, t.name, t.created_at AS "createdAt", ${creator} AS "createdBy", t.last_used_at AS "lastUsedAt", t.revoked_at AS "revokedAt"`;
+  const select = `t.id, t.name, t.client_id AS "clientId", t.created_at AS "createdAt", ${creator} AS "createdBy", t.last_used_at AS "lastUsedAt", t.revoked_at AS "revokedAt"`;
 
   addListRoute(app, scimTokenDefinition, { path, tags, scope, summary: "The domain's SCIM tokens, newest first (never the token itself)" });
   addListRoute(app, scimCallDefinition, {
@@ -93,35 +98,46 @@ export async function scimTokenRoutes(app: FastifyInstance) {
     summary: 'The last calls of the domain\'s provisioning clients to its SCIM server, newest first (the newest 500 are kept; never a body or a token)',
   });
 
-  app.post<{ Params: DomainParams; Body: { name: string } }>(
+  app.post<{ Params: DomainParams; Body: { name: string; clientId?: string } }>(
     path,
     {
       config: { permission: 'scim:write' },
       schema: {
         tags,
-        summary: 'Creates a SCIM token of the domain; the answer is the only place the token is ever shown',
+        summary:
+          'Creates a SCIM token of the domain (the answer is the only place the token is ever shown), or, with clientId, allows that application of the domain to provision with client-credentials access tokens',
         params: params('companyId', 'domainId'),
-        body: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: requiredText(100) } },
+        body: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: requiredText(100), clientId: { ...id, description: 'an application of this domain; no token is made' } } },
         response: { 201: tokenShape, ...errorResponses },
       },
     },
     async (request, reply) => {
       const { companyId, domainId } = request.params;
       const caller = request.principal;
-      const token = newScimToken();
+      const { clientId } = request.body;
+      const token = clientId ? undefined : newScimToken();
       const tokenId = randomAlphanumeric(20);
       const created = await db.transaction(async (tx) => {
-        const { rows: live } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM scim_tokens WHERE company_id = $1 AND domain_id = $2 AND revoked_at IS NULL`, [companyId, domainId]);
-        if (live[0].n >= MAX_LIVE_TOKENS) throw new HttpError(409, `name: the domain already has ${MAX_LIVE_TOKENS} SCIM tokens that work: revoke one first`);
-        const { rows } = await tx.query<Record<string, unknown>>(
-          `INSERT INTO scim_tokens AS t (company_id, domain_id, id, name, token_hash, created_by) VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING ${select}`,
-          [companyId, domainId, tokenId, request.body.name.trim(), sha256(token), JSON.stringify({ userId: caller.userId, companyId: caller.companyId, domainId: caller.domainId })],
+        const { rows: live } = await tx.query<{ n: number; client: boolean }>(
+          `SELECT count(*)::int AS n, coalesce(bool_or(client_id = $3), false) AS client FROM scim_tokens WHERE company_id = $1 AND domain_id = $2 AND revoked_at IS NULL`,
+          [companyId, domainId, clientId ?? null],
         );
-        await recordAudit(tx, { companyId, domainId, resourceType: 'scimTokens', resourceId: tokenId, action: 'create', changes: { name: { after: request.body.name.trim() }, token: { hidden: true } } });
+        if (live[0].n >= MAX_LIVE_TOKENS) throw new HttpError(409, `name: the domain already has ${MAX_LIVE_TOKENS} SCIM tokens that work: revoke one first`);
+        if (clientId) {
+          if (live[0].client) throw new HttpError(409, `clientId: application ${clientId} may already provision this domain`);
+          const { rowCount } = await tx.query(`SELECT 1 FROM applications WHERE id = $1 AND company_id = $2 AND domain_id = $3 AND status <> 'deleted'`, [clientId, companyId, domainId]);
+          if (!rowCount) throw badRequest(`clientId: there is no application ${clientId} in this domain`);
+        }
+        const { rows } = await tx.query<Record<string, unknown>>(
+          `INSERT INTO scim_tokens AS t (company_id, domain_id, id, name, token_hash, client_id, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING ${select}`,
+          [companyId, domainId, tokenId, request.body.name.trim(), token ? sha256(token) : null, clientId ?? null, JSON.stringify({ userId: caller.userId, companyId: caller.companyId, domainId: caller.domainId })],
+        );
+        const changes = { name: { after: request.body.name.trim() }, ...(clientId ? { clientId: { after: clientId } } : { token: { hidden: true } }) };
+        await recordAudit(tx, { companyId, domainId, resourceType: 'scimTokens', resourceId: tokenId, action: 'create', changes });
         return rows[0];
       });
       reply.status(201);
-      return { ...created, token };
+      return token ? { ...created, token } : created;
     },
   );
 

@@ -1996,6 +1996,21 @@ CREATE TRIGGER users_end_account_sessions AFTER UPDATE OF password_hash, blocked
   EXECUTE FUNCTION end_account_sessions();
 `,
   },
+  {
+    id: 42,
+    name: 'SCIM: an application of the domain allowed to provision by client credentials',
+    sql: `
+-- An application allowed to call its domain's SCIM server with client-credentials access tokens
+-- (docs/CONSOLE.md, "Provisioning (SCIM)"): a scim_tokens row that names the application instead
+-- of holding a token's hash, made and revoked by scim:write like a token. Without it, an access
+-- token for the SCIM base URL is refused: whoever may register APIs and applications (apis:write,
+-- applications:write) must not gain the right to provision users by that alone.
+ALTER TABLE scim_tokens ADD COLUMN IF NOT EXISTS client_id text;
+ALTER TABLE scim_tokens ALTER COLUMN token_hash DROP NOT NULL;
+ALTER TABLE scim_tokens ADD CONSTRAINT scim_tokens_token_or_client CHECK ((token_hash IS NULL) <> (client_id IS NULL));
+CREATE INDEX IF NOT EXISTS scim_tokens_client ON scim_tokens (company_id, domain_id, client_id) WHERE client_id IS NOT NULL AND revoked_at IS NULL;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {

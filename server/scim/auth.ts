@@ -8,14 +8,16 @@ import { ScimError } from './errors.js';
  * with either a long-lived token of THIS domain (scim_tokens, found by its SHA-256, not revoked;
  * made by server/api/scimTokens.ts), or an access token the provider issued by client credentials
  * to an application of this domain, for the audience that is this domain's SCIM base URL (an API
- * of the domain with that identifier), holding the `scim` scope. Anything else, a token of another
- * domain or company included, is 401 before any data is read.
+ * of the domain with that identifier), holding the `scim` scope, from an application a scim:write
+ * holder has allowed (a scim_tokens record naming it, migration 42: registering an API and an
+ * application is not enough). Anything else, a token of another domain or company included, is
+ * 401 before any data is read.
  */
 
 export interface ScimCaller {
   companyId: string;
   domainId: string;
-  /** The SCIM token used, or null for an application's access token. */
+  /** The SCIM token used, or the record that allows the application. */
   tokenId: string | null;
   /** The application whose client credentials gave the access token, or null for a SCIM token. */
   clientId: string | null;
@@ -46,12 +48,16 @@ async function scimToken(ctx: AppContext, token: string, companyId: string, doma
     [sha256(token), companyId, domainId],
   );
   if (!rows[0]) throw refused('The token is not a SCIM token of this domain, or it has been revoked');
-  // at most one write a minute per token, however busy the client
+  await touch(ctx, companyId, domainId, rows[0].id);
+  return { companyId, domainId, tokenId: rows[0].id, clientId: null };
+}
+
+/** lastUsedAt: at most one write a minute per token, however busy the client. */
+async function touch(ctx: AppContext, companyId: string, domainId: string, id: string) {
   await ctx.db.query(
     `UPDATE scim_tokens SET last_used_at = now() WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-    [companyId, domainId, rows[0].id],
+    [companyId, domainId, id],
   );
-  return { companyId, domainId, tokenId: rows[0].id, clientId: null };
 }
 
 async function accessToken(ctx: AppContext, token: string, companyId: string, domainId: string): Promise<ScimCaller> {
@@ -72,11 +78,14 @@ async function accessToken(ctx: AppContext, token: string, companyId: string, do
   if (claims.company !== companyId || claims.domain !== domainId || claims.user_id !== undefined || claims.cnf !== undefined || !scopes.includes(SCIM_SCOPE)) {
     throw refused('The access token is not a client-credentials token of this domain with the scim scope');
   }
-  const { rows } = await ctx.db.query<{ good: boolean }>(
+  const { rows } = await ctx.db.query<{ good: boolean; allowed: string | null }>(
     `SELECT NOT EXISTS (SELECT 1 FROM oidc_payloads WHERE model = 'RevokedAccessToken' AND id = $1)
-        AND EXISTS (SELECT 1 FROM applications a WHERE a.id = $2 AND a.company_id = $3 AND a.domain_id = $4 AND a.status = 'active') AS good`,
+        AND EXISTS (SELECT 1 FROM applications a WHERE a.id = $2 AND a.company_id = $3 AND a.domain_id = $4 AND a.status = 'active') AS good,
+        (SELECT t.id FROM scim_tokens t WHERE t.company_id = $3 AND t.domain_id = $4 AND t.client_id = $2 AND t.revoked_at IS NULL LIMIT 1) AS allowed`,
     [String(claims.jti), String(claims.client_id), companyId, domainId],
   );
   if (!rows[0]?.good) throw refused('The access token has been revoked, or its application is no longer active');
-  return { companyId, domainId, tokenId: null, clientId: String(claims.client_id) };
+  if (!rows[0].allowed) throw refused(`Application ${String(claims.client_id)} is not allowed to provision this domain: allow it in the domain's Provisioning tab`);
+  await touch(ctx, companyId, domainId, rows[0].allowed);
+  return { companyId, domainId, tokenId: rows[0].allowed, clientId: String(claims.client_id) };
 }

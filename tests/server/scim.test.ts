@@ -121,6 +121,14 @@ describe('who may call', () => {
 
     const good = await grant('scim');
     expect(good.status, JSON.stringify(good.body)).toBe(200);
+    // registering the API and the application is not enough: a scim:write holder allows the application
+    const notYet = await scim('GET', '/Users', undefined, { token: good.body.access_token });
+    expect(notYet.status).toBe(401);
+    expect(notYet.body.detail).toMatch(/not allowed to provision this domain/);
+    const allowed = await call(server, acme.adminToken, 'POST', `/api/companys/acme/domainNames/${acme.domainId}/scimTokens`, { name: 'HR sync', clientId: machine.body.client_id });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(201);
+    expect(allowed.body).toMatchObject({ name: 'HR sync', clientId: machine.body.client_id });
+    expect(allowed.body.token).toBeUndefined();
     const listed = await scim('GET', '/Users', undefined, { token: good.body.access_token });
     expect(listed.status).toBe(200);
     const made = await scim('POST', '/Users', user('machine-made@acme.example'), { token: good.body.access_token });
@@ -131,13 +139,31 @@ describe('who may call', () => {
     );
     expect(rows[0].client).toBe(machine.body.client_id);
     const calls = await call(server, acme.adminToken, 'GET', `/api/companys/acme/domainNames/${acme.domainId}/scimCalls`);
-    expect(calls.body[0]).toMatchObject({ method: 'POST', status: 201, clientId: machine.body.client_id, tokenId: null });
+    expect(calls.body[0]).toMatchObject({ method: 'POST', status: 201, clientId: machine.body.client_id, tokenId: allowed.body.id });
 
     // without the scim scope; at another domain (another audience); once the application is deleted
     expect((await scim('GET', '/Users', undefined, { token: (await grant('other')).body.access_token })).status).toBe(401);
     expect((await scim('GET', '/Users', undefined, { token: good.body.access_token, at: second })).status).toBe(401);
+    expect((await call(server, acme.adminToken, 'DELETE', `/api/companys/acme/domainNames/${acme.domainId}/scimTokens/${allowed.body.id}`)).status).toBe(200);
+    expect((await scim('GET', '/Users', undefined, { token: good.body.access_token })).status).toBe(401);
+    expect((await call(server, acme.adminToken, 'POST', `/api/companys/acme/domainNames/${acme.domainId}/scimTokens`, { name: 'again', clientId: machine.body.client_id })).status).toBe(201);
+    expect((await scim('GET', '/Users', undefined, { token: good.body.access_token })).status).toBe(200);
     expect((await api('PUT', `/api/application/${machine.body.client_id}`, { status: 'deleted' })).status).toBe(200);
     expect((await scim('GET', '/Users', undefined, { token: good.body.access_token })).status).toBe(401);
+  });
+
+  it('an Application manager, who may register APIs and applications, cannot give one the right to provision (403), so gains none', async () => {
+    await server.db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email) VALUES ('acme', $1, 'app-manager', 'app-manager', 'App manager', 'app-manager@acme.example')`, [acme.domainId]);
+    await server.db.query(`INSERT INTO role_assignments (company_id, domain_id, holder_type, holder_id, role, scope_company_id) VALUES ('acme', $1, 'user', 'app-manager', 'application-manager', 'acme')`, [acme.domainId]);
+    const manager = await tokenFor(server.ctx, { companyId: 'acme', domainId: acme.domainId, userId: 'app-manager' });
+    const machine = await call(server, manager, 'POST', '/api/application', { companyId: 'acme', domain: acme.domainId, client_name: 'Sneaky sync', app_type: 'machine', grant_types: ['client_credentials'] });
+    expect(machine.status, JSON.stringify(machine.body)).toBe(201);
+    const allowed = await call(server, manager, 'POST', `/api/companys/acme/domainNames/${acme.domainId}/scimTokens`, { name: 'mine', clientId: machine.body.client_id });
+    expect(allowed.status).toBe(403);
+    const baseUrl = `${PUBLIC_URL}/scim/v2/acme/${acme.domainId}`;
+    const got = await postToken(server, { grant_type: 'client_credentials', resource: baseUrl, scope: 'scim' }, { authorization: basicAuth(machine.body.client_id, machine.body.client_secret) });
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    expect((await scim('POST', '/Users', user('sneaky@acme.example'), { token: got.body.access_token })).status).toBe(401);
   });
 });
 

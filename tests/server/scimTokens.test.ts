@@ -114,6 +114,28 @@ describe('SCIM tokens', () => {
     expect((await call(server, undefined, 'POST', `${base()}/scimTokens`, { name: 'x' })).status).toBe(401);
   });
 
+  it('clientId: an application of this domain, allowed once at a time; no token made; another domain\'s application 400', async () => {
+    const app = await call(server, acme.adminToken, 'POST', '/api/application', { companyId: 'acme', domain: acme.domainId, client_name: 'Sync', app_type: 'machine', grant_types: ['client_credentials'] });
+    expect(app.status).toBe(201);
+    const allowed = await call(server, tokens.owner, 'POST', `${base()}/scimTokens`, { name: 'Sync', clientId: app.body.client_id });
+    expect(allowed.status).toBe(201);
+    expect(allowed.body).toMatchObject({ name: 'Sync', clientId: app.body.client_id, revokedAt: null });
+    expect(allowed.body.token).toBeUndefined();
+    const { rows } = await server.db.query(`SELECT token_hash FROM scim_tokens WHERE company_id = 'acme' AND id = $1`, [allowed.body.id]);
+    expect(rows[0].token_hash).toBeNull();
+    expect((await call(server, tokens.owner, 'POST', `${base()}/scimTokens`, { name: 'twice', clientId: app.body.client_id })).status).toBe(409);
+    const other = await call(server, beta.adminToken, 'POST', '/api/application', { companyId: 'beta', domain: beta.domainId, client_name: 'Beta sync', app_type: 'machine', grant_types: ['client_credentials'] });
+    for (const clientId of [other.body.client_id, 'nothing-here']) {
+      const refused = await call(server, tokens.owner, 'POST', `${base()}/scimTokens`, { name: 'x', clientId });
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toMatch(/clientId/);
+    }
+    const audit = await server.db.query(`SELECT changes FROM audit_events WHERE company_id = 'acme' AND resource_type = 'scimTokens' AND resource_id = $1`, [allowed.body.id]);
+    expect(audit.rows[0].changes).toMatchObject({ clientId: { after: app.body.client_id } });
+    const listed = await call(server, tokens.owner, 'GET', `${base()}/scimTokens`);
+    expect(listed.body.find((t: { id: string }) => t.id === allowed.body.id).clientId).toBe(app.body.client_id);
+  });
+
   it("another tenant's tokens and calls: 404, and a token id of another domain is not found here", async () => {
     const { body } = await call(server, beta.adminToken, 'POST', `${base(beta)}/scimTokens`, { name: 'beta' });
     expect(body.token).toBeDefined();
