@@ -45,8 +45,8 @@ export async function auth0Aliases(scope: FastifyInstance, options: { handler: R
     const url = new URL(request.raw.url ?? '/', 'http://x');
     const target = ALIASES[url.pathname];
     if (!target) return;
-    const query = target === '/oauth/logout' ? logoutQuery(url.searchParams) : url.searchParams;
-    const search = query.toString();
+    // (the authorization request's query goes on as sent, byte for byte)
+    const search = target === '/oauth/logout' ? logoutQuery(url.searchParams).toString() : url.search.slice(1);
     request.raw.url = `${target}${search ? `?${search}` : ''}`;
   });
   const schema = { hide: true, querystring: options.params };
