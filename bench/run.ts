@@ -12,6 +12,8 @@
  * - grants: client-credentials grants and password sign-ins per second, through the HTTP contract
  *   only, of the real program in a child process (bench/grants.ts; --grants-seconds N, default 10).
  * - signin: sign-in click to dashboard in Chromium, the median of 15 (bench/signin.ts; --signins N).
+ * - import: an import job of 20,000 generated users (--large: 1,000,000; --import-users N) through the
+ *   real program, with a probe of the API and of sign-ins during it (bench/importJobs.ts).
  * With DATABASE_URL set it runs on that PostgreSQL (each part in a database of its own), else on
  * embedded PGlite in a temp dir. --large: 1,000,000 users and 10,000,000 events.
  * Also prints the console bundle sizes when dist/ exists (npm run build).
@@ -35,13 +37,14 @@ import { apiTimer, percentile } from './common.js';
 import { eventsBench } from './events.js';
 import { grantsBench } from './grants.js';
 import { signinBench } from './signin.js';
+import { importBench } from './importJobs.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const large = args.includes('--large');
 const USERS = Number(option('--users') ?? (large ? 1_000_000 : 100_000));
 const EVENTS = Number(option('--events') ?? (large ? 10_000_000 : 1_000_000));
-const ALL_PARTS = ['users', 'events', 'audit', 'grants', 'signin'];
+const ALL_PARTS = ['users', 'events', 'audit', 'grants', 'signin', 'import'];
 const PARTS = new Set((option('--parts') ?? ALL_PARTS.join(',')).split(',').filter(Boolean));
 for (const part of PARTS) if (!ALL_PARTS.includes(part)) throw new Error(`--parts: unknown part ${part} (parts: ${ALL_PARTS.join(', ')})`);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
@@ -441,5 +444,6 @@ if (PARTS.has('events')) await eventsBench({ rows: EVENTS, iterations: ITERATION
 if (PARTS.has('audit')) await auditCostBench({ seconds: AUDIT_SECONDS });
 if (PARTS.has('grants')) await grantsBench({ seconds: Number(option('--grants-seconds') ?? 10) });
 if (PARTS.has('signin')) await signinBench({ runs: Number(option('--signins') ?? 15) });
+if (PARTS.has('import')) await importBench({ users: Number(option('--import-users') ?? (large ? 1_000_000 : 20_000)) });
 const bundles = bundleReport(path.resolve('dist'));
 if (bundles) console.log(bundles);

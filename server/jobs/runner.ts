@@ -63,7 +63,7 @@ export function startJobRunner(db: Database, options: JobRunnerOptions = {}): Jo
   const owner = options.owner ?? `${process.pid}-${crypto.randomBytes(6).toString('hex')}`;
   const leaseSeconds = options.leaseSeconds ?? 30;
   const pollMs = options.pollMs ?? 5_000;
-  const batchRows = options.batchRows ?? (db.kind === 'postgres' ? 1000 : 250);
+  const batchRows = options.batchRows ?? (db.kind === 'postgres' ? 500 : 250);
   const pauseMs = options.pauseMs ?? (db.kind === 'postgres' ? 5 : 20);
   const log = options.log ?? (() => {});
   let stopped = false;

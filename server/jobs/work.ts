@@ -27,6 +27,8 @@ export interface BatchCounts {
  */
 export class JobWork {
   lost = false;
+  /** How long the last batch's transaction took: the pause after it is a share of it. */
+  private lastBatchMs = 0;
   constructor(
     readonly db: Database,
     readonly job: JobRow,
@@ -58,6 +60,7 @@ export class JobWork {
   /** One batch: `from` rows were read before it, `to` after it. A unique violation is tried again (up to three times) after `again`. */
   async commit(from: number, to: number, again: () => void, batch: (tx: Queryable) => Promise<BatchCounts>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
+      const began = performance.now();
       try {
         await this.db.transaction(async (tx) => {
           await this.hold(tx, from);
@@ -70,6 +73,7 @@ export class JobWork {
             [...this.key, to, counts.created ?? 0, counts.updated ?? 0, counts.skipped ?? 0, counts.failed ?? 0, counts.bytes ?? 0, counts.cursor ?? null, this.leaseSeconds],
           );
         });
+        this.lastBatchMs = performance.now() - began;
         break;
       } catch (error) {
         if ((error as { code?: string }).code !== '23505' || attempt >= 3) throw error;
@@ -80,9 +84,13 @@ export class JobWork {
     await this.afterBatch?.(this);
   }
 
-  /** Gives requests the database between two batches. */
+  /**
+   * Gives requests the database and the processor between two batches: the set pause, plus a third
+   * of what the last batch took (an import works at most three quarters of the time, whatever the
+   * machine's speed: docs/PERFORMANCE.md, "Importing a million users").
+   */
   pause(): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, this.pauseMs));
+    return new Promise((resolve) => setTimeout(resolve, this.pauseMs + this.lastBatchMs / 3));
   }
 
   /** The job's end, with its one audit record (who started it, what it did), as its creator's action. */
