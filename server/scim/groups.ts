@@ -268,6 +268,8 @@ export async function patchGroup(tx: Queryable, at: Place, id: string, body: unk
     else others.push(op);
   }
   if (others.some((op) => touched(op).includes('members'))) {
+    const { rows: size } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM group_members WHERE company_id = $1 AND domain_id = $2 AND group_id = $3`, [at.companyId, at.domainId, id]);
+    if (size[0].n > MAX_MEMBERS) throw invalidValue(`members: this group has more than ${MAX_MEMBERS} members: change them with add and remove operations on members`);
     const after = applyPatch(groupResource(at, current, (await membersOf(tx, at, [id])).get(id)), operations);
     const write = groupWrite(after);
     await writeGroup(tx, at, id, write.displayName, write.externalId);

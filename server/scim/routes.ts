@@ -74,7 +74,12 @@ export async function scimRoutes(app: FastifyInstance) {
     reply.status(404).header('content-type', SCIM_CONTENT_TYPE).send(errorBody(notFound('This SCIM endpoint')));
   });
 
-  // every answer of a domain's SCIM server is recorded before it leaves (the Provisioning tab's last calls)
+  // every call to a domain's SCIM server is recorded, refused ones too (a body too large, not JSON...),
+  // before its answer leaves (the Provisioning tab's last calls)
+  app.addHook('onRequest', async (request) => {
+    const { companyId, domainId } = (request.params ?? {}) as { companyId?: string; domainId?: string };
+    if (companyId && domainId && ID.test(companyId) && ID.test(domainId)) calls.set(request, { companyId, domainId });
+  });
   app.addHook('onSend', async (request, reply) => {
     const call = calls.get(request);
     if (!call) return;
@@ -91,9 +96,8 @@ export async function scimRoutes(app: FastifyInstance) {
     schema: { hide: true },
     async handler(request, reply) {
       const { companyId, domainId } = request.params;
-      if (!ID.test(companyId) || !ID.test(domainId)) throw notFound('This SCIM endpoint');
-      const call: { companyId: string; domainId: string; caller?: ScimCaller; detail?: string } = { companyId, domainId };
-      calls.set(request, call);
+      const call = calls.get(request);
+      if (!call) throw notFound('This SCIM endpoint');
       call.caller = await authenticate(ctx, request.headers.authorization, companyId, domainId);
       const at: Place = { companyId, domainId, base: scimBaseUrl(ctx.config.publicUrl, companyId, domainId) };
       const actor = JSON.stringify({ userId: null, companyId, domainId, clientId: call.caller.clientId ?? `scim-token:${call.caller.tokenId}`, ip: request.ip, roles: 'scim' });

@@ -574,6 +574,12 @@ describe('Groups', () => {
     }
     const members = await server.db.query(`SELECT member_id FROM group_members WHERE company_id = 'acme' AND domain_id = $1 AND group_id IN ('administrators', 'auditors')`, [acme.domainId]);
     expect(members.rows.map((r) => r.member_id)).toEqual(['boss']);
+    // a group inside the administrators group gives its members the role too
+    await server.db.query(`INSERT INTO groups (company_id, domain_id, id, name, display_name, email) VALUES ('acme', $1, 'nested-admins', 'nested-admins', 'Nested', '')`, [acme.domainId]);
+    await server.db.query(`INSERT INTO group_members (company_id, domain_id, group_id, member_type, member_id) VALUES ('acme', $1, 'administrators', 'group', 'nested-admins')`, [acme.domainId]);
+    const nested = await scim('PATCH', '/Groups/nested-admins', patch({ op: 'add', path: 'members', value: [{ value: alice }] }));
+    expect(nested.status).toBe(403);
+    expect((await server.db.query(`SELECT 1 FROM group_members WHERE company_id = 'acme' AND group_id = 'nested-admins'`)).rowCount).toBe(0);
     // the administrator into, or out of, an ordinary group
     const plain = await scim('POST', '/Groups', { schemas: [GROUP], displayName: 'Plain' });
     const into = await scim('PATCH', `/Groups/${plain.body.id}`, patch({ op: 'add', path: 'members', value: [{ value: 'boss' }] }));

@@ -161,9 +161,16 @@ describe('SCIM tokens', () => {
       payload: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'secret-person@acme.example' }),
     });
     await server.app.inject({ method: 'GET', url: `/scim/v2/acme/${acme.domainId}/Users`, headers: { authorization: 'Bearer scim_wrong' } });
+    await server.app.inject({
+      method: 'POST',
+      url: `/scim/v2/acme/${acme.domainId}/Bulk`,
+      headers: { authorization: `Bearer ${body.token}`, 'content-type': 'application/scim+json' },
+      payload: `{"x": "${'y'.repeat(1_100_000)}"}`,
+    });
     const listed = await call(server, tokens.auditor, 'GET', `${base()}/scimCalls`);
     expect(listed.status).toBe(200);
-    const [refused, created] = listed.body;
+    const [tooLarge, refused, created] = listed.body;
+    expect(tooLarge).toMatchObject({ method: 'POST', path: `/scim/v2/acme/${acme.domainId}/Bulk`, status: 413 });
     expect(created).toMatchObject({ method: 'POST', path: `/scim/v2/acme/${acme.domainId}/Users`, status: 201, tokenId: body.id, clientId: null });
     expect(refused).toMatchObject({ method: 'GET', status: 401, tokenId: null });
     expect(refused.detail).toMatch(/not a SCIM token of this domain/);
