@@ -334,6 +334,12 @@ describe('web message response mode (Auth0\'s silent sign-in in a hidden iframe)
     expect(csp).not.toContain("frame-ancestors 'none'");
     expect(csp).toContain(`script-src 'sha256-${crypto.createHash('sha256').update(script).digest('base64')}'`);
     expect(answer.headers['x-frame-options']).toBeUndefined();
+
+    // the same browser at another tenant's application (same addresses): its session is not of that
+    // tenant, so no code, only login_required
+    const elsewhere = await browser.get(`/authorize?${authorizeQuery(outsider, challenge, { response_mode: 'web_message', prompt: 'none', audience: '' })}`);
+    expect(scriptOf(elsewhere.body)).toContain('"error":"login_required"');
+    expect(scriptOf(elsewhere.body)).not.toContain('"code"');
   });
 
   it('posts login_required when nobody is signed in; refuses an origin the application does not allow; never answers an unregistered redirect URI', async () => {
