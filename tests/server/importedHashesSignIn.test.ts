@@ -62,8 +62,9 @@ afterAll(() => server?.close());
 
 describe('signing in with an imported hash', () => {
   it('works in every form through the hosted sign-in page, re-hashes to bcrypt once, and the next sign-in uses the bcrypt', async () => {
-    const forms = { ...(await everyForm(PASSWORD)), firebase: FIREBASE_SAMPLE.hash };
-    delete forms.md5; // asks for a new password first: below
+    // (MD5 asks for a new password first: below)
+    const forms: Record<string, string> = { ...(await everyForm(PASSWORD)), firebase: FIREBASE_SAMPLE.hash };
+    delete forms.md5;
     let n = 0;
     for (const [name, hash] of Object.entries(forms)) {
       const id = `imported-${++n}`;
