@@ -59,7 +59,8 @@ interface UserWrite {
   username: string;
   displayName: string;
   email: string;
-  active: boolean;
+  /** undefined: not said (a create makes the account active, a replace keeps its state). */
+  active: boolean | undefined;
   externalId: string | null;
   attributes: Record<string, unknown>;
 }
@@ -135,7 +136,7 @@ export function userWrite(resource: unknown): UserWrite {
     username,
     displayName,
     email,
-    active: flag(field(r, 'active'), 'active') ?? true,
+    active: flag(field(r, 'active'), 'active'),
     externalId: text(field(r, 'externalId'), 'externalId', 200) ?? null,
     attributes,
   };
@@ -239,7 +240,7 @@ export async function createUser(tx: Queryable, at: Place, body: unknown) {
     tx.query<UserRow>(
       `INSERT INTO users AS t (company_id, domain_id, id, username, display_name, email, status, external_id, scim_attributes, blocked_at)
        VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $8::jsonb, CASE WHEN $9::boolean THEN NULL ELSE now() END) RETURNING ${SELECT}`,
-      [at.companyId, at.domainId, id, write.username, write.displayName, write.email, write.externalId, JSON.stringify(write.attributes), write.active],
+      [at.companyId, at.domainId, id, write.username, write.displayName, write.email, write.externalId, JSON.stringify(write.attributes), write.active ?? true],
     ),
   );
   return { body: userResource(at, rows[0], []), version: rows[0].version, location: location(at, id) };
@@ -254,8 +255,8 @@ async function writeUser(tx: Queryable, at: Place, current: UserRow, write: User
       [at.companyId, at.domainId, current.id, write.username, write.displayName, write.email, write.externalId, JSON.stringify(write.attributes)],
     ),
   );
-  if (current.active && !write.active) await blockUsers(tx, at, [current.id]);
-  if (!current.active && write.active) await unblockUsers(tx, at, [current.id]);
+  if (current.active && write.active === false) await blockUsers(tx, at, [current.id]);
+  if (!current.active && write.active === true) await unblockUsers(tx, at, [current.id]);
   const row = await findUser(tx, at, current.id);
   return { body: userResource(at, row, (await groupsOf(tx, at, [row.id])).get(row.id)), version: row.version, location: location(at, row.id) };
 }

@@ -338,6 +338,10 @@ describe('Users', () => {
     expect(rows.map((r) => r.action)).toEqual(['create', 'block']);
     expect(rows.every((r) => r.client === `scim-token:${tokenId}` && r.user === null)).toBe(true);
 
+    // a PUT that does not say active keeps the account blocked
+    const { active: _active, ...withoutActive } = off.body;
+    expect((await scim('PUT', `/Users/${id}`, withoutActive)).body.active).toBe(false);
+    expect((await row(id)).blocked_at).not.toBeNull();
     const on = await scim('PATCH', `/Users/${id}`, patch({ op: 'replace', value: { active: true } }));
     expect(on.body.active).toBe(true);
     expect((await row(id)).blocked_at).toBeNull();
