@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { FORMULA } from './rows.js';
 import { type ExportOptions, CHUNK_BYTES, OUTPUT } from './store.js';
 import type { JobWork } from './work.js';
 
@@ -72,7 +73,9 @@ export async function runExport(work: JobWork): Promise<'done' | 'stopped'> {
     }
     const cells = columns.map((name) => {
       const value = user[name as keyof UserLine];
-      return Array.isArray(value) ? value.join(';') : value;
+      const text = Array.isArray(value) ? value.join(';') : value;
+      // what a spreadsheet would run as a formula gets a leading quote, which an import takes off again
+      return typeof text === 'string' && FORMULA.test(text) ? `'${text}` : text;
     });
     return stringify([cells], { cast: { boolean: (value) => String(value) } });
   };

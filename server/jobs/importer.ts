@@ -75,7 +75,7 @@ async function* slices(pieces: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
 function records(db: Queryable, at: JobParams & { jobId: string }, options: ImportOptions): AsyncIterable<unknown> {
   const chunks = slices(readChunks(db, at, INPUT));
   if (options.format === 'jsonl') return jsonLines(chunks);
-  const mapped = (name: string) => options.mapping[name] ?? name;
+  const mapped = (name: string) => (Object.hasOwn(options.mapping, name) ? options.mapping[name] : name);
   return Readable.from(chunks).pipe(
     parse({
       bom: true,
@@ -411,7 +411,7 @@ export async function runImport(work: JobWork): Promise<'done' | 'stopped'> {
   try {
     for await (const record of records(db, { ...at, jobId: options.inputJob ?? job.id }, options)) {
       n++;
-      const item = record instanceof BadLine ? { n, field: null, message: record.message } : readRow(n, record, options.mapping);
+      const item = record instanceof BadLine ? { n, field: null, message: record.message } : readRow(n, record, options.mapping, options.format === 'csv');
       if (!isRowError(item)) {
         const duplicate = duplicateInFile(state, item);
         state.remember(item);

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { stringify } from 'csv-stringify/sync';
 import { recordAudit } from '../accounts/audit.js';
 import { transactionSettings, type Queryable } from '../db/index.js';
 import { badRequest, forbidden, HttpError, notFound } from '../errors.js';
 import { checkAccess, statementAccess } from '../api/guard.js';
+import { csvLine } from '../api/list.js';
 import { addListRoute, findRecordChecked, recordSchema, selectList } from '../api/resource.js';
 import { errorResponses, params } from '../api/schemas.js';
 import { parseMapping } from './rows.js';
@@ -229,14 +229,15 @@ export async function jobRoutes(app: FastifyInstance) {
       await findJob(request, 'import');
       const { companyId, domainId, jobId } = request.params;
       async function* lines() {
-        yield stringify([['row', 'field', 'message']]);
+        yield csvLine(['row', 'field', 'message']);
         let after = 0;
         for (;;) {
           const { rows } = await db.query<{ n: number; field: string | null; message: string }>(
             `SELECT row_number::float8 AS n, field, message FROM user_job_errors WHERE company_id = $1 AND domain_id = $2 AND job_id = $3 AND row_number > $4 ORDER BY row_number LIMIT 1000`,
             [companyId, domainId, jobId, after],
           );
-          if (rows.length) yield stringify(rows.map((row) => [row.n, row.field ?? '', row.message]));
+          // formulas defused (list.ts csvCell): a message may quote the file's own text
+          if (rows.length) yield rows.map((row) => csvLine([row.n, row.field ?? '', row.message])).join('');
           if (rows.length < 1000) return;
           after = rows[rows.length - 1].n;
         }

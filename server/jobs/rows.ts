@@ -46,6 +46,9 @@ class FieldError extends Error {
 }
 
 const ID = new RegExp(idPattern);
+/** A cell a spreadsheet would run as a formula (OWASP "CSV Injection"), as the lists' CSV export defuses it (list.ts csvCell). */
+export const FORMULA = /^[=+\-@\t\r]/;
+const FORMULA_DEFUSED = /^'[=+\-@\t\r]/;
 const TRUE = new Set(['true', '1', 'yes']);
 const FALSE = new Set(['false', '0', 'no']);
 
@@ -80,16 +83,18 @@ function list(field: string, value: unknown): string[] | undefined {
  * Reads one record (a CSV row by its header, or a JSON Lines object) into a checked row, or the
  * first field that is wrong, with its sentence. `mapping` renames source columns to fields.
  */
-export function readRow(n: number, record: unknown, mapping: Record<string, string>): ImportRow | RowError {
+export function readRow(n: number, record: unknown, mapping: Record<string, string>, csv = false): ImportRow | RowError {
   if (!record || typeof record !== 'object' || Array.isArray(record)) return { n, field: null, message: 'the line is not a JSON object' };
   const source = record as Record<string, unknown>;
   const raw: Partial<Record<RowField, unknown>> = {};
   for (const [key, value] of Object.entries(source)) {
-    const field = (mapping[key] ?? key) as RowField;
+    const field = (Object.hasOwn(mapping, key) ? mapping[key] : key) as RowField;
     if (!(ROW_FIELDS as readonly string[]).includes(field)) continue;
     // an empty cell or a null is a field not given
     if (value === null || value === undefined || value === '') continue;
-    raw[field] = typeof value === 'string' && field !== 'notes' && field !== 'passwordHash' ? value.trim() : value;
+    // a CSV export defuses a cell a spreadsheet would run as a formula with a leading quote: undone here
+    const text = csv && typeof value === 'string' && FORMULA_DEFUSED.test(value) ? value.slice(1) : value;
+    raw[field] = typeof text === 'string' && field !== 'notes' && field !== 'passwordHash' ? text.trim() : text;
   }
   try {
     const email = text('email', raw.email, 254);

@@ -26,7 +26,7 @@ beforeAll(async () => {
   const rows = Array.from({ length: 120 }, (_, i) => ({
     id: `e${String(i).padStart(3, '0')}`,
     email: `e${i}@acme.example`,
-    displayName: i === 0 ? 'Zoë, "quoted"' : `E ${i}`,
+    displayName: i === 0 ? 'Zoë, "quoted"' : i === 4 ? '=HYPERLINK("https://evil.example")' : `E ${i}`,
     emailVerified: i % 2 === 0,
     blocked: i === 1,
     requiredActions: i === 2 ? 'verify-email;enrol-mfa' : '',
@@ -71,6 +71,8 @@ describe('exporting users', () => {
     expect(byId.e003.groups).toBe('');
     expect(byId.e002.requiredActions).toBe('verify-email;enrol-mfa');
     expect(byId.e003.notes).toBe('line one\nline two');
+    // a formula is defused for spreadsheets (a leading quote), and the import takes the quote off again
+    expect(byId.e004.displayName).toBe(`'=HYPERLINK("https://evil.example")`);
     expect(file.body).not.toContain('$2');
 
     // the file imports back into another domain as it is
@@ -82,11 +84,12 @@ describe('exporting users', () => {
     // boss and worker are ids globex has too: updated by id; the 120 others are new
     expect(imported.created + imported.updated + imported.failed).toBe(122);
     expect(imported.created).toBe(120);
-    const copy = await server.db.query(`SELECT display_name, notes, required_actions FROM users WHERE company_id = 'globex' AND id IN ('e000', 'e002', 'e003') ORDER BY id`);
+    const copy = await server.db.query(`SELECT display_name, notes, required_actions FROM users WHERE company_id = 'globex' AND id IN ('e000', 'e002', 'e003', 'e004') ORDER BY id`);
     expect(copy.rows).toEqual([
       { display_name: 'Zoë, "quoted"', notes: '', required_actions: [] },
       { display_name: 'E 2', notes: '', required_actions: ['verify-email', 'enrol-mfa'] },
       { display_name: 'E 3', notes: 'line one\nline two', required_actions: [] },
+      { display_name: '=HYPERLINK("https://evil.example")', notes: '', required_actions: [] },
     ]);
   });
 

@@ -82,7 +82,7 @@ describe('importing users', () => {
       { id: 'c2', username: 'bob', displayName: 'bob', email: 'bob@acme.example', emailVerified: false, status: 'deleted', blocked: true, requiredActions: [], notes: '', externalId: null, passwordHash: null },
     ]);
     const errors = await errorsOf(acme.adminToken, acme, job.id);
-    const lines = errors.trim().split('\n');
+    const lines = errors.trim().split(/\r?\n/);
     expect(lines[0]).toBe('row,field,message');
     expect(lines.slice(1).map((line) => line.split(',').slice(0, 2).join(','))).toEqual(['3,email', '4,requiredActions', '5,status', '6,emailVerified', '7,email', '8,id', '9,passwordHash']);
     expect(errors).toContain('is also in row 1 of the file');
