@@ -377,10 +377,11 @@ export default function ProvisioningTab({ context }: { context: PathContext }) {
   );
 }
 
+/** Read by screen readers, not shown (in pixels: in `sx` a 1 is 100%, which would widen the page). */
 const visuallyHidden = {
   position: 'absolute',
-  width: 1,
-  height: 1,
+  width: '1px',
+  height: '1px',
   overflow: 'hidden',
   clip: 'rect(0 0 0 0)',
   whiteSpace: 'nowrap',

@@ -45,7 +45,7 @@ function FormatSelect({ value, onChange, label }: { value: FileFormat; onChange:
   const translate = useTranslate();
   const id = useId();
   return (
-    <FormControl sx={{ minWidth: 200 }}>
+    <FormControl fullWidth={false} sx={{ width: 240 }}>
       <InputLabel id={id}>{label}</InputLabel>
       <Select labelId={id} label={label} value={value} onChange={(event) => onChange(event.target.value as FileFormat)}>
         {FORMATS.map((format) => (
@@ -171,7 +171,7 @@ function ImportCard() {
         <Typography color="text.secondary" sx={{ mb: 2 }}>
           {translate('iam.userJobs.importHelp')}
         </Typography>
-        <Stack direction="row" spacing={2} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 2 }}>
+        <Stack direction="row" spacing={2} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
           <Button variant="outlined" startIcon={<UploadFileIcon />} onClick={() => inputRef.current?.click()}>
             {translate('iam.userJobs.chooseFile')}
           </Button>
