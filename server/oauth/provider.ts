@@ -313,6 +313,9 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
       // (oidc-provider asks only once it found the session's account, of the tenant signed in to)
       const account = koa.oidc.account as { accountId: string; user?: KnownUser } | undefined;
       if (!account?.user) return undefined;
+      // consent asked for (offline access asks it, index.ts): its step saves the grant; one saved
+      // here too would be an orphan that logout never ends
+      if (koa.oidc.prompts.has('consent')) return undefined;
       const accountId = account.accountId;
       const resource = Object.keys(koa.oidc.resourceServers ?? {})[0] ?? managementApi;
       const plan = await planGrant(db, { client: koa.oidc.client, user: account.user, scope: String(koa.oidc.params?.scope ?? ''), resource, managementApi, consoleClientId: config.consoleClientId });

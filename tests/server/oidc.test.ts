@@ -332,6 +332,17 @@ describe('refresh tokens', () => {
     await expect(client.refreshTokenGrant(fixedConfig, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('a sign-in with offline access is one grant: the consent it is asked for saves it, nothing before', async () => {
+    await createApi({ name: 'Journal', identifier: 'urn:journal', allowOfflineAccess: true }, ['journal:read']);
+    const app = await createApplication({ client_name: 'One grant', app_type: 'web' });
+    const config = await rp(app, true);
+    const tokens = await exchange(config, await browserSignIn(config, { scope: 'openid offline_access journal:read', audience: 'urn:journal' }));
+    expect(tokens.refresh_token).toBeTruthy();
+    const { rows } = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_grants WHERE client_id = $1', [app.client_id]);
+    // an orphan grant would stay open (a year) after logout, listed among the user's sessions
+    expect(rows[0].n).toBe(1);
+  });
+
   it('are issued for an API only with allowOfflineAccess and offline_access', async () => {
     const closed = await createApi({ name: 'Closed', identifier: 'urn:closed', allowOfflineAccess: false }, ['c:read']);
     const app = await createApplication({ client_name: 'Offline asker', app_type: 'web' });
