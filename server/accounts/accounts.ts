@@ -3,7 +3,7 @@ import type { Account } from 'oidc-provider';
 import type { Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import { hashPassword } from '../passwords.js';
-import { verifyStoredPassword } from './importedHashes.js';
+import { needsRehash, verifyStoredPassword } from './importedHashes.js';
 import { oncePerRequest } from '../requestOrigin.js';
 
 /** The group whose members (direct or through nested groups) administer their domain's company. */
@@ -126,13 +126,13 @@ let dummyHash: Promise<string> | undefined;
 /**
  * Does `password` match the user's, in whichever stored form (bcrypt, or one imported: importedHashes.ts)?
  * Unknown users (and users without a password) cost a bcrypt comparison too, so timing does not
- * reveal who exists.
+ * reveal who exists; so does an imported form, alongside its own check (a salted SHA takes no time).
  */
 export async function passwordMatches(user: KnownUser | undefined, password: string): Promise<boolean> {
   dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
   const hash = user?.passwordHash ?? (await dummyHash);
   // on the password threads, below the event loop's priority, never on the event loop (never throws)
-  const matches = await verifyStoredPassword(password, hash);
+  const [matches] = await Promise.all([verifyStoredPassword(password, hash), needsRehash(hash) && verifyStoredPassword(password, await dummyHash)]);
   return Boolean(user?.passwordHash && password && matches);
 }
 
