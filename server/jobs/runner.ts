@@ -61,7 +61,8 @@ const CLAIM = `
 
 export function startJobRunner(db: Database, options: JobRunnerOptions = {}): JobRunner {
   const owner = options.owner ?? `${process.pid}-${crypto.randomBytes(6).toString('hex')}`;
-  const leaseSeconds = options.leaseSeconds ?? 30;
+  // JOB_LEASE_SECONDS: how soon a killed process's job is taken up (tests shorten it)
+  const leaseSeconds = options.leaseSeconds ?? (Number(process.env.JOB_LEASE_SECONDS) || 30);
   const pollMs = options.pollMs ?? 5_000;
   const batchRows = options.batchRows ?? (db.kind === 'postgres' ? 500 : 250);
   const pauseMs = options.pauseMs ?? (db.kind === 'postgres' ? 5 : 20);
