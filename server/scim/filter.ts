@@ -37,7 +37,10 @@ export function attributeOf(map: AttributeMap, path: string): Attribute {
 
 const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-export function filterSql(map: AttributeMap, text: string, bind: (value: unknown) => string): string {
+export function filterSql(map: AttributeMap, given: unknown, bind: (value: unknown) => string): string {
+  if (typeof given !== 'string') throw invalidFilter('filter: give one filter');
+  const text = given;
+  if (!text.trim()) return 'true';
   if (text.length > MAX_FILTER_LENGTH) throw invalidFilter(`filter: longer than ${MAX_FILTER_LENGTH} characters`);
   let tree: Filter;
   try {
@@ -80,6 +83,7 @@ function compare(map: AttributeMap, path: string, op: string, value: unknown, bi
       throw invalidFilter(`${path}: a boolean takes eq, ne or pr`);
     }
     if (typeof value !== 'string') throw invalidFilter(`${path}: compare it with a string`);
+    if (value.includes('\u0000')) throw invalidFilter(`${path}: the value must not contain the NUL character`);
     if (attribute.kind === 'time') {
       const time = new Date(value);
       if (Number.isNaN(time.getTime())) throw invalidFilter(`${path}: "${value}" is not a date and time (xsd:dateTime)`);

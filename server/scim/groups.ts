@@ -92,7 +92,7 @@ export async function listGroups(db: Queryable, at: Place, query: Record<string,
   const values: unknown[] = [at.companyId, at.domainId];
   const bind = (value: unknown) => `$${values.push(value)}`;
   const where = [LIVE];
-  if (typeof query.filter === 'string' && query.filter.trim()) where.push(filterSql(GROUP_ATTRIBUTES, query.filter, bind));
+  if (query.filter !== undefined) where.push(filterSql(GROUP_ATTRIBUTES, query.filter, bind));
   const page = pageOf(query);
   const descending = typeof query.sortOrder === 'string' && query.sortOrder.toLowerCase() === 'descending';
   let order = `t.id${descending ? ' DESC' : ''}`;

@@ -199,7 +199,7 @@ export async function listUsers(db: Queryable, at: Place, query: Record<string, 
   const values: unknown[] = [at.companyId, at.domainId];
   const bind = (value: unknown) => `$${values.push(value)}`;
   const where = [LIVE];
-  if (typeof query.filter === 'string' && query.filter.trim()) where.push(filterSql(USER_ATTRIBUTES, query.filter, bind));
+  if (query.filter !== undefined) where.push(filterSql(USER_ATTRIBUTES, query.filter, bind));
   const page = pageOf(query);
   const order = orderOf(query);
   const { rows: counted } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM users t WHERE ${where.join(' AND ')}`, values);

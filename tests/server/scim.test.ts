@@ -455,12 +455,20 @@ describe('Users: lists, filters, paging, sorting, attributes', () => {
       ['userName eq "x") or (1=1', /filter/],
       [Array.from({ length: 60 }, () => 'userName eq "x"').join(' or '), /terms/],
       [`userName eq "${'x'.repeat(2100)}"`, /longer/],
+      ['userName eq "a\u0000b"', /filter/],
+      ['userName eq "\\u0000"', /NUL/],
     ] as const) {
       const answer = await scim('GET', `/Users${q({ filter })}`);
       expect(answer.status, filter.slice(0, 60)).toBe(400);
       expect(answer.body).toMatchObject({ schemas: [ERROR], status: '400', scimType: 'invalidFilter' });
       expect(answer.body.detail).toMatch(detail);
     }
+  });
+
+  it('a filter given twice is refused; an empty one is none', async () => {
+    const twice = await scim('GET', '/Users?filter=userName%20eq%20%22a%22&filter=userName%20eq%20%22b%22');
+    expect(twice.body).toMatchObject({ status: '400', scimType: 'invalidFilter' });
+    expect((await scim('GET', '/Users?filter=')).status).toBe(200);
   });
 
   it('pages with startIndex and count (1-based, bounded), and sorts', async () => {
