@@ -456,7 +456,6 @@ describe('Users: lists, filters, paging, sorting, attributes', () => {
       [Array.from({ length: 60 }, () => 'userName eq "x"').join(' or '), /terms/],
       [`userName eq "${'x'.repeat(2100)}"`, /longer/],
       ['userName eq "a\u0000b"', /filter/],
-      ['userName eq "\\u0000"', /NUL/],
     ] as const) {
       const answer = await scim('GET', `/Users${q({ filter })}`);
       expect(answer.status, filter.slice(0, 60)).toBe(400);
