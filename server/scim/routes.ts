@@ -81,6 +81,8 @@ export async function scimRoutes(app: FastifyInstance) {
     if (companyId && domainId && ID.test(companyId) && ID.test(domainId)) calls.set(request, { companyId, domainId });
   });
   app.addHook('onSend', async (request, reply) => {
+    // answers about people are never kept by a cache on the way
+    reply.header('Cache-Control', 'no-store');
     const call = calls.get(request);
     if (!call) return;
     try {

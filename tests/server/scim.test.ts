@@ -208,8 +208,19 @@ describe('Users', () => {
 
     const read = await scim('GET', `/Users/${created.body.id}`);
     expect(read.status).toBe(200);
+    expect(read.headers['cache-control']).toBe('no-store');
     expect(read.body).toEqual(created.body);
     expect(read.headers.etag).toBe(created.body.meta.version);
+  });
+
+  it('an account made in the console, with @ in its id, is read at its Location', async () => {
+    await server.db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email) VALUES ('acme', $1, 'pat@home', 'pat-home', 'Pat Home', 'pat@home.example')`, [acme.domainId]);
+    const listed = await scim('GET', `/Users${q({ filter: 'userName eq "pat-home"' })}`);
+    const resource = listed.body.Resources[0];
+    expect(resource).toMatchObject({ id: 'pat@home', emails: [{ value: 'pat@home.example', type: 'work', primary: true }], active: true });
+    expect(resource.meta.location).toBe(`${PUBLIC_URL}/scim/v2/acme/${acme.domainId}/Users/pat%40home`);
+    expect((await scim('GET', '/Users/pat%40home')).body.id).toBe('pat@home');
+    expect((await scim('PATCH', '/Users/pat%40home', patch({ op: 'replace', path: 'displayName', value: 'Pat H.' }))).body.displayName).toBe('Pat H.');
   });
 
   it('the display name is made from the name when none is given, and the e-mail from the userName when no emails', async () => {
