@@ -11,14 +11,15 @@
 export const VERBS = ['read', 'write', 'purge'] as const;
 
 /** The permission resources of the management API, each with the verbs above, and the extra verbs. */
-export const PERMISSION_RESOURCES = ['companies', 'domains', 'users', 'groups', 'sessions', 'signInEvents', 'audit', 'applications', 'apis', 'roles', 'scim'] as const;
+export const PERMISSION_RESOURCES = ['companies', 'domains', 'users', 'groups', 'sessions', 'signInEvents', 'audit', 'applications', 'apis', 'roles', 'scim', 'branding'] as const;
 /**
  * Account actions support staff take for a person (docs/CONSOLE.md, "Account states"): `users:unlock`
  * (clear the throttle's lock), `users:block` (block and unblock), `users:recover` (send a reset link,
  * resend an invitation or a verification). Setting a password, required actions and resetting a
  * person's second factors are `users:write`: whoever does them could take the account over.
  * `users:import` and `users:export` run a domain's import and export jobs (password hashes in an
- * export need `roles:owner` too); `scim:*` is a domain's SCIM tokens and provisioning calls.
+ * export need `roles:owner` too); `scim:*` is a domain's SCIM tokens and provisioning calls;
+ * `branding:*` is a company's branding and e-mail templates.
  * `roles:owner` is what only the Owner role gives: by the containment rule (containment.ts) only
  * whoever holds it gives or takes the Owner role, or acts on someone who holds it.
  */

@@ -2011,6 +2011,53 @@ ALTER TABLE scim_tokens ADD CONSTRAINT scim_tokens_token_or_client CHECK ((token
 CREATE INDEX IF NOT EXISTS scim_tokens_client ON scim_tokens (company_id, domain_id, client_id) WHERE client_id IS NOT NULL AND revoked_at IS NULL;
 `,
   },
+  {
+    id: 44,
+    name: 'resellers: branding per company (inherited down the tree), e-mail templates per company and language, languages of a domain and of a person',
+    sql: `
+-- A company's branding (docs/CONSOLE.md, "Branding"): what its people and its customers' people see
+-- on the hosted pages, in e-mails and in the console. Each field left null is inherited from the
+-- nearest ancestor that sets it (a customer without its own shows its reseller's). The logo and icon
+-- are kept here (bytes and media type, size-checked, never SVG unless sanitised) and served by the
+-- provider with their own cache headers.
+CREATE TABLE IF NOT EXISTS company_branding (
+  company_id text PRIMARY KEY REFERENCES companies (id) ON DELETE CASCADE,
+  display_name text,
+  logo bytea,
+  logo_type text,
+  icon bytea,
+  icon_type text,
+  -- colours: #rrggbb, for the light and the dark theme
+  primary_light text,
+  background_light text,
+  primary_dark text,
+  background_dark text,
+  support_email text,
+  support_url text,
+  -- changes with every write: the logo's and icon's addresses carry it, so caches may keep them long
+  version integer NOT NULL DEFAULT 1,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- A company's own subject and body of one e-mail (reset, invitation, verification, notice) in one
+-- language; without one, the ancestor's, then the provider's default.
+CREATE TABLE IF NOT EXISTS email_templates (
+  company_id text NOT NULL REFERENCES companies (id) ON DELETE CASCADE,
+  kind text NOT NULL,
+  language text NOT NULL,
+  subject text NOT NULL,
+  body text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, kind, language)
+);
+
+-- The languages a domain offers on its hosted pages and e-mails, and its default (null: all, English).
+ALTER TABLE domains ADD COLUMN IF NOT EXISTS languages text[];
+ALTER TABLE domains ADD COLUMN IF NOT EXISTS default_language text;
+-- A person's own language (her account page, or the console's language menu): her pages and e-mails use it.
+ALTER TABLE users ADD COLUMN IF NOT EXISTS language text;
+`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<void> {
