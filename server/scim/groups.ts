@@ -57,9 +57,22 @@ export function groupResource(at: Place, row: GroupRow, members?: MemberView[]):
   };
 }
 
-async function membersOf(db: Queryable, at: Place, groupIds: string[]): Promise<Map<string, MemberView[]>> {
+/**
+ * The members of these groups, at most MAX_MEMBERS in one answer (a larger list would be built and
+ * serialised on the event loop): past that, a read that asks for them is 400 tooMany (ask with
+ * excludedAttributes=members), and a write's answer leaves them out (`omit`).
+ */
+async function membersOf(db: Queryable, at: Place, groupIds: string[], over: 'refuse' | 'omit' = 'refuse'): Promise<Map<string, MemberView[]> | undefined> {
   const byGroup = new Map<string, MemberView[]>(groupIds.map((id) => [id, []]));
   if (!groupIds.length) return byGroup;
+  const { rows: size } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM group_members WHERE company_id = $1 AND domain_id = $2 AND group_id = ANY ($3::text[]) LIMIT ${MAX_MEMBERS + 1}) m`,
+    [at.companyId, at.domainId, groupIds],
+  );
+  if (size[0].n > MAX_MEMBERS) {
+    if (over === 'omit') return undefined;
+    throw new ScimError(400, `members: more than ${MAX_MEMBERS} members in one answer: ask with excludedAttributes=members`, 'tooMany');
+  }
   const { rows } = await db.query<{ groupId: string; type: 'user' | 'group'; value: string; display: string }>(
     `SELECT gm.group_id AS "groupId", gm.member_type AS type, gm.member_id AS value, coalesce(u.display_name, g.display_name) AS display
        FROM group_members gm
@@ -84,7 +97,7 @@ async function findGroup(db: Queryable, at: Place, id: string, lock = false): Pr
 
 export async function getGroup(db: Queryable, at: Place, id: string, selection: Selection = {}) {
   const row = await findGroup(db, at, id);
-  const members = wants(selection, 'members') ? (await membersOf(db, at, [id])).get(id) : undefined;
+  const members = wants(selection, 'members') ? (await membersOf(db, at, [id]))?.get(id) : undefined;
   return { body: project(groupResource(at, row, members), selection), version: row.version };
 }
 
@@ -204,7 +217,7 @@ function groupWrite(resource: unknown) {
 
 async function answer(tx: Queryable, at: Place, id: string) {
   const row = await findGroup(tx, at, id);
-  return { body: groupResource(at, row, (await membersOf(tx, at, [id])).get(id)), version: row.version, location: location(at, id) };
+  return { body: groupResource(at, row, (await membersOf(tx, at, [id], 'omit'))?.get(id)), version: row.version, location: location(at, id) };
 }
 
 export async function createGroup(tx: Queryable, at: Place, body: unknown) {
@@ -270,7 +283,7 @@ export async function patchGroup(tx: Queryable, at: Place, id: string, body: unk
   if (others.some((op) => touched(op).includes('members'))) {
     const { rows: size } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM group_members WHERE company_id = $1 AND domain_id = $2 AND group_id = $3`, [at.companyId, at.domainId, id]);
     if (size[0].n > MAX_MEMBERS) throw invalidValue(`members: this group has more than ${MAX_MEMBERS} members: change them with add and remove operations on members`);
-    const after = applyPatch(groupResource(at, current, (await membersOf(tx, at, [id])).get(id)), operations);
+    const after = applyPatch(groupResource(at, current, (await membersOf(tx, at, [id]))?.get(id) ?? []), operations);
     const write = groupWrite(after);
     await writeGroup(tx, at, id, write.displayName, write.externalId);
     await setMembers(tx, at, id, await resolveMembers(tx, at, write.members, id));

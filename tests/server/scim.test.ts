@@ -579,6 +579,29 @@ describe('Groups', () => {
     expect(rows[0].status).toBe('deleted');
   });
 
+  it('a group of more than 10,000 members: read without its members, changed by add and remove alone', async () => {
+    const big = (await scim('POST', '/Groups', { schemas: [GROUP], displayName: 'Everyone' })).body.id;
+    await server.db.query(
+      `INSERT INTO group_members (company_id, domain_id, group_id, member_type, member_id) SELECT 'acme', $1, $2, 'user', 'u' || i FROM generate_series(1, 10001) i`,
+      [acme.domainId, big],
+    );
+    const whole = await scim('GET', `/Groups/${big}`);
+    expect(whole.body).toMatchObject({ status: '400', scimType: 'tooMany' });
+    expect(whole.body.detail).toMatch(/excludedAttributes=members/);
+    expect((await scim('GET', `/Groups/${big}?excludedAttributes=members`)).body.displayName).toBe('Everyone');
+    expect((await scim('GET', `/Groups${q({ filter: 'displayName eq "Everyone"' })}`)).body.scimType).toBe('tooMany');
+    expect((await scim('GET', `/Groups${q({ filter: 'displayName eq "Everyone"', excludedAttributes: 'members' })}`)).body.totalResults).toBe(1);
+    const added = await scim('PATCH', `/Groups/${big}`, patch({ op: 'add', path: 'members', value: [{ value: alice }] }, { op: 'remove', path: 'members[value eq "u1"]' }));
+    expect(added.status).toBe(200);
+    expect(added.body.members).toBeUndefined();
+    const { rows } = await server.db.query<{ n: number; alice: boolean; u1: boolean }>(
+      `SELECT count(*)::int AS n, bool_or(member_id = $3) AS alice, bool_or(member_id = 'u1') AS u1 FROM group_members WHERE company_id = 'acme' AND domain_id = $1 AND group_id = $2`,
+      [acme.domainId, big, alice],
+    );
+    expect(rows[0]).toEqual({ n: 10001, alice: true, u1: false });
+    expect((await scim('PATCH', `/Groups/${big}`, patch({ op: 'replace', path: 'members', value: [] }))).body).toMatchObject({ status: '400', scimType: 'invalidValue' });
+  });
+
   it('never changes a group that carries a console role, nor puts members into one, nor moves an account that holds a role (403)', async () => {
     await server.db.query(`INSERT INTO groups (company_id, domain_id, id, name, display_name, email) VALUES ('acme', $1, 'auditors', 'auditors', 'Auditors', '')`, [acme.domainId]);
     await server.db.query(`INSERT INTO role_assignments (company_id, domain_id, holder_type, holder_id, role, scope_company_id) VALUES ('acme', $1, 'group', 'auditors', 'auditor', 'acme')`, [acme.domainId]);
