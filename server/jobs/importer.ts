@@ -411,6 +411,8 @@ export async function runImport(work: JobWork): Promise<'done' | 'stopped'> {
   try {
     for await (const record of records(db, { ...at, jobId: options.inputJob ?? job.id }, options)) {
       n++;
+      // requests go first every hundred rows: the parser hands over a whole slice's rows without returning to the event loop
+      if (n % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
       const item = record instanceof BadLine ? { n, field: null, message: record.message } : readRow(n, record, options.mapping, options.format === 'csv');
       if (!isRowError(item)) {
         const duplicate = duplicateInFile(state, item);

@@ -64,7 +64,7 @@ export function startJobRunner(db: Database, options: JobRunnerOptions = {}): Jo
   // JOB_LEASE_SECONDS: how soon a killed process's job is taken up (tests shorten it)
   const leaseSeconds = options.leaseSeconds ?? (Number(process.env.JOB_LEASE_SECONDS) || 30);
   const pollMs = options.pollMs ?? 5_000;
-  const batchRows = options.batchRows ?? (db.kind === 'postgres' ? 500 : 250);
+  const batchRows = options.batchRows ?? (db.kind === 'postgres' ? 1000 : 250);
   const pauseMs = options.pauseMs ?? (db.kind === 'postgres' ? 5 : 20);
   const log = options.log ?? (() => {});
   let stopped = false;
