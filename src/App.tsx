@@ -18,6 +18,7 @@ import {
 import { BrowserRouter, Route } from 'react-router-dom';
 import { authProvider } from './authProvider/authProvider';
 import { dataProvider } from './dataProvider';
+import { Direction } from './i18n/Direction';
 import { i18nProvider } from './i18n/i18nProvider';
 import { CreatedNotice } from './layout/CreatedNotice';
 import { Layout } from './layout/Layout';
@@ -87,6 +88,7 @@ export default function App() {
         lightTheme={lightTheme}
         darkTheme={darkTheme}
       >
+        <Direction>
         <CssBaseline enableColorScheme>
           <CoreAdminUI
             accessDenied={AccessDeniedInLayout}
@@ -115,6 +117,7 @@ export default function App() {
           <Notifications />
           <CreatedNotice />
         </CssBaseline>
+        </Direction>
       </AdminContext>
     </BrowserRouter>
   );

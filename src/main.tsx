@@ -10,7 +10,7 @@ import ErrorPage from './pages/ErrorPage';
 import Login from './pages/Login';
 import Logout from './pages/Logout';
 import { ResetPassword, SignUp } from './pages/NotOffered';
-import { translate } from './i18n/translate';
+import { applyLanguage, LANGUAGE_CHANGED, translate } from './i18n/translate';
 import { NAVIGATED } from './authProvider/browser';
 import './pages/plain.css';
 
@@ -35,10 +35,16 @@ function pageFor(pathname: string): ComponentType {
 /** The page of the current path; again when the callback moves on without a page load (browser.within). */
 function Root() {
   const [pathname, setPathname] = useState(window.location.pathname);
+  const [, setLanguageChanges] = useState(0);
   useEffect(() => {
     const moved = () => setPathname(window.location.pathname);
+    const relabel = () => setLanguageChanges((n) => n + 1);
     window.addEventListener(NAVIGATED, moved);
-    return () => window.removeEventListener(NAVIGATED, moved);
+    window.addEventListener(LANGUAGE_CHANGED, relabel);
+    return () => {
+      window.removeEventListener(NAVIGATED, moved);
+      window.removeEventListener(LANGUAGE_CHANGED, relabel);
+    };
   }, []);
   const Page = pageFor(pathname);
   return (
@@ -54,8 +60,11 @@ function Root() {
   );
 }
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <Root />
-  </StrictMode>,
+// the chosen language's words first (docs/CONSOLE.md, "Languages"): English needs no wait
+void applyLanguage().finally(() =>
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <Root />
+    </StrictMode>,
+  ),
 );

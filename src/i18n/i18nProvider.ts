@@ -1,17 +1,25 @@
 import polyglotI18nProvider from 'ra-i18n-polyglot';
 import { mergeTranslations, type I18nProvider, type TranslationMessages } from 'react-admin';
 import { en } from './en';
+import { LANGUAGES, LANGUAGE_NAMES, loadLanguage, showLanguage } from './language';
 import { reactAdminFirstScreen } from './reactAdmin';
 import { readableName } from './readableName';
 
-const polyglotOf = (messages: TranslationMessages) =>
-  polyglotI18nProvider(() => messages, 'en', [{ locale: 'en', name: 'English' }]);
+const LOCALES = LANGUAGES.map((locale) => ({ locale, name: LANGUAGE_NAMES[locale] }));
 
 /**
- * The words of the first screen after sign-in (en.ts, and react-admin's own that it uses); once a
- * screen or dialog has loaded (loadScreenWords), theirs and the whole of react-admin's too.
+ * The English words of the first screen after sign-in (en.ts, and react-admin's own that it uses);
+ * once a screen or dialog has loaded (loadScreenWords), theirs and the whole of react-admin's too.
  */
-let polyglot = polyglotOf(mergeTranslations(reactAdminFirstScreen, en));
+let english: TranslationMessages = mergeTranslations(reactAdminFirstScreen, en);
+/** The chosen language's whole tree (its module replaces both parts of English), or none for English. */
+let chosen: { locale: string; messages: TranslationMessages } | undefined;
+
+/** Polyglot with the chosen language's words over English (a key its module lacks still reads in English). */
+const polyglotOf = () =>
+  polyglotI18nProvider(() => (chosen ? mergeTranslations(english, chosen.messages) : english), chosen?.locale ?? 'en', LOCALES);
+
+let polyglot = polyglotOf();
 
 /** resources.<name>.name and resources.<name>.fields.<source>: the keys a declared type may leave untranslated. */
 const RESOURCE_KEY = /^resources\.([^.]+)\.(?:name|fields\.(.+))$/;
@@ -25,9 +33,15 @@ export const i18nProvider: I18nProvider = {
     const match = RESOURCE_KEY.exec(key);
     return polyglot.translate(key, match ? { ...options, _: readableName(match[2] ?? match[1]) } : options);
   },
-  changeLocale: (locale, options) => polyglot.changeLocale(locale, options),
+  /** docs/CONSOLE.md, "Languages": the chosen language's module, loaded now (English when it is missing). */
+  changeLocale: async (locale) => {
+    const messages = locale === 'en' ? undefined : ((await loadLanguage(locale)) as TranslationMessages | undefined);
+    chosen = messages ? { locale, messages } : undefined;
+    polyglot = polyglotOf();
+    showLanguage(polyglot.getLocale());
+  },
   getLocale: () => polyglot.getLocale(),
-  getLocales: () => polyglot.getLocales?.() ?? [],
+  getLocales: () => LOCALES,
 };
 
 let screenWords: Promise<void> | undefined;
@@ -43,7 +57,8 @@ let screenWordsAdded = false;
  */
 export function loadScreenWords(): Promise<void> {
   screenWords ??= import('./screens').then(({ reactAdminMessages, screens }) => {
-    polyglot = polyglotOf(mergeTranslations(reactAdminMessages, en, screens));
+    english = mergeTranslations(reactAdminMessages, en, screens);
+    polyglot = polyglotOf();
     screenWordsAdded = true;
   });
   return screenWords;

@@ -1,10 +1,13 @@
 /**
  * A tiny translator for the sign-in pages, which must not load react-admin. It reads the same
- * messages (the sign-in part of en.ts) and the same %{name} interpolation as ra-i18n-polyglot.
+ * messages (the sign-in part of en.ts, or the chosen language's module) and the same %{name}
+ * interpolation as ra-i18n-polyglot.
  */
+import { LANGUAGE_KEY, chosenLanguage, loadLanguage, showLanguage } from './language';
 import { signInMessages } from './signIn';
 
-const messages = { iam: { appTitle: 'IAM Console', ...signInMessages } };
+const english = { iam: { appTitle: 'IAM Console', ...signInMessages } };
+let messages: object = english;
 
 export function translate(key: string, values: Record<string, string | number> = {}): string {
   let node: unknown = messages;
@@ -14,3 +17,15 @@ export function translate(key: string, values: Record<string, string | number> =
   if (typeof node !== 'string') return key;
   return node.replace(/%\{(\w+)\}/g, (match, name: string) => (name in values ? String(values[name]) : match));
 }
+
+/** Uses a language on the sign-in pages (remembered when `remember`); English when its module is missing. */
+export async function applyLanguage(language = chosenLanguage(), remember = false): Promise<void> {
+  const tree = language === 'en' ? undefined : await loadLanguage(language).catch(() => undefined);
+  messages = tree ?? english;
+  showLanguage(tree ? language : 'en');
+  if (remember) localStorage.setItem(LANGUAGE_KEY, language);
+  window.dispatchEvent(new Event(LANGUAGE_CHANGED));
+}
+
+/** Dispatched on window once the sign-in pages' words changed language (main.tsx renders again). */
+export const LANGUAGE_CHANGED = 'iam:language';

@@ -16,6 +16,7 @@ import {
   useTranslate,
   useUserMenu,
 } from 'react-admin';
+import { LanguageMenu } from '../i18n/LanguageMenu';
 import { accountPageLink, openAccountPage } from './openAccountPage';
 import { SearchButton } from './SearchButton';
 import { StaticMenuButton } from './StaticMenuButton';
@@ -98,6 +99,7 @@ function Toolbar() {
           translate('iam.layout.helpItems.contact'),
         ]}
       />
+      <LanguageMenu />
       <ToggleThemeButton />
       <LoadingIndicator />
     </>

@@ -4,11 +4,14 @@
  * and RaStore.sidebar.open). Everything else goes to react-admin's own localStorage store.
  */
 import { localStorageStore, type Store } from 'react-admin';
+import { LANGUAGE_KEY, chosenLanguage } from '../i18n/language';
 
 interface MappedKey {
   storageKey: string;
   parse: (raw: string) => unknown;
   serialize: (value: unknown) => string;
+  /** The value while none is stored (the language: the browser's, docs/CONSOLE.md "Languages"). */
+  initial?: () => unknown;
 }
 
 const MAPPED_KEYS: Record<string, MappedKey> = {
@@ -18,6 +21,7 @@ const MAPPED_KEYS: Record<string, MappedKey> = {
     parse: (raw) => raw === 'true',
     serialize: (value) => String(Boolean(value)),
   },
+  locale: { storageKey: LANGUAGE_KEY, parse: (raw) => raw, serialize: (value) => String(value), initial: chosenLanguage },
 };
 
 export function iamStore(inner: Store = localStorageStore(undefined, 'iam')): Store {
@@ -43,7 +47,7 @@ export function iamStore(inner: Store = localStorageStore(undefined, 'iam')): St
       const mapped = MAPPED_KEYS[key];
       if (!mapped) return inner.getItem(key, defaultValue);
       const raw = localStorage.getItem(mapped.storageKey);
-      return raw === null ? defaultValue : (mapped.parse(raw) as T);
+      return raw === null ? ((mapped.initial?.() as T) ?? defaultValue) : (mapped.parse(raw) as T);
     },
     setItem: <T,>(key: string, value: T) => {
       const mapped = MAPPED_KEYS[key];

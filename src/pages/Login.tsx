@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { config, redirectUri } from '../config';
+import { LanguageSelect } from '../i18n/LanguageSelect';
 import { translate } from '../i18n/translate';
 import { browser } from '../authProvider/browser';
 import { OAUTH_KEYS, prepareAuthorizationRequest, type AuthorizationRequest } from '../authProvider/pkce';
@@ -169,6 +170,7 @@ export default function Login() {
 
   return (
     <main className="plain-page plain-page--form">
+      <LanguageSelect />
       <h1>{translate('iam.login.title')}</h1>
       {reason && <p className="plain-page__error">{reason}</p>}
       <form className="login-form" method="post" action={`${config.authServer}/login`} onSubmit={rememberChoice}>

@@ -5,12 +5,13 @@ import { useSession } from '../../session/useSession';
 import { FieldValue } from '../generic/FieldValue';
 import type { FieldDeclaration } from '../types';
 import { lookupResource, RECORD_NAMES, RECORD_SCREENS } from './recordScreens';
+import { uiLocale } from '../../i18n/language';
 import type { AuditEvent } from './vocabulary';
 
-/** The browser's locale, date and time to the second. */
+/** The console's language (docs/CONSOLE.md, "Languages"), date and time to the second. */
 export function formatTime(iso: string): string {
   const time = new Date(iso);
-  return Number.isNaN(time.getTime()) ? iso : time.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  return Number.isNaN(time.getTime()) ? iso : time.toLocaleString(uiLocale(), { dateStyle: 'medium', timeStyle: 'medium' });
 }
 
 export function AuditTime({ iso }: { iso: string }) {
