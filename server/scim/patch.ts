@@ -29,7 +29,23 @@ export function operationsOf(body: unknown): ScimPatchOperation[] {
   } catch (error) {
     throw invalidSyntax((error as Error).message);
   }
-  return operations as ScimPatchOperation[];
+  return (operations as ScimPatchOperation[]).map(expandExtensions);
+}
+
+/** An extension's URN: scim-patch splits a path-less value's keys at dots, which the URN's "2.0" has. */
+const EXTENSION_URN = /^urn:ietf:params:scim:schemas:extension:[^:]+:\d+\.\d+:[A-Za-z]+$/i;
+
+/**
+ * A path-less value that names a whole extension (`{ "urn:…:enterprise:2.0:User": { "department": … } }`)
+ * as one key per attribute (`"urn:…:enterprise:2.0:User:department"`), the form scim-patch reads.
+ */
+function expandExtensions(op: ScimPatchOperation): ScimPatchOperation {
+  const value = (op as { path?: string; value?: unknown }).value;
+  if ((op as { path?: string }).path || !value || typeof value !== 'object' || Array.isArray(value)) return op;
+  const entries = Object.entries(value as Record<string, unknown>).flatMap(([key, item]) =>
+    EXTENSION_URN.test(key) && item && typeof item === 'object' && !Array.isArray(item) ? Object.entries(item).map(([name, inner]) => [`${key}:${name}`, inner] as const) : [[key, item] as const],
+  );
+  return { ...op, value: Object.fromEntries(entries) } as ScimPatchOperation;
 }
 
 /** The operations applied to a copy of `resource`. */

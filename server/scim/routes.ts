@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { transactionSettings } from '../db/index.js';
 import { randomAlphanumeric } from '../ids.js';
+import { RETRY_AFTER_SECONDS } from '../errors.js';
 import { jsonTooDeep } from '../inputChecks.js';
 import { selectionOf } from './attributes.js';
 import { authenticate, type ScimCaller, scimBaseUrl } from './auth.js';
@@ -67,6 +68,7 @@ export async function scimRoutes(app: FastifyInstance) {
     const call = calls.get(request);
     if (call) call.detail = answer.message;
     if (answer.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="SCIM"');
+    if (answer.status === 503) reply.header('Retry-After', RETRY_AFTER_SECONDS);
     reply.status(answer.status).header('content-type', SCIM_CONTENT_TYPE).send(errorBody(answer));
   });
 

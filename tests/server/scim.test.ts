@@ -306,6 +306,11 @@ describe('Users', () => {
     expect(answer.body).toMatchObject({ name: { givenName: 'Pat' }, nickName: 'P', [ENTERPRISE]: { department: 'Sales' }, emails: [{ value: 'pat@acme.example' }] });
     expect(answer.body.schemas).toContain(ENTERPRISE);
     expect(await row(id)).toMatchObject({ email: 'pat@acme.example' });
+    // a path-less value naming the whole extension, and another extension kept as sent
+    const whole = await scim('PATCH', `/Users/${id}`, patch({ op: 'add', value: { [ENTERPRISE]: { costCenter: '4130' }, 'urn:ietf:params:scim:schemas:extension:custom:2.0:User': { worksiteId: '180' } } }));
+    expect(whole.status, JSON.stringify(whole.body)).toBe(200);
+    expect(whole.body[ENTERPRISE]).toEqual({ department: 'Sales', costCenter: '4130' });
+    expect(whole.body['urn:ietf:params:scim:schemas:extension:custom:2.0:User']).toEqual({ worksiteId: '180' });
     const removed = await scim('PATCH', `/Users/${id}`, patch({ op: 'remove', path: 'nickName' }));
     expect(removed.body.nickName).toBeUndefined();
 
