@@ -1430,7 +1430,7 @@ export default {
     },
     secret: {
       title: 'Ihr %{label}',
-      once: 'Kopieren Sie %{label} jetzt und bewahren Sie es sicher auf: Es wird nicht noch einmal angezeigt.',
+      once: 'Kopieren Sie das %{label} jetzt und bewahren Sie es sicher auf: Es wird nicht noch einmal angezeigt.',
       copy: 'Kopieren',
       copied: 'In die Zwischenablage kopiert.',
       copyFailed: 'Der Browser hat das Kopieren nicht erlaubt: Markieren Sie den Text und kopieren Sie ihn selbst.',
