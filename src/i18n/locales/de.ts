@@ -488,7 +488,7 @@ export default {
       loading: 'Eintrag wird geöffnet',
       notFoundTitle: 'Nicht gefunden oder nicht Ihres',
       notFound:
-        'Hier gibt es kein %{type} „%{id}“, das Sie sehen können. Es wurde vielleicht endgültig gelöscht, oder der Link gehört zu einem Unternehmen oder einer Domäne, die Ihre Rollen nicht erreichen.',
+        '%{type} „%{id}“ ist hier nicht vorhanden oder für Sie nicht sichtbar. Der Eintrag wurde vielleicht endgültig gelöscht, oder der Link gehört zu einem Unternehmen oder einer Domäne, die Ihre Rollen nicht erreichen.',
       failed: 'Der Eintrag konnte nicht gelesen werden: %{message}',
       backToList: 'Zurück zu %{list}',
       dashboard: 'Dashboard',

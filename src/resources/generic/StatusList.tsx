@@ -1,6 +1,6 @@
 import { useState, type ReactElement, type ReactNode } from 'react';
 import { Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
-import { TopToolbar, useListContext, useNavigate, useTranslate, type RaRecord } from 'react-admin';
+import { TopToolbar, useListContext, useLocale, useNavigate, useTranslate, type RaRecord } from 'react-admin';
 import { useDeclaration } from './DeclarationContext';
 import { DeclaredList } from './DeclaredList';
 import { DeleteSelectedButton } from './DeleteSelectedButton';
@@ -97,8 +97,9 @@ function EmptyState({ status, texts }: { status: ListStatus; texts?: StatusListT
   const words = texts ?? { emptySearch: 'iam.list.emptySearch', emptyDeleted: 'iam.list.emptyDeleted', emptyActive: 'iam.list.emptyActive' };
   const key = filtered ? words.emptySearch : status === 'deleted' ? words.emptyDeleted : words.emptyActive;
   const plural = translate(`resources.${declaration.name}.name`, { smart_count: 2, _: declaration.name });
-  // "applications", but "APIs" stays as written
-  const name = /^.[A-Z]/.test(plural) ? plural : plural.charAt(0).toLowerCase() + plural.slice(1);
+  // "applications", but "APIs" stays as written, and German nouns keep their capital ("Anwendungen")
+  const locale = useLocale();
+  const name = locale === 'de' || /^.[A-Z]/.test(plural) ? plural : plural.charAt(0).toLowerCase() + plural.slice(1);
   return (
     <Typography sx={{ p: 2 }} color="text.secondary" role="status">
       {translate(key, { name })}
