@@ -153,7 +153,8 @@ export function userResource(at: Place, row: UserRow, groups?: { value: string; 
   if (primary) primary.value = row.email;
   else emails = [{ value: row.email, type: 'work', primary: true }];
   return {
-    schemas: enterprise ? [USER_SCHEMA, ENTERPRISE_SCHEMA] : [USER_SCHEMA],
+    // the extensions the user has attributes of (the enterprise one, or another the client sent)
+    schemas: [USER_SCHEMA, ...(enterprise ? [ENTERPRISE_SCHEMA] : []), ...Object.keys(rest).filter((key) => key.toLowerCase().startsWith('urn:'))],
     id: row.id,
     ...(row.externalId !== null ? { externalId: row.externalId } : {}),
     userName: row.username,

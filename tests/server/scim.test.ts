@@ -311,6 +311,7 @@ describe('Users', () => {
     expect(whole.status, JSON.stringify(whole.body)).toBe(200);
     expect(whole.body[ENTERPRISE]).toEqual({ department: 'Sales', costCenter: '4130' });
     expect(whole.body['urn:ietf:params:scim:schemas:extension:custom:2.0:User']).toEqual({ worksiteId: '180' });
+    expect(whole.body.schemas).toEqual([USER, ENTERPRISE, 'urn:ietf:params:scim:schemas:extension:custom:2.0:User']);
     const removed = await scim('PATCH', `/Users/${id}`, patch({ op: 'remove', path: 'nickName' }));
     expect(removed.body.nickName).toBeUndefined();
 
