@@ -3,6 +3,7 @@
  * Screens are CustomRoutes so the paths are exactly those of docs/CONSOLE.md, "Routes"; each
  * resource's screens come from its declaration (its own or the generic ones) and load on first use.
  */
+import { useMemo } from 'react';
 import { CssBaseline } from '@mui/material';
 import {
   AccessDenied,
@@ -25,6 +26,7 @@ import { Layout } from './layout/Layout';
 import { Notifications } from './layout/Notifications';
 import { iamStore } from './layout/store';
 import { darkTheme, lightTheme } from './layout/theme';
+import { brandedTheme, useConsoleBranding } from './resources/branding/consoleBranding';
 // where every sign-in lands: in the app's own chunks, not a second lazy wave (src/adminApp.ts)
 import Dashboard from './pages/Dashboard';
 import NotFound from './pages/NotFound';
@@ -78,6 +80,10 @@ function AccessDeniedInLayout() {
  * unused default i18n provider and store.
  */
 export default function App() {
+  // the signed-in company's colours (docs/CONSOLE.md, "Branding")
+  const branding = useConsoleBranding();
+  const light = useMemo(() => brandedTheme(lightTheme, branding?.primaryLight, branding?.backgroundLight), [branding]);
+  const dark = useMemo(() => brandedTheme(darkTheme, branding?.primaryDark, branding?.backgroundDark), [branding]);
   return (
     <BrowserRouter>
       <AdminContext
@@ -85,8 +91,8 @@ export default function App() {
         authProvider={authProvider}
         i18nProvider={i18nProvider}
         store={store}
-        lightTheme={lightTheme}
-        darkTheme={darkTheme}
+        lightTheme={light}
+        darkTheme={dark}
       >
         <Direction>
         <CssBaseline enableColorScheme>

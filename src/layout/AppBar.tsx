@@ -21,6 +21,7 @@ import { accountPageLink, openAccountPage } from './openAccountPage';
 import { SearchButton } from './SearchButton';
 import { StaticMenuButton } from './StaticMenuButton';
 import { TenantSwitcher } from './TenantSwitcher';
+import { BrandLogo } from '../resources/branding/BrandLogo';
 
 function UserMenuItems() {
   const translate = useTranslate();
@@ -116,6 +117,7 @@ export function AppBar() {
         </UserMenu>
       }
     >
+      <BrandLogo />
       <TitlePortal />
       <TenantSwitcher />
     </RaAppBar>

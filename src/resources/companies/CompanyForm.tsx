@@ -3,6 +3,7 @@ import { getSession, type Company } from '../../session/session';
 import { DeclaredFormScreen } from '../generic/DeclaredFormScreen';
 import { isFormMode, type FormMode } from '../generic/formMode';
 import { RecordTabs } from '../generic/RecordTabs';
+import { BrandingTabs } from '../branding';
 
 interface CompanyFormState {
   mode?: unknown;
@@ -69,6 +70,8 @@ export default function CompanyForm() {
             />
           ),
         },
+        // Branding and E-mail templates once the company exists (docs/CONSOLE.md, "Branding")
+        ...(effectiveMode === 'new' || !company ? [] : BrandingTabs(company)),
       ]}
     />
   );
