@@ -8,8 +8,8 @@ import { RecordTabs } from '../generic/RecordTabs';
 import type { DomainFormState } from './DomainList';
 import SecurityPolicyTab from './SecurityPolicyTab';
 
-// the SCIM tab loads on first use, with the import and export screens (docs/CONSOLE.md, "Provisioning (SCIM)")
-const ProvisioningTab = lazy(() => import('../userJobs/screens').then((screens) => ({ default: screens.ProvisioningTab })));
+// the SCIM tab loads on first use, in the chunk of the import and export screens (docs/CONSOLE.md, "Provisioning (SCIM)")
+const ProvisioningTab = lazy(() => import('../connections/screens').then((screens) => ({ default: screens.ProvisioningTab })));
 
 export default function DomainForm() {
   const translate = useTranslate();

@@ -3,12 +3,12 @@ import PeopleIcon from '@mui/icons-material/People';
 import type { ResourceDeclaration } from '../types';
 
 const screen = (name: 'JobList' | 'ImportExport' | 'JobView') =>
-  lazy(() => import('./screens').then((screens) => ({ default: screens[name] })));
+  lazy(() => import('../connections/screens').then((screens) => ({ default: screens[name] })));
 
 /**
  * A domain's import and export jobs (docs/CONSOLE.md, "Import and export"): the jobs list, which the
  * template's "Sync'ing results" entry opens (layout/menuTree.ts), the Import / Export screen and a
- * job's screen, all in one lazily loaded chunk (./screens). Import needs `users:import`, export
+ * job's screen, loaded on first use with the Connections screens (./screens.ts says why). Import needs `users:import`, export
  * `users:export`: the same roles hold both.
  */
 export const userJobs: ResourceDeclaration = {
