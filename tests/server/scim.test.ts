@@ -354,6 +354,10 @@ describe('Users', () => {
     );
     expect(rows.map((r) => r.action)).toEqual(['create', 'block']);
     expect(rows.every((r) => r.client === `scim-token:${tokenId}` && r.user === null)).toBe(true);
+    // the console's audit log reads them
+    const log = await call(server, acme.adminToken, 'GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ resourceType: 'users', resourceId: id }))}`);
+    expect(log.status, JSON.stringify(log.body)).toBe(200);
+    expect(log.body.map((event: { action: string }) => event.action).sort()).toEqual(['block', 'create']);
 
     // a PUT that does not say active keeps the account blocked
     const { active: _active, ...withoutActive } = off.body;
