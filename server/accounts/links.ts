@@ -5,7 +5,7 @@ import type { Database, Queryable } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import type { Language } from '../mail/language.js';
 import type { Mailer } from '../mail/mailer.js';
-import { type Purpose, renderMessage } from '../mail/templates.js';
+import { type Purpose, renderCompanyMessage } from '../mail/templates.js';
 
 /**
  * Links sent by e-mail (docs/CONSOLE.md, "E-mail, reset links and invitations"): a reset link, an
@@ -109,7 +109,8 @@ export async function queueAccountLink(tx: Queryable, mailer: Mailer, publicUrl:
     [sha256(token), ...at, request.purpose, user.email, request.clientId ?? null, LIFETIME_SECONDS[request.purpose]],
   );
   const link = `${publicUrl}${LINK_PATHS[request.purpose]}?token=${token}`;
-  const message = renderMessage(request.purpose, request.language, {
+  // the company's own template and branding (docs/CONSOLE.md, "E-mail templates")
+  const { companyName, ...message } = await renderCompanyMessage(tx, { companyId: request.companyId, purpose: request.purpose, language: request.language, publicUrl }, {
     companyName: user.companyName,
     personName: user.displayName,
     login: user.email,
@@ -125,7 +126,7 @@ export async function queueAccountLink(tx: Queryable, mailer: Mailer, publicUrl:
     purpose: request.purpose,
     language: request.language,
     recipient: user.email,
-    senderName: user.companyName,
+    senderName: companyName,
   });
   return { kind: 'queued', messageId: queued.id, recipient: user.email, tokenId: sha256(token), send: () => mailer.send({ companyId: request.companyId, domainId: request.domainId, ...queued }) };
 }

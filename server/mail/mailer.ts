@@ -2,7 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { ServerConfig } from '../config.js';
 import type { Database, Queryable } from '../db/index.js';
 import { randomAlphanumeric } from '../ids.js';
-import type { Language } from './language.js';
+import type { Language } from '../i18n/index.js';
 import type { Purpose, RenderedMessage } from './templates.js';
 
 /**
