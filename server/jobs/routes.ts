@@ -74,6 +74,17 @@ export async function jobRoutes(app: FastifyInstance) {
   const reread = async (tx: Queryable, at: JobParams, jobId: string) =>
     (await tx.query(`SELECT ${SELECT} FROM user_jobs t WHERE t.company_id = $1 AND t.domain_id = $2 AND t.id = $3`, [at.companyId, at.domainId, jobId])).rows[0];
 
+  /** Password hashes leave only for a caller holding roles:owner over the domain (403 with the sentence). */
+  const ownerOnly = async (request: FastifyRequest) => {
+    const { companyId, domainId } = request.params as JobParams;
+    try {
+      await checkAccess(db, request.principal, companyId, domainId, 'roles:owner');
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 403) throw error;
+      throw forbidden('passwordHashes: only an Owner (roles:owner) exports password hashes; export without them');
+    }
+  };
+
   /** Creates a job row with its audit record ("create", the options: who started what, when). */
   const createJob = async (request: FastifyRequest, kind: 'import' | 'export', status: 'uploading' | 'queued', options: object, bytes = 0) => {
     const at = request.params as JobParams;
@@ -274,14 +285,7 @@ export async function jobRoutes(app: FastifyInstance) {
       const { companyId, domainId } = request.params;
       const body = request.body ?? {};
       const options: ExportOptions = { format: body.format ?? 'csv', passwordHashes: body.passwordHashes === true, groups: body.groups === true };
-      if (options.passwordHashes) {
-        try {
-          await checkAccess(db, request.principal, companyId, domainId, 'roles:owner');
-        } catch (error) {
-          if ((error as { statusCode?: number }).statusCode !== 403) throw error;
-          throw forbidden('passwordHashes: only an Owner (roles:owner) exports password hashes; export without them');
-        }
-      }
+      if (options.passwordHashes) await ownerOnly(request);
       const jobId = await createJob(request, 'export', 'queued', options);
       wakeJobRunners(db);
       return reply.status(201).send(await reread(db, request.params, jobId));
@@ -296,6 +300,8 @@ export async function jobRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const found = (await findJob(request, 'export')) as { status: string; options: ExportOptions };
+      // a file with password hashes is an Owner's to download too, not only to ask for
+      if (found.options.passwordHashes) await ownerOnly(request);
       if (found.status !== 'done') throw new HttpError(409, `job ${request.params.jobId} is ${found.status}: its file is there once it is done`);
       const csv = found.options.format === 'csv';
       return reply

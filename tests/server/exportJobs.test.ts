@@ -103,6 +103,10 @@ describe('exporting users', () => {
     const audit = await server.db.query(`SELECT action, actor_user_id AS actor, changes FROM audit_events WHERE company_id = 'acme' AND resource_type = 'exportJobs' AND resource_id = $1 ORDER BY id`, [job.id]);
     expect(audit.rows.map((row) => [row.action, row.actor])).toEqual([['create', 'admin'], ['export', 'admin']]);
     expect(audit.rows[0].changes.options.after).toMatchObject({ passwordHashes: true });
+    // its file is an Owner's to download too: the domain's Administrator may not
+    const byAdministrator = await call(server, acme.adminToken, 'GET', `${domainApi(acme)}/exportJobs/${job.id}/file`);
+    expect(byAdministrator.status).toBe(403);
+    expect(byAdministrator.body.message).toContain('passwordHashes');
   });
 
   it('password hashes: 403 for an Administrator and a User manager; Support cannot export; another tenant 404', async () => {

@@ -3,6 +3,7 @@ import { hash as argon2Hash } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRunner } from '../../server/jobs/runner.js';
+import { purgeOldJobs } from '../../server/jobs/store.js';
 import { closePasswordPool } from '../../server/passwords.js';
 import { call, createTenant, startServer, type Tenant, type TestServer, tokenFor } from './helpers.js';
 import { csvOf, domainApi, finished, runner, upload } from './jobHelpers.js';
@@ -303,6 +304,29 @@ describe('importing users', () => {
     expect(audit.rows[1].changes).toMatchObject({ created: { after: 3 }, status: { after: 'done' } });
     const perUser = await server.db.query(`SELECT count(*)::int AS n FROM audit_events WHERE company_id = 'acme' AND resource_type = 'users' AND resource_id IN (SELECT id FROM users WHERE email LIKE 'audited%')`);
     expect(perUser.rows[0].n).toBe(0);
+  });
+});
+
+describe('keeping', () => {
+  it('a file larger than 2 GB is refused (413) before it is read; finished jobs go with their files and errors after 7 days', async () => {
+    const huge = await server.app.inject({
+      method: 'POST',
+      url: `${domainApi(acme)}/importJobs`,
+      headers: { authorization: `Bearer ${acme.adminToken}`, 'content-type': 'text/csv', 'content-length': String(3 * 1024 ** 3) },
+      payload: 'email\n',
+    });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json().message).toContain('2 GB');
+
+    const old = await importFile(acme.adminToken, acme, 'email\nold1@acme.example\nnot an address\n');
+    const key = ['acme', 'acme-domain', old.id];
+    await server.db.query(`UPDATE user_jobs SET finished_at = now() - interval '8 days' WHERE company_id = $1 AND domain_id = $2 AND id = $3`, key);
+    expect(await purgeOldJobs(server.db, 7)).toBeGreaterThanOrEqual(1);
+    for (const table of ['user_jobs', 'user_job_chunks', 'user_job_errors']) {
+      const column = table === 'user_jobs' ? 'id' : 'job_id';
+      expect((await server.db.query(`SELECT 1 FROM ${table} WHERE company_id = $1 AND domain_id = $2 AND ${column} = $3`, key)).rowCount, table).toBe(0);
+    }
+    expect((await call(server, acme.adminToken, 'GET', `${domainApi(acme)}/importJobs/${old.id}`)).status).toBe(404);
   });
 });
 
