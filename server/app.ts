@@ -18,6 +18,7 @@ import { registerApiInputChecks, registerInputChecks } from './inputChecks.js';
 import { oauthRoutes } from './oauth/index.js';
 import { registerSameSiteForms } from './oauth/sameSiteForms.js';
 import { registerHealth } from './health.js';
+import { registerHostedPages } from './i18n/index.js';
 import { scimRoutes } from './scim/routes.js';
 
 export interface BuildOptions {
@@ -77,6 +78,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     crossOriginEmbedderPolicy: false,
   });
   app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined)));
+  // the language and branding of the hosted pages a request renders (server/i18n/)
+  registerHostedPages(app);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   registerInputChecks(app);
 

@@ -1,23 +1,23 @@
-/**
- * The language of a message (docs/CONSOLE.md, "E-mail, reset links and invitations"): English or
- * French, the first of the two that the browser's Accept-Language asks for (by its q weights),
- * English otherwise. Self-service pages read the person's own request; messages an administrator
- * sends read the administrator's, since the person's language is not stored anywhere.
- */
-export type Language = 'en' | 'fr';
-export const LANGUAGES: readonly Language[] = ['en', 'fr'];
+import { pickLanguage } from '../i18n/index.js';
 
-export function languageOf(acceptLanguage: string | string[] | undefined): Language {
-  const header = Array.isArray(acceptLanguage) ? acceptLanguage.join(',') : (acceptLanguage ?? '');
-  const asked = header
-    .slice(0, 500)
-    .split(',')
-    .map((part, index) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = params.map((param) => /^\s*q=([\d.]+)\s*$/.exec(param)?.[1]).find(Boolean);
-      return { primary: tag.trim().toLowerCase().split('-')[0], q: q === undefined ? 1 : Number(q), index };
-    })
-    .filter((entry) => entry.q > 0 && !Number.isNaN(entry.q))
-    .sort((a, b) => b.q - a.q || a.index - b.index);
-  return (asked.find((entry) => (LANGUAGES as readonly string[]).includes(entry.primary))?.primary as Language | undefined) ?? 'en';
+/**
+ * The language of a message (docs/CONSOLE.md, "Languages"): the person's stored language, then the
+ * browser's Accept-Language (by its q weights), only among the domain's offered languages, else its
+ * default, else English (pickLanguage, server/i18n/). Self-service pages read the person's own
+ * request; messages an administrator sends read the administrator's unless the person's is known.
+ *
+ * Only the languages the messages' words exist in (templates.ts) are chosen here: widen MAIL_LANGUAGES
+ * as templates.ts gains the others of server/i18n's LANGUAGES.
+ */
+export const MAIL_LANGUAGES = ['en', 'fr'] as const;
+export type Language = (typeof MAIL_LANGUAGES)[number];
+export const LANGUAGES: readonly Language[] = MAIL_LANGUAGES;
+
+export function languageOf(
+  acceptLanguage: string | string[] | undefined,
+  known: { stored?: string | null; offered?: readonly string[] | null; fallback?: string | null } = {},
+): Language {
+  const offered = known.offered ? MAIL_LANGUAGES.filter((code) => known.offered!.includes(code)) : MAIL_LANGUAGES;
+  const chosen = pickLanguage({ acceptLanguage, stored: known.stored, offered, fallback: known.fallback });
+  return (MAIL_LANGUAGES as readonly string[]).includes(chosen) ? (chosen as Language) : 'en';
 }

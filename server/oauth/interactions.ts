@@ -16,6 +16,7 @@ import { signUpLinkOf } from './signUp.js';
 import { connectionOfEmail, connectionsOffered, hasClaimedEmailDomains, offeredById } from '../upstream/connections.js';
 import { startUpstream, takeFinished } from '../upstream/routes.js';
 import { upstreamPaths } from '../accounts/upstream.js';
+import { knowPage, t } from '../i18n/index.js';
 
 interface InteractionOptions extends PasswordStepOptions, GrantSetting {
   provider: Provider;
@@ -29,7 +30,7 @@ interface InteractionOptions extends PasswordStepOptions, GrantSetting {
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 /** What the consent page says of user:admin, asked by an application other than the console. */
-const ADMINISTRATION = { name: ADMIN_SCOPE, description: 'Administer your organization: its users, groups, applications and APIs, as you can in the console' };
+const administration = () => ({ name: ADMIN_SCOPE, description: t('consent.administration') });
 
 /**
  * The hosted sign-in and consent pages of every registered application: oidc-provider's
@@ -49,6 +50,11 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     if (details.uid !== uid) throw Object.assign(new Error('This sign-in page is out of date. Please start again.'), { statusCode: 400 });
     const client = await provider.Client.find(String(details.params.client_id));
     if (!client) throw Object.assign(new Error('Unknown or inactive application (client_id).'), { statusCode: 400 });
+    // the page's language and branding (docs/CONSOLE.md, "Languages"): ui_locales, the signed-in
+    // person's language, Accept-Language, among her domain's; its company's branding; the app's logo
+    const person = await personOf(details, client);
+    const tenant = person ?? (await knownTenantOf(details, client)) ?? tenantOf(client);
+    await knowPage(db, { uiLocales: details.params.ui_locales, tenant: { companyId: tenant.companyId, domainId: tenant.domainId }, userId: person?.id, application: { ...tenantOf(client), id: client.clientId } });
     return { details, client };
   };
 
@@ -117,9 +123,9 @@ export async function interactionRoutes(app: FastifyInstance, options: Interacti
     }
     const page = renderConsentPage({
       clientName: client.clientName ?? client.clientId,
-      apiName: plan.api?.name ?? 'the management API',
+      apiName: plan.api?.name ?? t('consent.managementApi'),
       userName: user.displayName,
-      scopes: plan.api ? await describeScopes(db, plan.api.id, plan.resourceScopes.join(' ')) : [ADMINISTRATION],
+      scopes: plan.api ? await describeScopes(db, plan.api.id, plan.resourceScopes.join(' ')) : [administration()],
       action: path(details.uid, 'consent'),
     });
     return sendPage(reply, 200, page, redirectUriOf(details));

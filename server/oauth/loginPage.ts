@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import type { EffectiveBranding } from '../branding/index.js';
+import { isRtl, pageBranding, pageLanguage, t, th, translateSentence } from '../i18n/index.js';
 
 const STYLE = `
 :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
@@ -9,11 +11,56 @@ h1 { font-size: 1.4rem; margin: 0 0 1.5rem; }
 label { display: block; margin: 1rem 0 0.25rem; font-weight: 600; }
 input[type=text], input[type=email], input[type=password] { box-sizing: border-box; width: 100%; padding: 0.6rem; font-size: 1rem; }
 button { margin-top: 1.5rem; width: 100%; padding: 0.7rem; font-size: 1rem; font-weight: 600; cursor: pointer; }
+header.brand { display: flex; align-items: center; gap: 0.75rem; margin: 0 0 1rem; font-weight: 600; }
+header.brand img { max-height: 48px; max-width: 12rem; }
+img.app-logo { display: block; max-height: 64px; max-width: 12rem; margin: 0 0 1rem; }
+footer.support { margin-top: 1.5rem; font-size: 0.9rem; }
 .error { padding: 0.75rem; border-left: 4px solid #c62828; background: rgba(198, 40, 40, 0.1); }
 ul.connections { list-style: none; padding: 0; margin: 0; }
 a.connection { display: block; margin-top: 0.75rem; padding: 0.7rem; border: 1px solid GrayText; border-radius: 4px; text-align: center; font-weight: 600; color: inherit; text-decoration: none; }
 `;
-const STYLE_HASH = `'sha256-${crypto.createHash('sha256').update(STYLE).digest('base64')}'`;
+const hashOf = (style: string) => `'sha256-${crypto.createHash('sha256').update(style).digest('base64')}'`;
+const STYLE_HASH = hashOf(STYLE);
+
+/** A colour as the branding API stores it (#rgb or #rrggbb); anything else is left out of the page. */
+const COLOUR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
+
+/** Black or white, whichever reads better on `background` (WCAG relative luminance). */
+function textOn(background: string): string {
+  const hex = background.length === 4 ? [...background.slice(1)].map((c) => c + c).join('') : background.slice(1);
+  const [r, g, b] = [0, 2, 4].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) ? '#000000' : '#ffffff';
+}
+
+/**
+ * The company's colours (docs/CONSOLE.md, "Branding") as a second style element: light, and dark
+ * under prefers-color-scheme. Only checked colours go in; its hash goes in the page's policy
+ * (sendPage), so that no inline style is allowed but ours.
+ */
+function brandStyle(branding: EffectiveBranding | undefined): string {
+  const scheme = (primary: string | undefined, background: string | undefined) => {
+    const rules: string[] = [];
+    if (background && COLOUR.test(background)) rules.push(`body { background: ${background}; color: ${textOn(background)}; }`);
+    if (primary && COLOUR.test(primary)) {
+      rules.push(`a, header.brand { color: ${primary}; }`, `button[type=submit], button[type=button] { background: ${primary}; color: ${textOn(primary)}; border: 1px solid ${primary}; border-radius: 4px; }`);
+      rules.push(`main { border-color: ${primary}; }`);
+    }
+    return rules.join('\n');
+  };
+  const light = scheme(branding?.primaryLight, branding?.backgroundLight);
+  const dark = scheme(branding?.primaryDark, branding?.backgroundDark);
+  return [light && `@media (prefers-color-scheme: light) {\n${light}\n}`, dark && `@media (prefers-color-scheme: dark) {\n${dark}\n}`].filter(Boolean).join('\n');
+}
+
+/** The hashes of the style elements in a page's head (ours: nothing a person typed can open one, it is escaped). */
+function styleHashes(html: string): string[] {
+  const head = html.slice(0, html.indexOf('</head>') + 1);
+  return [...head.matchAll(/<style>([^<]*)<\/style>/g)].map((match) => hashOf(match[1]));
+}
 
 export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
@@ -28,14 +75,17 @@ function formTarget(redirectUri: string): string {
  * The policy of every login page and /oauth/login answer: no script at all, no framing (clickjacking),
  * and forms only to us and to the client's redirect URI (Chrome checks form-action on the redirect too).
  */
-export function loginPagePolicy(redirectUri?: string, options: { scripts?: boolean } = {}): string {
+export function loginPagePolicy(redirectUri?: string, options: { scripts?: boolean; html?: string } = {}): string {
   const formAction = ["'self'", ...(redirectUri ? [formTarget(redirectUri)] : [])].join(' ');
+  // the page's own style elements (its branding's colours differ per company): hashed per response
+  const styles = options.html ? [...new Set([STYLE_HASH, ...styleHashes(options.html)])].join(' ') : STYLE_HASH;
   return [
     "default-src 'none'",
     // a sign-in step may load our own script file (WebAuthn); never inline script
     ...(options.scripts ? ["script-src 'self'", "connect-src 'self'"] : []),
-    `style-src ${STYLE_HASH}`,
-    "img-src 'self' data:",
+    `style-src ${styles}`,
+    // our own logos (/branding/…), the QR code (data:), and an application's own https logo
+    "img-src 'self' data: https:",
     `form-action ${formAction}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -43,23 +93,50 @@ export function loginPagePolicy(redirectUri?: string, options: { scripts?: boole
   ].join('; ');
 }
 
+/**
+ * The frame of every hosted page: in the language chosen for it (docs/CONSOLE.md, "Languages"; Arabic
+ * right to left), with the company's branding (its logo and name, its colours, its support address
+ * and link) and the application's own logo when the page is an application's.
+ */
 export function renderPage(title: string, body: string): string {
+  const lang = pageLanguage();
+  const { branding, appLogo } = pageBranding();
+  const colours = brandStyle(branding);
+  const name = branding?.displayName;
+  const logo = branding?.logoUrl && /^\/[^/\\]/.test(branding.logoUrl) ? branding.logoUrl : undefined;
+  const brand =
+    logo || name
+      ? `<header class="brand">${logo ? `<img src="${escapeHtml(logo)}" alt="${escapeHtml(name ?? '')}">` : ''}${name && !logo ? `<span>${escapeHtml(name)}</span>` : ''}</header>\n`
+      : '';
+  const support = supportFooter(branding);
   return `<!doctype html>
-<html lang="en">
+<html lang="${lang}" dir="${isRtl(lang) ? 'rtl' : 'ltr'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<link rel="icon" href="/favicon.ico" type="image/svg+xml">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<link rel="icon" href="${escapeHtml(branding?.iconUrl && /^\/[^/\\]/.test(branding.iconUrl) ? branding.iconUrl : '/favicon.ico')}"${branding?.iconUrl ? '' : ' type="image/svg+xml"'}>
+<title>${escapeHtml(name ? `${title} · ${name}` : title)}</title>
+<style>${STYLE}</style>${colours ? `\n<style>${colours}</style>` : ''}
 </head>
 <body>
 <main>
-${body}
-</main>
+${brand}${appLogo ? `<img class="app-logo" src="${escapeHtml(appLogo)}" alt="">\n` : ''}${body}
+${support}</main>
 </body>
 </html>`;
+}
+
+/** The company's support address and link, under the page. */
+function supportFooter(branding: EffectiveBranding | undefined): string {
+  const email = branding?.supportEmail && /^[^\s@<>"]+@[^\s@<>"]+$/.test(branding.supportEmail) ? branding.supportEmail : undefined;
+  const url = branding?.supportUrl && /^https:\/\//i.test(branding.supportUrl) ? branding.supportUrl : undefined;
+  if (!email && !url) return '';
+  const parts = [
+    email ? `<a href="mailto:${escapeHtml(email)}">${escapeHtml(t('page.supportEmail', { email }))}</a>` : '',
+    url ? `<a href="${escapeHtml(url)}" rel="noopener noreferrer">${escapeHtml(t('page.supportLink'))}</a>` : '',
+  ].filter(Boolean);
+  return `<footer class="support"><p>${escapeHtml(t('page.support'))} ${parts.join(' · ')}</p></footer>\n`;
 }
 
 function hidden(name: string, value: string | undefined): string {
@@ -82,30 +159,30 @@ export function renderLoginPage(input: {
   /** The domain claims e-mail domains of an IdP: an address of one, without a password, signs in there (identifier-first). */
   passwordOptional?: boolean;
 }): string {
-  const error = input.error ? `<p class="error" id="login-error" role="alert">${escapeHtml(input.error)}</p>\n` : '';
+  const error = input.error ? `<p class="error" id="login-error" role="alert">${escapeHtml(translateSentence(input.error))}</p>\n` : '';
   const describedBy = input.error ? ' aria-describedby="login-error" aria-invalid="true"' : '';
   const fields = Object.entries(input.hidden ?? {})
     .map(([name, value]) => hidden(name, value))
     .join('');
   return renderPage(
-    `Sign in to ${input.clientName}`,
-    `<h1>Sign in to ${escapeHtml(input.clientName)}</h1>
-${input.organization ? `<p>Organization: <strong>${escapeHtml(input.organization)}</strong></p>\n` : ''}${error}<form method="post" action="${escapeHtml(input.action)}">
-${fields}<label for="email">Email or username</label>
+    t('login.title', { client: input.clientName }),
+    `<h1>${escapeHtml(t('login.title', { client: input.clientName }))}</h1>
+${input.organization ? `<p>${th('login.organization', { name: `<strong>${escapeHtml(input.organization)}</strong>` })}</p>\n` : ''}${error}<form method="post" action="${escapeHtml(input.action)}">
+${fields}<label for="email">${th('login.email')}</label>
 <input type="text" id="email" name="email" autocomplete="username" required autofocus value="${escapeHtml(input.email ?? '')}"${describedBy}>
-<label for="password">Password</label>
+<label for="password">${th('login.password')}</label>
 <input type="password" id="password" name="password" autocomplete="current-password"${input.passwordOptional ? '' : ' required'}${describedBy}>
-${input.passwordOptional ? '<p>Your organization signs you in elsewhere? Leave the password empty.</p>\n' : ''}<button type="submit">Sign in</button>
+${input.passwordOptional ? `<p>${th('login.passwordOptional')}</p>\n` : ''}<button type="submit">${th('login.submit')}</button>
 </form>
-${connectionButtons(input.connections)}<p><a href="${escapeHtml(forgotHref(input))}">Forgot your password?</a></p>${input.signUpUrl ? `\n<p>No account yet? <a href="${escapeHtml(input.signUpUrl)}">Create an account</a></p>` : ''}`,
+${connectionButtons(input.connections)}<p><a href="${escapeHtml(forgotHref(input))}">${th('login.forgot')}</a></p>${input.signUpUrl ? `\n<p>${th('login.noAccount', { link: `<a href="${escapeHtml(input.signUpUrl)}">${th('login.createAccount')}</a>` })}</p>` : ''}`,
   );
 }
 
 /** The other ways to sign in: one link styled as a button per connection. */
 function connectionButtons(connections: { name: string; href: string }[] | undefined): string {
   if (!connections?.length) return '';
-  const links = connections.map((one) => `<li><a class="connection" href="${escapeHtml(one.href)}">Sign in with ${escapeHtml(one.name)}</a></li>`).join('\n');
-  return `<nav aria-label="Other ways to sign in">\n<p>Or</p>\n<ul class="connections">\n${links}\n</ul>\n</nav>\n`;
+  const links = connections.map((one) => `<li><a class="connection" href="${escapeHtml(one.href)}">${escapeHtml(t('login.with', { name: one.name }))}</a></li>`).join('\n');
+  return `<nav aria-label="${th('login.otherWays')}">\n<p>${th('login.or')}</p>\n<ul class="connections">\n${links}\n</ul>\n</nav>\n`;
 }
 
 /**
@@ -121,7 +198,7 @@ function forgotHref(input: { action: string; hidden?: Record<string, string | un
 }
 
 export function renderErrorPage(message: string): string {
-  return renderPage('Sign-in error', `<h1>Sign-in error</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>`);
+  return renderPage(t('error.title'), `<h1>${th('error.title')}</h1>\n<p class="error" role="alert">${escapeHtml(translateSentence(message))}</p>`);
 }
 
 /** Sends an HTML page of the authorization server: never cached, with the login page policy. */
@@ -130,7 +207,7 @@ export function sendPage(reply: FastifyReply, status: number, html: string, redi
     .status(status)
     .header('Content-Type', 'text/html; charset=utf-8')
     .header('Cache-Control', 'no-store')
-    .header('Content-Security-Policy', loginPagePolicy(redirectUri, options))
+    .header('Content-Security-Policy', loginPagePolicy(redirectUri, { ...options, html }))
     .send(html);
 }
 
@@ -147,15 +224,15 @@ export function renderConsentPage(input: {
 }): string {
   const items = input.scopes.length
     ? `<ul>\n${input.scopes.map((scope) => `<li><strong>${escapeHtml(scope.name)}</strong>${scope.description ? `: ${escapeHtml(scope.description)}` : ''}</li>`).join('\n')}\n</ul>`
-    : '<p>No specific permission: only to know who you are.</p>';
+    : `<p>${th('consent.nothing')}</p>`;
   return renderPage(
-    `Authorize ${input.clientName}`,
-    `<h1>Authorize ${escapeHtml(input.clientName)}</h1>
-<p>Signed in as ${escapeHtml(input.userName)}. <strong>${escapeHtml(input.clientName)}</strong> asks to access <strong>${escapeHtml(input.apiName)}</strong> on your behalf:</p>
+    t('consent.title', { client: input.clientName }),
+    `<h1>${escapeHtml(t('consent.title', { client: input.clientName }))}</h1>
+<p>${th('consent.asks', { user: escapeHtml(input.userName), client: `<strong>${escapeHtml(input.clientName)}</strong>`, api: `<strong>${escapeHtml(input.apiName)}</strong>` })}</p>
 ${items}
 <form method="post" action="${escapeHtml(input.action)}">
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
+<button type="submit" name="decision" value="allow">${th('consent.allow')}</button>
+<button type="submit" name="decision" value="deny">${th('consent.deny')}</button>
 </form>`,
   );
 }
