@@ -31,9 +31,7 @@ export const en = {
     layout: {
       sidebarHeading: '%{company} [%{domain}]',
       sidebarHeadingNoDomain: '%{company}',
-      toggleSidebar: 'Open or close the side bar',
       search: 'Search',
-      close: 'Close',
       notifications: 'Notifications',
       notificationSamples: {
         one: 'Welcome to the IAM Console.',
@@ -45,9 +43,7 @@ export const en = {
         support: 'Support site',
         contact: 'Contact us',
       },
-      theme: 'Switch between light and dark theme',
       notFoundTitle: 'Page not found',
-      userMenu: 'User menu',
       settings: 'Settings',
       // the provider's account page, opened with the console's sign-in (src/layout/openAccountPage.ts)
       myAccount: 'My account',

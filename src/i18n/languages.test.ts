@@ -8,19 +8,10 @@ import { mergeTranslations } from 'react-admin';
 import { describe, expect, it } from 'vitest';
 import { en } from './en';
 import { LANGUAGES } from './language';
+import { messagesOf } from './messageKeys';
 import { screens } from './screens';
 
-export const englishTree = mergeTranslations(englishMessages, en, screens) as object;
-
-/** Every message key of a tree, with its message: 'iam.users.listTitle' → 'Users'. */
-export function messagesOf(tree: object, prefix = ''): Map<string, string> {
-  const all = new Map<string, string>();
-  for (const [name, value] of Object.entries(tree)) {
-    if (typeof value === 'string') all.set(`${prefix}${name}`, value);
-    else for (const [key, message] of messagesOf(value as object, `${prefix}${name}.`)) all.set(key, message);
-  }
-  return all;
-}
+const englishTree = mergeTranslations(englishMessages, en, screens) as object;
 
 const placeholders = (message: string) => [...new Set(message.match(/%\{\w+\}/g) ?? [])].sort();
 /** Polyglot's plural forms per language: Arabic six (zero, one, two, few, many, other), Japanese one. */

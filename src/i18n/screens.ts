@@ -43,7 +43,6 @@ export const screens = {
       failed: 'The record could not be read: %{message}',
       backToList: 'Back to %{list}',
       dashboard: 'Dashboard',
-      copy: 'Copy link',
       copied: 'Link copied',
     },
     // docs/CONSOLE.md, "Domain security policy": the domain screen's Security tab, and the password rule of forms
@@ -95,8 +94,6 @@ export const screens = {
       range: '%{from}-%{to} of %{total}',
       // a page shown before its list is counted (docs/CONSOLE.md, "Lists")
       rangeMore: '%{from}-%{to} of more than %{to}',
-      selectRow: 'Select %{name}',
-      selectAll: 'Select all rows',
       any: 'Any',
       from: '%{field} from',
       until: '%{field} until',
@@ -144,7 +141,6 @@ export const screens = {
       cancel: 'Cancel',
       edit: 'Edit',
       close: 'Close',
-      confirm: 'Confirm',
     },
     confirmDelete: {
       title: 'Purge %{count} item(s)?',
@@ -208,7 +204,6 @@ export const screens = {
       alreadyCurrent: 'You are already working in company %{name}',
       parentOwnCompany: 'This is your own company: you cannot manage the company above it',
       parentNone: 'Company %{name} has no parent company',
-      children: 'Child companies',
       switch: 'Switch',
       parent: 'Parent',
       deleted: 'Purged %{count} company(ies)',
@@ -224,7 +219,6 @@ export const screens = {
       current: 'Current domain',
       empty: 'No other domain yet. Choose New to create one.',
       emptyFiltered: 'No domains match the search or filters. Change or clear them to see more.',
-      others: 'Other domains',
       setPrimary: 'Set Primary',
       switch: 'Switch',
       selectOneToSwitch: 'Select exactly one domain to switch to',
@@ -249,7 +243,6 @@ export const screens = {
       recover: 'Recover',
       purge: 'Purge',
       export: 'Export CSV',
-      exportLimited: 'Exported the first %{count} rows; narrow the search to export the rest.',
       softDeleteTitle: 'Delete %{count} item(s)?',
       softDeleteContent: 'They move to the deleted list, where they can be recovered.',
       softDeleted: 'Deleted %{count} item(s)',
