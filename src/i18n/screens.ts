@@ -989,20 +989,6 @@ export const screens = {
       copied: 'Copied',
       discoveryFailed: "The provider's discovery document could not be read: %{error}",
     },
-  },
-  // the saved queries of react-admin's lists are "saved views" here (docs/CONSOLE.md, "Lists")
-  ra: {
-    saved_queries: {
-      label: 'Saved views',
-      query_name: 'View name',
-      new_label: 'Save current view...',
-      new_dialog_title: 'Save current view as',
-      remove_label: 'Remove saved view',
-      remove_label_with_name: 'Remove view "%{name}"',
-      remove_dialog_title: 'Remove saved view?',
-      remove_message: 'Remove this view from your saved views (kept in this browser)?',
-      help: 'Filter the list, then save it as a view for later (kept in this browser)',
-    },
     // docs/CONSOLE.md, "Branding": a company's Branding tab, its preview and contrast check
     branding: {
       tab: 'Branding',
@@ -1112,6 +1098,20 @@ export const screens = {
       es: 'Español',
       ja: '日本語',
       ar: 'العربية',
+    },
+  },
+  // the saved queries of react-admin's lists are "saved views" here (docs/CONSOLE.md, "Lists")
+  ra: {
+    saved_queries: {
+      label: 'Saved views',
+      query_name: 'View name',
+      new_label: 'Save current view...',
+      new_dialog_title: 'Save current view as',
+      remove_label: 'Remove saved view',
+      remove_label_with_name: 'Remove view "%{name}"',
+      remove_dialog_title: 'Remove saved view?',
+      remove_message: 'Remove this view from your saved views (kept in this browser)?',
+      help: 'Filter the list, then save it as a view for later (kept in this browser)',
     },
   },
   resources: {

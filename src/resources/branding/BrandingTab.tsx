@@ -30,7 +30,7 @@ export default function BrandingTab({ companyId, name }: { companyId: string; na
   const translate = useTranslate();
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const { data: branding, error: loadError, isPending, refetch } = useQuery({ queryKey: brandingKey(companyId), queryFn: () => fetchBranding(companyId) });
+  const { data: branding, error: loadError, isPending, refetch } = useQuery({ queryKey: brandingKey(companyId), queryFn: () => fetchBranding(companyId), retry: false });
   const { allowed, reason } = useAllowed('edit', 'branding');
   const [draft, setDraft] = useState<Draft>();
   const [saving, setSaving] = useState(false);
@@ -164,7 +164,7 @@ export default function BrandingTab({ companyId, name }: { companyId: string; na
     const ratio = contrastOf(primary, background);
     const passes = ratio >= MIN_CONTRAST;
     return (
-      <Alert severity={passes ? 'success' : 'warning'} sx={{ py: 0 }} data-testid={`contrast-${theme}`}>
+      <Alert severity={passes ? 'success' : 'warning'} role="status" sx={{ py: 0 }} data-testid={`contrast-${theme}`}>
         {translate(passes ? 'iam.branding.contrastPasses' : 'iam.branding.contrastFails', {
           theme: translate(`iam.branding.${theme}`),
           ratio: ratio.toFixed(2),

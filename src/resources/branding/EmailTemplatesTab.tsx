@@ -19,7 +19,7 @@ export default function EmailTemplatesTab({ companyId, name }: { companyId: stri
   const translate = useTranslate();
   const notify = useNotify();
   const queryClient = useQueryClient();
-  const { data: templates, error: loadError, isPending, refetch } = useQuery({ queryKey: templatesKey(companyId), queryFn: () => fetchTemplates(companyId) });
+  const { data: templates, error: loadError, isPending, refetch } = useQuery({ queryKey: templatesKey(companyId), queryFn: () => fetchTemplates(companyId), retry: false });
   const { allowed, reason } = useAllowed('edit', 'branding');
   const kinds = [...new Set([...TEMPLATE_KINDS, ...(templates ?? []).map((template) => template.kind)])];
   const [kind, setKind] = useState<string>(TEMPLATE_KINDS[0]);
