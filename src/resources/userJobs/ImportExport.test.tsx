@@ -266,6 +266,25 @@ describe("a job's screen", () => {
     expect(requests.filter((request) => request.method === 'POST').map((request) => new URL(request.url, 'http://x').pathname)).toEqual([`${BASE}/importJobs/d1/import`]);
   });
 
+  it('Cancel the import cancels a running job, which then shows as cancelled and is no longer asked for', async () => {
+    let cancelled = false;
+    const { requests } = provider((request, url) => {
+      if (request.method === 'POST' && url.pathname === `${BASE}/importJobs/j1/cancel`) {
+        cancelled = true;
+        return { json: job({ status: 'cancelled', rowsRead: 1000, created: 1000, finishedAt: '2026-11-29T08:01:00.000Z' }) };
+      }
+      if (url.pathname === `${BASE}/importJobs/j1`) return { json: cancelled ? job({ status: 'cancelled', rowsRead: 1000, created: 1000 }) : job({ status: 'running', rowsRead: 500 }) };
+      return undefined;
+    });
+    renderScreen(userJobs, JobView, '/syncing-results-view?kind=import&id=j1&company=acme&domain=main', { authProvider });
+    const cancel = await screen.findByRole('button', { name: 'Cancel the import' });
+    await waitFor(() => expect(cancel).toBeEnabled());
+    await userEvent.click(cancel);
+    expect(await screen.findByText('Cancelled')).toBeInTheDocument();
+    expect(requests.filter((request) => request.method === 'POST').map((request) => new URL(request.url, 'http://x').pathname)).toEqual([`${BASE}/importJobs/j1/cancel`]);
+    expect(screen.queryByRole('button', { name: 'Cancel the import' })).not.toBeInTheDocument();
+  });
+
   it("reads the job where its address says, and shows the provider's sentence when it cannot", async () => {
     const { requests } = provider(() => ({ status: 404, json: { message: 'Import job j9 not found' } }));
     renderScreen(userJobs, JobView, '/syncing-results-view?kind=import&id=j9&company=globex&domain=prod', { authProvider });

@@ -190,7 +190,7 @@ export default function JobView() {
             {data?.kind === 'import' && isActive(data) && (
               <DisabledReason reason={allowed['users:import'].reason}>
                 <Button
-                  color="warning"
+                  variant="outlined"
                   disabled={acting || !allowed['users:import'].allowed}
                   onClick={() =>
                     act(async () => {
