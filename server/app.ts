@@ -8,7 +8,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { fastifyTrustProxy } from './config.js';
 import type { AppContext } from './context.js';
-import { HttpError, reasonPhrase, RETRY_AFTER_SECONDS, statusForDatabaseError } from './errors.js';
+import { errorAnswer, reasonPhrase, RETRY_AFTER_SECONDS } from './errors.js';
 import { registerAuditActor } from './accounts/audit.js';
 import { registerGuard } from './api/guard.js';
 import { apiRoutes } from './api/index.js';
@@ -20,6 +20,7 @@ import { registerSameSiteForms } from './oauth/sameSiteForms.js';
 import { registerHealth } from './health.js';
 import { registerHostedPages } from './i18n/index.js';
 import { scimRoutes } from './scim/routes.js';
+import { brandingPublicRoutes } from './branding/public.js';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -92,27 +93,15 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
 
+  // docs/CONSOLE.md, "Errors and messages": the English message, a stable code and its params
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    let status = 500;
-    let message = 'Internal error';
-    if (error instanceof HttpError) {
-      status = error.statusCode;
-      message = error.message;
-      reply.headers(error.headers);
-    } else if (error.validation) {
-      status = 400;
-      message = error.message;
-    } else if (statusForDatabaseError(error)) {
-      ({ status, message } = statusForDatabaseError(error)!);
-    } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      status = error.statusCode;
-      message = error.message;
-    }
+    const { status, message, code, params, headers } = errorAnswer(error);
+    if (headers) reply.headers(headers);
     if (status === 503) {
       reply.header('Retry-After', RETRY_AFTER_SECONDS);
       request.log.warn({ err: error }, 'database unavailable');
     } else if (status >= 500) request.log.error({ err: error }, 'unhandled error');
-    reply.status(status).send({ statusCode: status, error: reasonPhrase(status), message });
+    reply.status(status).send({ statusCode: status, error: reasonPhrase(status), message, code, ...(params && { params }) });
   });
 
   await app.register(
@@ -130,6 +119,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerSameSiteForms(app, ctx.config.publicUrl);
   await app.register(oauthRoutes);
   await app.register(scimRoutes, { prefix: '/scim/v2' });
+  await app.register(brandingPublicRoutes);
   registerHealth(app, ctx);
   await registerConsole(app, ctx);
   return app;

@@ -66,7 +66,7 @@ export async function keepingAnAdministrator<T>(db: Queryable, companyId: string
     throw new HttpError(
       409,
       `domain ${domainId} would have no active administrator left: nobody could manage it. Add another user to ${ADMIN_GROUP} first`,
-    );
+    ).as('last_administrator', { domain: domainId, group: ADMIN_GROUP });
   }
   return result;
 }

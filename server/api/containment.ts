@@ -90,7 +90,10 @@ export async function assertContains(db: Queryable, caller: Principal, acts: Act
   if (acts?.membershipOf) {
     const { rows } = await db.query<{ givesRoles: boolean; held: string[] }>(MEMBERSHIP, [...callerParams, acts.companyId, acts.domainId, acts.membershipOf]);
     if (rows[0]?.givesRoles && !heldGrants(rows[0].held, 'roles:write')) {
-      throw forbidden(`Group ${acts.membershipOf} gives a role to its members: changing its members is giving or taking a role, which needs roles:write (${rolesSentence('roles:write')}).`);
+      throw forbidden(`Group ${acts.membershipOf} gives a role to its members: changing its members is giving or taking a role, which needs roles:write (${rolesSentence('roles:write')}).`).as(
+        'containment.roleGroup',
+        { group: acts.membershipOf },
+      );
     }
   }
 
@@ -120,10 +123,14 @@ async function assertContainsAll(db: Queryable, caller: Principal, principals: {
   const beyond = rows.find((row) => !covers(row.held, row.role));
   if (!beyond) return;
   const place = where(beyond.scopeCompany, beyond.scopeDomain);
-  if (beyond.type === 'give') throw forbidden(`You cannot give the ${roleName(beyond.role)} role over ${place}: your roles there do not give all it gives.`);
+  // the params of its code: the company, or company/domain
+  const at = beyond.scopeDomain ? `${beyond.scopeCompany}/${beyond.scopeDomain}` : beyond.scopeCompany;
+  if (beyond.type === 'give') {
+    throw forbidden(`You cannot give the ${roleName(beyond.role)} role over ${place}: your roles there do not give all it gives.`).as('containment.give', { role: roleName(beyond.role), place: at });
+  }
   throw forbidden(
     `You cannot act on ${beyond.type} ${beyond.id}: it holds the ${roleName(beyond.role)} role over ${place}, and your roles there do not give all of it. Nobody acts on more than they hold.`,
-  );
+  ).as('containment.higher', { id: beyond.id, role: roleName(beyond.role), place: at });
 }
 
 /** Does the caller hold, where each role would be given, everything it gives? The check of a role given, asked ahead. */

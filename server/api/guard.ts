@@ -5,7 +5,7 @@ import { forbidden, notFound, unauthorized } from '../errors.js';
 import { ADMIN_SCOPE, verifyAccessToken } from '../accounts/tokens.js';
 import { noteActorRoles } from '../accounts/audit.js';
 import { checkDeclaredContainment } from './containment.js';
-import { heldGrants, rolesSentence } from './roles.js';
+import { heldGrants, ROLES, rolesGranting, rolesSentence } from './roles.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -35,7 +35,11 @@ export type Located = { table: 'applications' | 'apis'; ids: string[] } | 'own c
 export type Locate = (request: FastifyRequest) => Located;
 
 /** The sentence of a 403: the permission that is missing and which roles give it. */
-const missing = (permission: string) => forbidden(`Your role does not allow ${permission} here: it needs ${rolesSentence(permission)}.`);
+const missing = (permission: string) =>
+  forbidden(`Your role does not allow ${permission} here: it needs ${rolesSentence(permission)}.`).as('permission.missing', {
+    permission,
+    roles: rolesGranting(permission).map((id) => ROLES.find((role) => role.id === id)!.name).join(', '),
+  });
 
 /** Whether the route that answers this request is declared public (an unknown route is not). */
 const isPublic = (request: FastifyRequest) => request.routeOptions.config?.public === true;

@@ -54,7 +54,7 @@ async function assertNotLastOwner(db: Queryable, assignment: RoleAssignment) {
     [assignment.id, assignment.companyId],
   );
   if (rowCount > 0) {
-    throw new HttpError(409, 'This is the last Owner of the provider: give the Owner role to someone else before taking it from this one');
+    throw new HttpError(409, 'This is the last Owner of the provider: give the Owner role to someone else before taking it from this one').as('last_owner');
   }
 }
 

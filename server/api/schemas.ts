@@ -15,7 +15,14 @@ export const idList = { type: 'array', items: id, minItems: 1, maxItems: 1000 } 
 
 export const errorResponse = {
   type: 'object',
-  properties: { statusCode: { type: 'integer' }, error: { type: 'string' }, message: { type: 'string' } },
+  properties: {
+    statusCode: { type: 'integer' },
+    error: { type: 'string' },
+    message: { type: 'string' },
+    // docs/CONSOLE.md, "Errors and messages": a stable code and what the sentence names
+    code: { type: 'string' },
+    params: { type: 'object', additionalProperties: true },
+  },
 } as const;
 
 export const errorResponses = { 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse, 409: errorResponse } as const;
