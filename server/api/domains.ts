@@ -4,6 +4,7 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound, uniqueAs } from '../errors.js';
 import { bodySchema, type Change, crudRoutes, findRecords, recordSchema, type RecordOf, type ResourceDefinition, samePathId, selectList, type WriteContext } from './resource.js';
 import { errorResponses, id, params, requiredText } from './schemas.js';
+import { LANGUAGES } from '../i18n/index.js';
 
 /** `/domainNames/primary` is a route of its own, so no domain may be called that. */
 const RESERVED = new Set(['primary']);
@@ -26,6 +27,19 @@ export const domainDefinition = {
       type: 'boolean',
       input: { type: 'boolean', description: 'on create: ignored (the first domain is primary); on update: true makes it the primary domain' },
     },
+    // the languages of its hosted pages and e-mails (docs/CONSOLE.md, "Languages"): null offers all
+    languages: {
+      column: 't.languages',
+      type: 'nullableTexts',
+      listed: false,
+      input: { type: ['array', 'null'], minItems: 1, maxItems: LANGUAGES.length, uniqueItems: true, items: { type: 'string', enum: [...LANGUAGES] }, description: 'Languages offered; null: all' },
+    },
+    defaultLanguage: {
+      column: 't.default_language',
+      type: 'nullableText',
+      listed: false,
+      input: { type: ['string', 'null'], enum: [...LANGUAGES, null], description: 'Language when none asked for is offered; null: English' },
+    },
   },
   search: `(t.name || ' ' || t.description)`,
   key: ['t.company_id', 't.id'],
@@ -45,13 +59,18 @@ const domainListBody = {
     type: 'object',
     required: ['id'],
     additionalProperties: false,
-    properties: { id, name: id, description: requiredText(2000), primary: { type: 'boolean' } },
+    properties: { id, name: id, description: requiredText(2000), primary: { type: 'boolean' }, languages: domainDefinition.fields.languages.input, defaultLanguage: domainDefinition.fields.defaultLanguage.input },
   },
   description: 'The whole list; exactly one entry with primary true makes that domain the primary one',
 } as const;
 
 /** Create requires name and description (the body schema says so); an update may leave any out. */
-type DomainBody = { id?: string; name?: string; description?: string; primary?: boolean };
+type DomainBody = { id?: string; name?: string; description?: string; primary?: boolean; languages?: string[] | null; defaultLanguage?: string | null };
+
+/** The default language must be one the domain offers. */
+function checkLanguages(languages: string[] | null, defaultLanguage: string | null) {
+  if (languages && defaultLanguage && !languages.includes(defaultLanguage)) throw badRequest(`defaultLanguage: ${defaultLanguage} is not among the domain's languages`);
+}
 type CompanyParams = { companyId: string };
 
 function checkName(name: string) {
@@ -75,12 +94,13 @@ export const domains = {
     const domainId = body.id ?? body.name!;
     if (body.id !== undefined && body.id !== body.name) throw badRequest('id must equal name when creating a domain');
     checkName(domainId);
+    checkLanguages(body.languages ?? null, body.defaultLanguage ?? null);
     return uniqueAs(domainId, async () => {
       const { rows } = await db.query<Domain>(
-        `INSERT INTO domains AS t (company_id, id, name, description, is_primary)
-         VALUES ($1, $2, $2, $3, NOT EXISTS (SELECT 1 FROM domains WHERE company_id = $1))
+        `INSERT INTO domains AS t (company_id, id, name, description, is_primary, languages, default_language)
+         VALUES ($1, $2, $2, $3, NOT EXISTS (SELECT 1 FROM domains WHERE company_id = $1), $4, $5)
          RETURNING ${SELECT}`,
-        [params.companyId, domainId, body.description],
+        [params.companyId, domainId, body.description, body.languages ?? null, body.defaultLanguage ?? null],
       );
       return rows[0];
     });
@@ -99,11 +119,16 @@ export const domains = {
       const domain = current.find((d) => d.id === patch.id)!;
       // the name is the id (it is locked in the console's edit form)
       if (patch.name !== undefined && patch.name !== domain.name) throw badRequest(`${patch.id}: name cannot be changed: it is the domain id`);
-      await db.query(`UPDATE domains SET name = $3, description = $4, updated_at = now() WHERE company_id = $1 AND id = $2`, [
+      const languages = patch.languages !== undefined ? patch.languages : domain.languages;
+      const defaultLanguage = patch.defaultLanguage !== undefined ? patch.defaultLanguage : domain.defaultLanguage;
+      checkLanguages(languages, defaultLanguage);
+      await db.query(`UPDATE domains SET name = $3, description = $4, languages = $5, default_language = $6, updated_at = now() WHERE company_id = $1 AND id = $2`, [
         companyId,
         patch.id,
         patch.name ?? domain.name,
         patch.description ?? domain.description,
+        languages,
+        defaultLanguage,
       ]);
     }
     if (chosen.length === 1) await makePrimary(db, companyId, chosen[0].id);

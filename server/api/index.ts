@@ -24,6 +24,8 @@ import { roleAssignmentRoutes } from './roleAssignments.js';
 import { securityPolicyRoutes } from './securityPolicy.js';
 import { jobRoutes } from '../jobs/routes.js';
 import { scimTokenRoutes } from './scimTokens.js';
+import { brandingRoutes } from '../branding/routes.js';
+import { myLanguageRoutes } from './myLanguage.js';
 
 /** The management API, one module per resource (docs/CONSOLE.md, "Resources"). */
 export async function apiRoutes(app: FastifyInstance) {
@@ -52,4 +54,6 @@ export async function apiRoutes(app: FastifyInstance) {
   await app.register(identityRoutes);
   await app.register(jobRoutes);
   await app.register(scimTokenRoutes);
+  await app.register(brandingRoutes);
+  await app.register(myLanguageRoutes);
 }

@@ -23,7 +23,7 @@ export interface Field {
   /** SQL on the table's alias t: a column (`t.display_name`) or an expression. */
   column: string;
   /** How it reads in JSON: text (the default), integer, boolean, texts (an array of text), nullableText or object (any JSON object). */
-  type?: 'text' | 'integer' | 'boolean' | 'texts' | 'nullableText' | 'object';
+  type?: 'text' | 'integer' | 'boolean' | 'texts' | 'nullableTexts' | 'nullableText' | 'object';
   /** Its schema in request bodies; without one the field is read-only (a body's copy of it is dropped). */
   input?: JsonSchema;
   /** false: lists may not filter or sort by it (400 naming it). */
@@ -71,6 +71,8 @@ type FieldValue<F> = F extends { type: 'integer' }
     ? boolean
     : F extends { type: 'texts' }
       ? string[]
+      : F extends { type: 'nullableTexts' }
+        ? string[] | null
       : F extends { type: 'nullableText' }
         ? string | null
         : F extends { type: 'object' }
@@ -87,6 +89,7 @@ const JSON_TYPES = {
   integer: { type: 'integer' },
   boolean: { type: 'boolean' },
   texts: { type: 'array', items: { type: 'string' } },
+  nullableTexts: { type: ['array', 'null'], items: { type: 'string' } },
   nullableText: { type: ['string', 'null'] },
   object: { type: 'object', additionalProperties: true },
 } as const;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { sha256 } from '../ids.js';
 import { languageOf } from '../mail/language.js';
+import { knowPage, t, th, translateSentence } from '../i18n/index.js';
 import { type AccountToken, findToken, sendAccountLink, setPasswordFromLink, useToken, verifyEmailFromLink } from '../accounts/links.js';
 import { mailerOf } from '../mail/mailer.js';
 import type { Purpose } from '../mail/templates.js';
@@ -28,7 +29,7 @@ const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 const hidden = (name: string, value: string | undefined) => (value ? `<input type="hidden" name="${name}" value="${escapeHtml(value)}">\n` : '');
-const errorBlock = (error?: string) => (error ? `<p class="error" id="page-error" role="alert">${escapeHtml(error)}</p>\n` : '');
+const errorBlock = (error?: string) => (error ? `<p class="error" id="page-error" role="alert">${escapeHtml(translateSentence(error))}</p>\n` : '');
 const linkTo = (href: string, text: string) => `<p><a href="${escapeHtml(href)}">${escapeHtml(text)}</a></p>`;
 
 /** Query and form fields of the forgotten-password page: where the person signs in (signInTenant.ts). */
@@ -38,6 +39,8 @@ interface Origin {
   client_id?: string;
   /** The hosted sign-in page's interaction: its page is the way back. */
   interaction?: string;
+  /** Its authorization request's ui_locales (read from the interaction, never from the form). */
+  uiLocales?: string;
 }
 const originProperties = {
   company: { type: 'string', maxLength: 100 },
@@ -83,15 +86,15 @@ export async function accountPageRoutes(app: FastifyInstance, options: { provide
   const forgotPage = (origin: Origin, extra: { email?: string; error?: string; organization?: string } = {}) => {
     const back = signInHref(origin, origin.client_id);
     return renderPage(
-      'Forgot your password?',
-      `<h1>Forgot your password?</h1>
-${extra.organization ? `<p>Organization: <strong>${escapeHtml(extra.organization)}</strong></p>\n` : ''}<p>Type the e-mail address of your account: we will send it a link to choose a new password.</p>
+      t('forgot.title'),
+      `<h1>${th('forgot.title')}</h1>
+${extra.organization ? `<p>${th('login.organization', { name: `<strong>${escapeHtml(extra.organization)}</strong>` })}</p>\n` : ''}<p>${th('forgot.intro')}</p>
 ${errorBlock(extra.error)}<form method="post" action="/account/forgot">
-${hidden('company', origin.company)}${hidden('domain', origin.domain)}${hidden('client_id', origin.client_id)}${hidden('interaction', origin.interaction)}<label for="email">E-mail address</label>
+${hidden('company', origin.company)}${hidden('domain', origin.domain)}${hidden('client_id', origin.client_id)}${hidden('interaction', origin.interaction)}<label for="email">${th('forgot.email')}</label>
 <input type="text" id="email" name="email" inputmode="email" autocomplete="email" required autofocus value="${escapeHtml(extra.email ?? '')}"${extra.error ? ' aria-describedby="page-error" aria-invalid="true"' : ''}>
-<button type="submit">Send the link</button>
+<button type="submit">${th('forgot.send')}</button>
 </form>
-${back ? linkTo(back, 'Back to sign-in') : ''}`,
+${back ? linkTo(back, t('forgot.back')) : ''}`,
     );
   };
   /**
@@ -104,12 +107,19 @@ ${back ? linkTo(back, 'Back to sign-in') : ''}`,
     if (!interaction) return { company: given.company, domain: given.domain, client_id: given.client_id };
     const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
     const { params } = interaction;
-    return { interaction: uid, client_id: text(params.client_id), company: text(params.company), domain: text(params.domain) };
+    return { interaction: uid, client_id: text(params.client_id), company: text(params.company), domain: text(params.domain), uiLocales: text(params.ui_locales) };
+  };
+  /** The page's language and branding: the sign-in's ui_locales, its application's tenant or the organization named (docs/CONSOLE.md, "Languages"). */
+  const knowOrigin = async (origin: Origin) => {
+    const client = origin.client_id ? await provider.Client.find(origin.client_id).catch(() => undefined) : undefined;
+    const named = origin.company && origin.domain ? { companyId: origin.company, domainId: origin.domain } : undefined;
+    await knowPage(db, { uiLocales: origin.uiLocales, tenant: named ?? (client ? tenantOf(client) : undefined) });
   };
   const organizationOf = (origin: Origin) => (origin.company ? [origin.company, origin.domain].filter(Boolean).join(' › ') : undefined);
 
   app.get<{ Querystring: Origin }>('/account/forgot', { schema: { hide: true, querystring: { type: 'object', properties: originProperties } } }, async (request, reply) => {
     const origin = await resolve(request.query);
+    await knowOrigin(origin);
     return sendPage(reply, 200, forgotPage(origin, { organization: organizationOf(origin) }));
   });
 
@@ -120,6 +130,7 @@ ${back ? linkTo(back, 'Back to sign-in') : ''}`,
       const form = request.body ?? {};
       const email = (form.email ?? '').trim();
       const origin = await resolve(form);
+      await knowOrigin(origin);
       if (!email.includes('@')) return sendPage(reply, 400, forgotPage(origin, { email, error: 'Type the e-mail address of your account.', organization: organizationOf(origin) }));
       const clientId = origin.client_id || consoleClientId;
       const client = await provider.Client.find(clientId).catch(() => undefined);
@@ -135,14 +146,14 @@ ${back ? linkTo(back, 'Back to sign-in') : ''}`,
       // writing the message happen after it, so that whether the address exists shows neither in
       // the words nor in the time taken.
       if (!overLimit && choice.known) {
-        const language = languageOf(request.headers['accept-language']);
+        const asked = request.headers['accept-language'];
         setImmediate(() => {
           void (async () => {
-            const { rows } = await db.query<{ id: string }>(
-              `SELECT id FROM users WHERE company_id = $1 AND domain_id = $2 AND lower(email) = lower($3) AND status = 'active' AND blocked_at IS NULL`,
+            const { rows } = await db.query<{ id: string; language: string | null }>(
+              `SELECT id, language FROM users WHERE company_id = $1 AND domain_id = $2 AND lower(email) = lower($3) AND status = 'active' AND blocked_at IS NULL`,
               [tenant.companyId, tenant.domainId, email],
             );
-            if (rows[0]) await sendAccountLink(db, mailer, config.publicUrl, { ...tenant, userId: rows[0].id, purpose: 'reset', language, clientId: client.clientId });
+            if (rows[0]) await sendAccountLink(db, mailer, config.publicUrl, { ...tenant, userId: rows[0].id, purpose: 'reset', language: languageOf(asked, { stored: rows[0].language }), clientId: client.clientId });
           })().catch((error) => request.log.error({ err: error }, 'forgotten password: the link could not be made'));
         });
       }
@@ -151,10 +162,10 @@ ${back ? linkTo(back, 'Back to sign-in') : ''}`,
         reply,
         200,
         renderPage(
-          'Check your e-mail',
-          `<h1>Check your e-mail</h1>
-<p role="status">If an account with that address exists, we've sent a link to choose a new password. It works for 30 minutes.</p>
-${back ? linkTo(back, 'Back to sign-in') : ''}`,
+          t('forgot.sentTitle'),
+          `<h1>${th('forgot.sentTitle')}</h1>
+<p role="status">${th('forgot.sent')}</p>
+${back ? linkTo(back, t('forgot.back')) : ''}`,
         ),
       );
     },
@@ -165,24 +176,24 @@ ${back ? linkTo(back, 'Back to sign-in') : ''}`,
       reply,
       400,
       renderPage(
-        'This link does not work',
-        `<h1>This link does not work</h1>
-${errorBlock('This link is invalid, has expired or has already been used.')}${purpose === 'verify' ? '<p>Sign in to have a new one sent, or ask your administrator.</p>' : `<p>Ask for a new one.</p>\n${linkTo('/account/forgot', 'Forgot your password?')}`}`,
+        t('link.invalidTitle'),
+        `<h1>${th('link.invalidTitle')}</h1>
+${errorBlock('This link is invalid, has expired or has already been used.')}${purpose === 'verify' ? `<p>${th('link.verifyAgain')}</p>` : `<p>${th('link.askAgain')}</p>\n${linkTo('/account/forgot', t('login.forgot'))}`}`,
       ),
     );
 
   const passwordPage = (purpose: 'reset' | 'invite', token: string, companyName: string, error?: string) => {
-    const title = purpose === 'invite' ? `Welcome to ${companyName}` : 'Choose a new password';
+    const title = purpose === 'invite' ? t('password.welcome', { company: companyName }) : t('password.chooseTitle');
     const described = error ? ' aria-describedby="page-error" aria-invalid="true"' : '';
     return renderPage(
       title,
       `<h1>${escapeHtml(title)}</h1>
-${purpose === 'invite' ? '<p>Choose the password of your account.</p>\n' : ''}${errorBlock(error)}<form method="post" action="/account/${purpose}">
-${hidden('token', token)}<label for="password">New password</label>
+${purpose === 'invite' ? `<p>${th('password.chooseIntro')}</p>\n` : ''}${errorBlock(error)}<form method="post" action="/account/${purpose}">
+${hidden('token', token)}<label for="password">${th('password.new')}</label>
 <input type="password" id="password" name="password" autocomplete="new-password" required autofocus${described}>
-<label for="confirm">Type it again</label>
+<label for="confirm">${th('password.again')}</label>
 <input type="password" id="confirm" name="confirm" autocomplete="new-password" required${described}>
-<button type="submit">Set my password</button>
+<button type="submit">${th('password.submit')}</button>
 </form>`,
     );
   };
@@ -197,6 +208,7 @@ ${hidden('token', token)}<label for="password">New password</label>
       async (request, reply) => {
         const token = request.query.token ?? '';
         const found = await findToken(db, token, [purpose]);
+        if (found) await knowPage(db, { tenant: found, userId: found.userId });
         if (!found) return invalidLink(reply, purpose);
         return sendPage(reply, 200, passwordPage(purpose, token, await companyNameOf(found)));
       },
@@ -215,6 +227,7 @@ ${hidden('token', token)}<label for="password">New password</label>
       async (request, reply) => {
         const { token = '', password = '', confirm = '' } = request.body ?? {};
         const found = await findToken(db, token, [purpose]);
+        if (found) await knowPage(db, { tenant: found, userId: found.userId });
         if (!found) return invalidLink(reply, purpose);
         const again = async (error: string) => sendPage(reply, 400, passwordPage(purpose, token, await companyNameOf(found), error));
         if (password !== confirm) return again('The two passwords differ. Type the same password twice.');
@@ -234,10 +247,10 @@ ${hidden('token', token)}<label for="password">New password</label>
           reply,
           200,
           renderPage(
-            purpose === 'invite' ? 'Your password is set' : 'Your password is changed',
-            `<h1>${purpose === 'invite' ? 'Your password is set' : 'Your password is changed'}</h1>
-<p role="status">${purpose === 'invite' ? 'Your password is set.' : 'Your password is changed.'} ${back ? `<a href="${escapeHtml(back)}">Sign in</a>.` : 'Sign in with it.'}</p>
-<p>Your second factors and recovery codes are on <a href="/account">your account page</a>.</p>`,
+            t(purpose === 'invite' ? 'password.setTitle' : 'password.changedTitle'),
+            `<h1>${th(purpose === 'invite' ? 'password.setTitle' : 'password.changedTitle')}</h1>
+<p role="status">${th(purpose === 'invite' ? 'password.setDone' : 'password.changedDone')} ${back ? `<a href="${escapeHtml(back)}">${th('password.signIn')}</a>.` : th('password.signInWith')}</p>
+<p>${th('password.factors', { link: `<a href="/account">${th('password.accountPage')}</a>` })}</p>`,
           ),
         );
       },
@@ -250,17 +263,18 @@ ${hidden('token', token)}<label for="password">New password</label>
     async (request, reply) => {
       const token = request.query.token ?? '';
       const found = await findToken(db, token, ['verify']);
+      if (found) await knowPage(db, { tenant: found, userId: found.userId });
       if (!found) return invalidLink(reply, 'verify');
       // a button, not the GET itself: mail scanners open links, and should not spend them
       return sendPage(
         reply,
         200,
         renderPage(
-          'Verify your e-mail address',
-          `<h1>Verify your e-mail address</h1>
-<p>Confirm that <strong>${escapeHtml(found.email)}</strong> is your address.</p>
+          t('verify.title'),
+          `<h1>${th('verify.title')}</h1>
+<p>${th('verify.confirm', { email: `<strong>${escapeHtml(found.email)}</strong>` })}</p>
 <form method="post" action="/account/verify">
-${hidden('token', token)}<button type="submit">Verify my address</button>
+${hidden('token', token)}<button type="submit">${th('verify.submit')}</button>
 </form>`,
         ),
       );
@@ -280,7 +294,7 @@ ${hidden('token', token)}<button type="submit">Verify my address</button>
       return sendPage(
         reply,
         200,
-        renderPage('Your e-mail address is verified', `<h1>Your e-mail address is verified</h1>\n<p role="status">Thank you: ${escapeHtml(used.email)} is verified. You can close this page, or go back to where you were signing in.</p>`),
+        renderPage(t('verify.doneTitle'), `<h1>${th('verify.doneTitle')}</h1>\n<p role="status">${th('verify.done', { email: escapeHtml(used.email) })}</p>`),
       );
     },
   );

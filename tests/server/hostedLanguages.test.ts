@@ -32,6 +32,14 @@ async function signInPage(query: Record<string, string> = {}, headers: Record<st
   const page = await browser.get(`/oauth/authorize?${params}`);
   return { page, browser };
 }
+/** A reset link of a user of the customer (its path and query), as the outbox holds it. */
+async function sendLink(userId: string): Promise<string> {
+  const sent = await call(server, customer.adminToken, 'POST', `/api/companys/buyco/domainNames/buyco-domain/users/${userId}/sendResetLink`, {});
+  expect(sent.status, JSON.stringify(sent.body)).toBeLessThan(300);
+  const { rows } = await server.db.query<{ text_body: string }>(`SELECT text_body FROM mail_outbox WHERE company_id = 'buyco' ORDER BY created_at DESC LIMIT 1`);
+  const url = new URL(/https?:\/\/\S+\/account\/reset\?token=\S+/.exec(rows[0].text_body)![0]);
+  return url.pathname + url.search;
+}
 const langOf = (html: string) => /<html lang="([^"]+)" dir="([^"]+)">/.exec(html)?.slice(1);
 
 describe('pickLanguage', () => {
@@ -148,49 +156,68 @@ describe('the hosted sign-in page', () => {
 });
 
 describe('PUT /api/me/language', () => {
-  it("sets the caller's own language; an unknown one is 400; her pages follow it over Accept-Language", async () => {
-    const bad = await call(server, customer.userToken, 'PUT', '/api/me/language', { language: 'xx' });
+  it("sets the caller's own language, and nobody else's; an unknown one is 400", async () => {
+    const bad = await call(server, customer.adminToken, 'PUT', '/api/me/language', { language: 'xx' });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('language');
-    expect((await call(server, customer.userToken, 'PUT', '/api/me/language', {})).status).toBe(400);
+    expect((await call(server, customer.adminToken, 'PUT', '/api/me/language', {})).status).toBe(400);
+    expect((await call(server, customer.adminToken, 'PUT', '/api/me/language', { language: 'ja'.repeat(100) })).status).toBe(400);
     expect((await call(server, undefined, 'PUT', '/api/me/language', { language: 'fr' })).status).toBe(401);
-    const set = await call(server, customer.userToken, 'PUT', '/api/me/language', { language: 'ja' });
+    // a person without the console's right has no API at all
+    expect((await call(server, customer.userToken, 'PUT', '/api/me/language', { language: 'fr' })).status).toBe(403);
+    const set = await call(server, customer.adminToken, 'PUT', '/api/me/language', { language: 'ja', userId: 'worker', companyId: 'sellco', domainId: 'sellco-domain' });
     expect(set.status).toBe(200);
     expect(set.body).toEqual({ language: 'ja' });
-    const { rows } = await server.db.query<{ id: string; language: string | null }>(`SELECT id, language FROM users WHERE company_id = 'buyco' ORDER BY id`);
-    expect(rows).toEqual([
-      { id: 'boss', language: null },
-      { id: 'worker', language: 'ja' },
-    ]);
-    // nobody else's: the same body with another's ids changes nothing but her own
-    await call(server, customer.userToken, 'PUT', '/api/me/language', { language: 'es', userId: 'boss', companyId: 'sellco' });
-    const after = await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM users WHERE language IS NOT NULL`);
-    expect(after.rows[0].n).toBe(1);
+    const { rows } = await server.db.query<{ company_id: string; id: string }>(`SELECT company_id, id FROM users WHERE language IS NOT NULL`);
+    expect(rows).toEqual([{ company_id: 'buyco', id: 'boss' }]);
+    await server.db.query(`UPDATE users SET language = NULL`);
+  });
+
+  it("a person's stored language beats Accept-Language on her pages", async () => {
+    await server.db.query(`UPDATE users SET language = 'ja' WHERE company_id = 'buyco' AND id = 'worker'`);
+    try {
+      const link = await sendLink('worker');
+      const page = await server.app.inject({ method: 'GET', url: link, headers: { 'accept-language': 'fr' } });
+      expect(page.statusCode).toBe(200);
+      expect(langOf(page.body)).toEqual(['ja', 'ltr']);
+      expect(page.body).toContain('新しいパスワード');
+      // without a stored language, the browser's
+      await server.db.query(`UPDATE users SET language = NULL WHERE company_id = 'buyco' AND id = 'worker'`);
+      const french = await server.app.inject({ method: 'GET', url: link, headers: { 'accept-language': 'fr' } });
+      expect(langOf(french.body)).toEqual(['fr', 'ltr']);
+      expect(french.body).toContain('Nouveau mot de passe');
+    } finally {
+      await server.db.query(`UPDATE users SET language = NULL`);
+    }
   });
 });
 
 describe("a domain's languages in the domains API", () => {
   const path = (tenant: Tenant) => `/api/companys/${tenant.companyId}/domainNames/${tenant.domainId}`;
+  const put = (tenant: Tenant, token: string, body: Record<string, unknown>) => call(server, token, 'PUT', path(tenant), { name: tenant.domainId, description: 'test', ...body });
   it('reads and writes languages and defaultLanguage, checked against the six', async () => {
     const read = await call(server, customer.adminToken, 'GET', path(customer));
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ languages: null, defaultLanguage: null });
-    const put = await call(server, customer.adminToken, 'PUT', path(customer), { languages: ['en', 'ar'], defaultLanguage: 'ar' });
-    expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ languages: ['en', 'ar'], defaultLanguage: 'ar' });
-    for (const body of [{ languages: ['en', 'xx'] }, { defaultLanguage: 'klingon' }, { languages: ['en'], defaultLanguage: 'fr' }, { languages: [] }, { languages: 'en' }]) {
-      const refused = await call(server, customer.adminToken, 'PUT', path(customer), body);
+    const written = await put(customer, customer.adminToken, { languages: ['en', 'ar'], defaultLanguage: 'ar' });
+    expect(written.status).toBe(200);
+    expect(written.body).toMatchObject({ languages: ['en', 'ar'], defaultLanguage: 'ar' });
+    expect((await call(server, customer.adminToken, 'GET', path(customer))).body).toMatchObject({ languages: ['en', 'ar'], defaultLanguage: 'ar' });
+    for (const body of [{ languages: ['en', 'xx'] }, { defaultLanguage: 'klingon' }, { languages: ['en'], defaultLanguage: 'fr' }, { languages: [] }, { languages: ['en', 'en'] }, { defaultLanguage: 'fr' }]) {
+      const refused = await put(customer, customer.adminToken, body);
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.body.message).toMatch(/languages|defaultLanguage/);
     }
-    const cleared = await call(server, customer.adminToken, 'PUT', path(customer), { languages: null, defaultLanguage: null });
+    const cleared = await put(customer, customer.adminToken, { languages: null, defaultLanguage: null });
     expect(cleared.body).toMatchObject({ languages: null, defaultLanguage: null });
   });
 
   it("another tenant's domain is 404, a lesser role 403", async () => {
-    expect((await call(server, other.adminToken, 'PUT', path(customer), { languages: ['en'] })).status).toBe(404);
+    expect((await put(customer, other.adminToken, { languages: ['en'] })).status).toBe(404);
     expect((await call(server, other.adminToken, 'GET', path(customer))).status).toBe(404);
-    expect((await call(server, customer.userToken, 'PUT', path(customer), { languages: ['en'] })).status).toBe(403);
+    expect((await put(customer, customer.userToken, { languages: ['en'] })).status).toBe(403);
+    // nothing changed
+    expect((await call(server, customer.adminToken, 'GET', path(customer))).body).toMatchObject({ languages: null });
     void reseller;
   });
 });

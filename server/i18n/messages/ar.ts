@@ -65,6 +65,8 @@ const ar: Record<MessageKey, string> = {
   'password.submit': 'تعيين كلمة المرور',
   'password.setTitle': 'تم تعيين كلمة المرور',
   'password.changedTitle': 'تم تغيير كلمة المرور',
+  'password.setDone': 'تم تعيين كلمة المرور.',
+  'password.changedDone': 'تم تغيير كلمة المرور.',
   'password.signIn': 'تسجيل الدخول',
   'password.signInWith': 'سجّل الدخول بها.',
   'password.factors': 'عواملك الثانية ورموز الاسترداد موجودة في {link}.',

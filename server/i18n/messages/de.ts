@@ -65,6 +65,8 @@ const de: Record<MessageKey, string> = {
   'password.submit': 'Passwort festlegen',
   'password.setTitle': 'Ihr Passwort ist festgelegt',
   'password.changedTitle': 'Ihr Passwort ist geändert',
+  'password.setDone': 'Ihr Passwort ist festgelegt.',
+  'password.changedDone': 'Ihr Passwort ist geändert.',
   'password.signIn': 'Anmelden',
   'password.signInWith': 'Melden Sie sich damit an.',
   'password.factors': 'Ihre zweiten Faktoren und Wiederherstellungscodes finden Sie auf {link}.',

@@ -67,6 +67,8 @@ const en = {
   'password.submit': 'Set my password',
   'password.setTitle': 'Your password is set',
   'password.changedTitle': 'Your password is changed',
+  'password.setDone': 'Your password is set.',
+  'password.changedDone': 'Your password is changed.',
   'password.signIn': 'Sign in',
   'password.signInWith': 'Sign in with it.',
   'password.factors': 'Your second factors and recovery codes are on {link}.',

@@ -65,6 +65,8 @@ const es: Record<MessageKey, string> = {
   'password.submit': 'Establecer mi contraseña',
   'password.setTitle': 'Su contraseña está establecida',
   'password.changedTitle': 'Su contraseña ha cambiado',
+  'password.setDone': 'Su contraseña está establecida.',
+  'password.changedDone': 'Su contraseña ha cambiado.',
   'password.signIn': 'Iniciar sesión',
   'password.signInWith': 'Inicie sesión con ella.',
   'password.factors': 'Sus segundos factores y códigos de recuperación están en {link}.',

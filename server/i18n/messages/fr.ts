@@ -65,6 +65,8 @@ const fr: Record<MessageKey, string> = {
   'password.submit': 'Définir mon mot de passe',
   'password.setTitle': 'Votre mot de passe est défini',
   'password.changedTitle': 'Votre mot de passe est modifié',
+  'password.setDone': 'Votre mot de passe est défini.',
+  'password.changedDone': 'Votre mot de passe est modifié.',
   'password.signIn': 'Se connecter',
   'password.signInWith': 'Connectez-vous avec celui-ci.',
   'password.factors': 'Vos seconds facteurs et codes de récupération sont sur {link}.',

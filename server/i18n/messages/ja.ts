@@ -65,6 +65,8 @@ const ja: Record<MessageKey, string> = {
   'password.submit': 'パスワードを設定',
   'password.setTitle': 'パスワードを設定しました',
   'password.changedTitle': 'パスワードを変更しました',
+  'password.setDone': 'パスワードを設定しました。',
+  'password.changedDone': 'パスワードを変更しました。',
   'password.signIn': 'サインイン',
   'password.signInWith': 'このパスワードでサインインしてください。',
   'password.factors': '2 要素認証と回復コードは{link}にあります。',
