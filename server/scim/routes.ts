@@ -80,7 +80,11 @@ export async function scimRoutes(app: FastifyInstance) {
   // before its answer leaves (the Provisioning tab's last calls)
   app.addHook('onRequest', async (request) => {
     const { companyId, domainId } = (request.params ?? {}) as { companyId?: string; domainId?: string };
-    if (companyId && domainId && ID.test(companyId) && ID.test(domainId)) calls.set(request, { companyId, domainId });
+    if (!(companyId && domainId && ID.test(companyId) && ID.test(domainId))) return;
+    const call: { companyId: string; domainId: string; caller?: ScimCaller; detail?: string } = { companyId, domainId };
+    calls.set(request, call);
+    // who calls is proved before the body is read: nobody unproved gets a body parsed
+    call.caller = await authenticate(ctx, request.headers.authorization, companyId, domainId);
   });
   app.addHook('onSend', async (request, reply) => {
     // answers about people are never kept by a cache on the way
@@ -102,7 +106,7 @@ export async function scimRoutes(app: FastifyInstance) {
       const { companyId, domainId } = request.params;
       const call = calls.get(request);
       if (!call) throw notFound('This SCIM endpoint');
-      call.caller = await authenticate(ctx, request.headers.authorization, companyId, domainId);
+      call.caller ??= await authenticate(ctx, request.headers.authorization, companyId, domainId);
       const at: Place = { companyId, domainId, base: scimBaseUrl(ctx.config.publicUrl, companyId, domainId) };
       const actor = JSON.stringify({ userId: null, companyId, domainId, clientId: call.caller.clientId ?? `scim-token:${call.caller.tokenId}`, ip: request.ip, roles: 'scim' });
       const answer = await transactionSettings.run(new Map([['iam.actor', actor]]), () =>
@@ -129,6 +133,15 @@ function send(reply: FastifyReply, answer: Answer) {
 
 async function record(ctx: AppContext, request: FastifyRequest, status: number, call: { companyId: string; domainId: string; caller?: ScimCaller; detail?: string }) {
   const path = request.url.split('?', 1)[0].slice(0, 500);
+  // a call nobody was proved for (no token, a wrong one) is kept at most once a minute per domain:
+  // anyone may send those, and a flood of them must not push the clients' real calls out of the log
+  if (!call.caller) {
+    const { rowCount: recent } = await ctx.db.query(
+      `SELECT 1 FROM scim_calls WHERE company_id = $1 AND domain_id = $2 AND token_id IS NULL AND client_id IS NULL AND at > now() - interval '1 minute' LIMIT 1`,
+      [call.companyId, call.domainId],
+    );
+    if (recent) return;
+  }
   const { rowCount } = await ctx.db.query(
     `INSERT INTO scim_calls (company_id, domain_id, id, method, path, status, token_id, client_id, detail)
      SELECT d.company_id, d.id, $3, $4, $5, $6, $7, $8, $9 FROM domains d WHERE d.company_id = $1 AND d.id = $2`,

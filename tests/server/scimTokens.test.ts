@@ -154,6 +154,8 @@ describe('SCIM tokens', () => {
 
   it('scimCalls: every call recorded (method, path, status, token), never the token or the body; trimmed to the newest 500', async () => {
     const { body } = await call(server, acme.adminToken, 'POST', `${base()}/scimTokens`, { name: 'calls' });
+    // (refusals of earlier tests: one a minute is kept, the next test shows)
+    await server.db.query(`DELETE FROM scim_calls WHERE company_id = 'acme' AND domain_id = $1 AND token_id IS NULL AND client_id IS NULL`, [acme.domainId]);
     await server.app.inject({
       method: 'POST',
       url: `/scim/v2/acme/${acme.domainId}/Users?x=1`,
@@ -186,5 +188,23 @@ describe('SCIM tokens', () => {
     await scimGet(body.token);
     const { rows } = await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM scim_calls WHERE company_id = 'acme' AND domain_id = $1`, [acme.domainId]);
     expect(rows[0].n).toBe(500);
+  });
+
+  it('scimCalls: calls nobody was proved for are kept once a minute, their bodies never read: a flood cannot push real calls out', async () => {
+    const { body } = await call(server, acme.adminToken, 'POST', `${base()}/scimTokens`, { name: 'flooded' });
+    await scimGet(body.token);
+    await server.db.query(`DELETE FROM scim_calls WHERE company_id = 'acme' AND domain_id = $1 AND token_id IS NULL AND client_id IS NULL`, [acme.domainId]);
+    for (let i = 0; i < 30; i++) {
+      const anonymous = await server.app.inject({ method: 'POST', url: `/scim/v2/acme/${acme.domainId}/Users`, headers: { 'content-type': 'application/scim+json' }, payload: `{"x": "${'y'.repeat(1_100_000)}"}` });
+      // refused for who it is, before its (too large) body is read
+      expect(anonymous.statusCode).toBe(401);
+    }
+    const { rows } = await server.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM scim_calls WHERE company_id = 'acme' AND domain_id = $1 AND token_id IS NULL AND client_id IS NULL`,
+      [acme.domainId],
+    );
+    expect(rows[0].n).toBe(1);
+    const listed = await call(server, tokens.auditor, 'GET', `${base()}/scimCalls`);
+    expect(listed.body.some((row: { tokenId: string | null }) => row.tokenId === body.id)).toBe(true);
   });
 });
