@@ -20,7 +20,7 @@ import { BrowserRouter, Route } from 'react-router-dom';
 import { authProvider } from './authProvider/authProvider';
 import { dataProvider } from './dataProvider';
 import { Direction } from './i18n/Direction';
-import { i18nProvider } from './i18n/i18nProvider';
+import { declareLabels, i18nProvider } from './i18n/i18nProvider';
 import { CreatedNotice } from './layout/CreatedNotice';
 import { Layout } from './layout/Layout';
 import { Notifications } from './layout/Notifications';
@@ -47,6 +47,8 @@ function routesOf({ routes }: ResourceDeclaration): [string, ScreenKind][] {
   return all.filter((route): route is [string, ScreenKind] => Boolean(route[0]));
 }
 const store = iamStore();
+// the labels declarations give in each language (docs/ADDING-A-RESOURCE.md, "Adding a language")
+declareLabels(registry);
 
 /** The 404 page inside the layout, with its title in the app bar like every screen. */
 function NotFoundInLayout() {

@@ -4,6 +4,7 @@ import { en } from './en';
 import { LANGUAGES, LANGUAGE_NAMES, loadLanguage, showLanguage } from './language';
 import { reactAdminFirstScreen } from './reactAdmin';
 import { readableName } from './readableName';
+import type { DeclaredLabels } from '../resources/types';
 
 const LOCALES = LANGUAGES.map((locale) => ({ locale, name: LANGUAGE_NAMES[locale] }));
 
@@ -15,9 +16,23 @@ let english: TranslationMessages = mergeTranslations(reactAdminFirstScreen, en);
 /** The chosen language's whole tree (its module replaces both parts of English), or none for English. */
 let chosen: { locale: string; messages: TranslationMessages } | undefined;
 
-/** Polyglot with the chosen language's words over English (a key its module lacks still reads in English). */
+/** The labels declarations give (declareLabels), per language: { resources: { <name>: { name, fields } } }. */
+let declared: Record<string, { resources: Record<string, object> }> = {};
+const declaredIn = (locale: string) => (declared[locale] ?? {}) as unknown as TranslationMessages;
+
+/**
+ * Polyglot with the chosen language's words over English (a key its module lacks still reads in
+ * English); a declaration's labels under the console's own words of the same language.
+ */
 const polyglotOf = () =>
-  polyglotI18nProvider(() => (chosen ? mergeTranslations(english, chosen.messages) : english), chosen?.locale ?? 'en', LOCALES);
+  polyglotI18nProvider(
+    () =>
+      chosen
+        ? mergeTranslations(declaredIn('en'), english, declaredIn(chosen.locale), chosen.messages)
+        : mergeTranslations(declaredIn('en'), english),
+    chosen?.locale ?? 'en',
+    LOCALES,
+  );
 
 let polyglot = polyglotOf();
 
@@ -43,6 +58,21 @@ export const i18nProvider: I18nProvider = {
   getLocale: () => polyglot.getLocale(),
   getLocales: () => LOCALES,
 };
+
+/**
+ * The labels the declarations give in each language (docs/ADDING-A-RESOURCE.md, "Adding a
+ * language"), as resources.<name>.name and resources.<name>.fields.<source>. App.tsx calls it once.
+ */
+export function declareLabels(declarations: readonly { name: string; labels?: DeclaredLabels }[]): void {
+  declared = {};
+  for (const { name, labels } of declarations) {
+    for (const [locale, { name: label, fields }] of Object.entries(labels ?? {})) {
+      const resources = (declared[locale] ??= { resources: {} }).resources;
+      resources[name] = { ...(label ? { name: label } : {}), ...(fields ? { fields } : {}) };
+    }
+  }
+  polyglot = polyglotOf();
+}
 
 let screenWords: Promise<void> | undefined;
 let screenWordsAdded = false;

@@ -126,6 +126,9 @@ export interface MenuPlacement {
   deletedLabelKey?: string;
 }
 
+/** A declared resource's labels per language code ('en', 'fr'…): its name and its fields'. */
+export type DeclaredLabels = Readonly<Record<string, { name?: string; fields?: Readonly<Record<string, string>> }>>;
+
 export interface ResourceDeclaration {
   /** react-admin resource name (cache keys, translations under resources.<name>). */
   name: string;
@@ -134,6 +137,13 @@ export interface ResourceDeclaration {
    * of the name shows ("devices" as "Devices").
    */
   labelKey: string;
+  /**
+   * Its labels in each language the declaration gives (docs/ADDING-A-RESOURCE.md, "Adding a
+   * language"): the name ("Device |||| Devices") and the fields' labels, under the console's own
+   * translations; a language it does not give reads its English, and without any, the readable
+   * form of the name shows.
+   */
+  labels?: DeclaredLabels;
   icon: ComponentType;
   /** Omitted: a top-level menu entry of its own, after the template's resource groups. */
   menu?: MenuPlacement;
