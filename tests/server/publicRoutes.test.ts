@@ -34,7 +34,7 @@ afterAll(() => server?.close());
 
 /** Path parameter values: real records of root, the docs-prefixed company (real and not), another tenant. */
 function parameterSets(): Record<string, string>[] {
-  const common = { userId: 'admin', groupId: 'administrators', id: 'iam-console', apiId, scopeId: 'read', memberId: 'admin', sessionId: 'no-such-session', assignmentId: 'no-such-assignment', messageId: 'no-such-message', factorId: 'no-such-factor', connectionId: 'no-such-connection', emailDomain: 'no-such.example', identityId: 'no-such-connection:subject' };
+  const common = { userId: 'admin', groupId: 'administrators', id: 'iam-console', apiId, scopeId: 'read', memberId: 'admin', sessionId: 'no-such-session', assignmentId: 'no-such-assignment', messageId: 'no-such-message', factorId: 'no-such-factor', connectionId: 'no-such-connection', emailDomain: 'no-such.example', identityId: 'no-such-connection:subject', jobId: 'no-such-job', tokenId: 'no-such-token', kind: 'reset', language: 'fr' };
   return [
     { ...common, companyId: 'root', domainId: 'default' },
     { ...common, companyId: 'docsend', domainId: 'main' },

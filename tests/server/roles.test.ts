@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../server/db/migrations.js';
-import { heldGrants, ROLE_IDS, roleGrants } from '../../server/api/roles.js';
+import { allPermissions, heldGrants, ROLE_IDS, roleGrants } from '../../server/api/roles.js';
 import { call, createTenant, startServer, type Tenant, tokenFor, type TestServer } from './helpers.js';
 
 /**
@@ -96,6 +96,10 @@ const acmeValues = () => ({
   connectionId: 'no-such-connection',
   emailDomain: 'no-such.example',
   identityId: 'no-such-connection:subject',
+  jobId: 'no-such-job',
+  tokenId: 'no-such-token',
+  kind: 'reset',
+  language: 'fr',
 });
 
 /** The request for a route: no body for GET and DELETE, an empty object otherwise (a bad body is a 400, after the guard). */
@@ -106,7 +110,8 @@ describe('the permission matrix, from the OpenAPI document', () => {
   it('every route declares a known permission', () => {
     const all = routes();
     expect(all.length).toBeGreaterThan(60);
-    for (const route of all) expect(route.permission, `${route.method} ${route.path}`).toMatch(/^(any|(companies|domains|users|groups|sessions|signInEvents|audit|applications|apis|roles|connections):(read|write|purge|revoke|secrets|unlock|block|recover))$/);
+    const known = ['any', ...allPermissions()];
+    for (const route of all) expect(known, `${route.method} ${route.path}`).toContain(route.permission);
   });
 
   it.each(ROLE_IDS)('%s: allowed routes pass the guard, the others answer 403 naming the permission', async (role) => {
