@@ -5,6 +5,7 @@
  * nothing from react-admin and can ship in the small sign-in bundle.
  */
 import { getSession } from '../session/session';
+import { apiErrorText } from './apiErrorText';
 import { fieldErrorsOf } from './fieldErrors';
 
 export interface HttpResponse {
@@ -20,7 +21,7 @@ export interface HttpOptions extends Omit<RequestInit, 'headers'> {
   token?: string;
 }
 
-/** The provider's error body {statusCode, error, message}; message is what the user sees. */
+/** The provider's error body {statusCode, error, message, code, params?}; message is what the user sees (apiErrorText). */
 export class HttpError extends Error {
   constructor(
     message: string,
@@ -53,7 +54,8 @@ export async function httpClient(url: string, options: HttpOptions = {}): Promis
     const message = (json && typeof json === 'object' && json.message) || response.statusText || `HTTP ${response.status}`;
     // react-admin's shape for server-side validation errors: body.errors = { field: message }
     const errors = response.status === 400 && json && typeof json === 'object' ? fieldErrorsOf(String(message)) : undefined;
-    throw new HttpError(String(message), response.status, errors ? { ...json, errors } : json);
+    // in another language than English, the sentence of the error's code (body.message stays English)
+    throw new HttpError(await apiErrorText(json, String(message)), response.status, errors ? { ...json, errors } : json);
   }
   return { status: response.status, headers: response.headers, body, json };
 }

@@ -7,9 +7,11 @@
  * are the ones docs/CONSOLE.md quotes.
  */
 export { default as reactAdminMessages } from 'ra-language-english';
+import { apiErrors } from './apiErrors';
 
 export const screens = {
   iam: {
+    apiErrors,
     tenant: {
       nowIn: 'Now in %{place}',
       title: 'Company and domain',

@@ -84,7 +84,9 @@ export function describeSaveFailure(error: unknown, form: FormFields, translate:
     }
     if (Object.keys(fieldErrors).length > 0) return { fieldErrors };
   }
-  if (status === 409 && (!message || DUPLICATE.test(message))) {
+  // a duplicate in another language: the sentence of its code (src/http/apiErrorText.ts)
+  const duplicate = (error as { body?: { code?: unknown } })?.body?.code === 'duplicate';
+  if (status === 409 && (!message || duplicate || DUPLICATE.test(message))) {
     return { alert: { message: saveErrorMessage(error, form.name, translate) } };
   }
   return { alert: { title: translate('iam.errors.refused'), message: message || translate('ra.notification.http_error') } };
