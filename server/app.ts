@@ -149,7 +149,8 @@ async function registerConsole(app: FastifyInstance, ctx: AppContext) {
       if (built) return reply.type('text/html').header('Cache-Control', 'no-cache').send(fs.createReadStream(index));
       return reply.type('text/html').send(placeholderPage(ctx));
     }
-    reply.status(404).send({ statusCode: 404, error: 'Not Found', message: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+    const what = `Route ${request.method} ${request.url.split('?')[0]}`;
+    reply.status(404).send({ statusCode: 404, error: 'Not Found', message: `${what} not found`, code: 'not_found', params: { what } });
   });
 }
 

@@ -84,6 +84,8 @@ describe('error codes of the management API', () => {
     const other = await call(server, acme.adminToken, 'GET', '/api/companys/root/domainNames/default/users/admin');
     expect(other.status).toBe(404);
     expect(other.body.code).toBe('not_found');
+    const route = await call(server, acme.adminToken, 'GET', '/api/nothing/here?x=1');
+    expect(route.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'Route GET /api/nothing/here not found', code: 'not_found', params: { what: 'Route GET /api/nothing/here' } });
   });
 
   it('a duplicate: duplicate with the name that clashed, the wording unchanged', async () => {
