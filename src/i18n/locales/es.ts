@@ -1575,7 +1575,7 @@ export default {
       duplicate: '%{name} ya existe.',
       duplicate_record: 'Este registro ya existe.',
       last_owner: 'Este es el último Owner del proveedor: primero dé el rol Owner a otra persona.',
-      last_administrator: 'El dominio %{domain} se quedaría sin ningún administrador activo. Primero agregue otro usuario a %{group}.',
+      last_administrator: 'El dominio %{domain} se quedaría sin ningún administrador activo. Primero añada otro usuario a %{group}.',
       reference_missing: 'Un registro al que este hace referencia no existe.',
       invalid_value: 'Se rechazó un valor por no ser válido.',
       unauthorized: 'Su sesión ha terminado: vuelva a iniciar sesión.',
