@@ -97,12 +97,16 @@ export default function BrandingTab({ companyId, name }: { companyId: string; na
     return translate(isColour(field) ? 'iam.branding.defaultColour' : 'iam.branding.notSet');
   };
 
-  const inheritButton = (field: OwnField) =>
-    draft[field] !== '' && (
-      <Button size="small" onClick={() => set(field, '')} disabled={readOnly} aria-label={translate('iam.branding.inheritField', { field: translate(`iam.branding.fields.${field}`) })}>
-        {translate('iam.branding.inherit')}
-      </Button>
-    );
+  // the same room whether offered or not: every field is as wide as the others
+  const inheritButton = (field: OwnField) => (
+    <Box sx={{ pt: 1.5, minWidth: 88 }}>
+      {draft[field] !== '' && (
+        <Button size="small" onClick={() => set(field, '')} disabled={readOnly} aria-label={translate('iam.branding.inheritField', { field: translate(`iam.branding.fields.${field}`) })}>
+          {translate('iam.branding.inherit')}
+        </Button>
+      )}
+    </Box>
+  );
 
   const textInput = (field: OwnField, type: 'text' | 'email' | 'url' = 'text') => (
     <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }} key={field}>
@@ -117,7 +121,7 @@ export default function BrandingTab({ companyId, name }: { companyId: string; na
         fullWidth
         slotProps={{ htmlInput: { inputMode: type === 'email' ? 'email' : type === 'url' ? 'url' : undefined, spellCheck: false } }}
       />
-      <Box sx={{ pt: 1.5 }}>{inheritButton(field)}</Box>
+      {inheritButton(field)}
     </Stack>
   );
 
@@ -153,7 +157,7 @@ export default function BrandingTab({ companyId, name }: { companyId: string; na
             },
           }}
         />
-        <Box sx={{ pt: 1.5 }}>{inheritButton(field)}</Box>
+        {inheritButton(field)}
       </Stack>
     );
   };

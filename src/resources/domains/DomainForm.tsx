@@ -39,6 +39,8 @@ export default function DomainForm() {
               initialMode={mode}
               record={mode === 'new' ? undefined : state.domain}
               meta={{ pathContext: { companyId: company?.id ?? '' } }}
+              // no language ticked offers them all: null, as the provider keeps it (docs/CONSOLE.md, "Domains")
+              toPayload={(values) => (Array.isArray(values.languages) && values.languages.length === 0 ? { ...values, languages: null } : values)}
               onSaved={(saved) => {
                 // The first domain of the current company becomes the current domain (it is the primary one).
                 const session = getSession();
