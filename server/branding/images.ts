@@ -29,13 +29,16 @@ const looksLikeSvg = (bytes: Buffer) => /<svg[\s>/]|<!doctype\s+svg/i.test(bytes
 
 /** The checked image and its type; 400/413 with a sentence otherwise. */
 export function checkImage(kind: ImageKind, bytes: Buffer | undefined): { bytes: Buffer; type: ImageType } {
-  if (!bytes || bytes.length === 0) throw badRequest(`${kind}: send the image's bytes as the request body (PNG, JPEG or WebP)`);
+  if (!bytes || bytes.length === 0) throw badRequest(`${kind}: send the image's bytes as the request body (PNG, JPEG or WebP)`).as('branding.image.empty', { field: kind });
   if (bytes.length > IMAGE_LIMITS[kind]) throw tooLarge(kind, bytes.length);
   const type = sniffImage(bytes);
   if (type) return { bytes, type };
-  if (looksLikeSvg(bytes)) throw badRequest(`${kind}: SVG images are refused (they can carry scripts); upload a PNG, JPEG or WebP`);
-  throw badRequest(`${kind}: the file is not a PNG, JPEG or WebP image (its content says so, whatever its name or declared type)`);
+  if (looksLikeSvg(bytes)) throw badRequest(`${kind}: SVG images are refused (they can carry scripts); upload a PNG, JPEG or WebP`).as('branding.image.svg', { field: kind });
+  throw badRequest(`${kind}: the file is not a PNG, JPEG or WebP image (its content says so, whatever its name or declared type)`).as('branding.image.type', { field: kind });
 }
 
 export const tooLarge = (kind: ImageKind, size?: number) =>
-  new HttpError(413, `${kind}: the image is ${size === undefined ? 'too large' : `${Math.ceil(size / 1024)} KB`}; a ${kind} may be at most ${IMAGE_LIMITS[kind] / 1024} KB`);
+  new HttpError(413, `${kind}: the image is ${size === undefined ? 'too large' : `${Math.ceil(size / 1024)} KB`}; a ${kind} may be at most ${IMAGE_LIMITS[kind] / 1024} KB`).as('branding.image.tooLarge', {
+    field: kind,
+    limitKb: IMAGE_LIMITS[kind] / 1024,
+  });

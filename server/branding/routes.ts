@@ -91,12 +91,12 @@ async function brandingRecord(db: Queryable, companyId: string) {
 function checkField(field: TextField, input: string | null): string | null {
   const value = input?.trim() ?? '';
   if (value === '') return null;
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw badRequest(`${field}: must not contain control characters`);
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw badRequest(`${field}: must not contain control characters`).as('branding.control', { field });
   switch (field) {
     case 'displayName':
       return value;
     case 'supportEmail':
-      if (!isEmailAddress(value)) throw badRequest(`supportEmail: "${value.slice(0, 100)}" is not an e-mail address`);
+      if (!isEmailAddress(value)) throw badRequest(`supportEmail: "${value.slice(0, 100)}" is not an e-mail address`).as('branding.email', { field });
       return value;
     case 'supportUrl': {
       let url: URL | undefined;
@@ -105,11 +105,11 @@ function checkField(field: TextField, input: string | null): string | null {
       } catch {
         url = undefined;
       }
-      if (!url || url.protocol !== 'https:' || url.username || url.password) throw badRequest('supportUrl: must be an https:// address (without a user name or password)');
+      if (!url || url.protocol !== 'https:' || url.username || url.password) throw badRequest('supportUrl: must be an https:// address (without a user name or password)').as('branding.url', { field });
       return url.href;
     }
     default:
-      if (!COLOUR.test(value)) throw badRequest(`${field}: "${value.slice(0, 20)}" is not a colour; write it #rrggbb, e.g. #1565c0`);
+      if (!COLOUR.test(value)) throw badRequest(`${field}: "${value.slice(0, 20)}" is not a colour; write it #rrggbb, e.g. #1565c0`).as('branding.colour', { field, value: value.slice(0, 20) });
       return value.toLowerCase();
   }
 }
@@ -139,7 +139,7 @@ async function checkContrast(db: Queryable, companyId: string, after: OwnFields,
     const field = changed.has(pair.primary) ? pair.primary : pair.background;
     throw badRequest(
       `${field}: the primary colour ${primary} on the ${pair.theme} background ${background} has a contrast ratio of ${ratioText(ratio)}; WCAG AA asks at least ${AA_TEXT}:1 for text. Choose a ${field === pair.primary ? `${pair.better} primary colour` : 'background further from the primary colour'}.`,
-    );
+    ).as('branding.contrast', { field, primary, background, theme: pair.theme, ratio: ratioText(ratio), minimum: `${AA_TEXT}:1` });
   }
 }
 

@@ -54,16 +54,19 @@ export function checkTemplate(kind: Purpose, template: Template): void {
   for (const field of ['subject', 'body'] as const) {
     const value = template[field];
     const max = field === 'subject' ? SUBJECT_MAX : BODY_MAX;
-    if (typeof value !== 'string' || value.trim() === '') throw badRequest(`${field}: must not be empty`);
-    if (value.length > max) throw badRequest(`${field}: at most ${max} characters`);
+    if (typeof value !== 'string' || value.trim() === '') throw badRequest(`${field}: must not be empty`).as('template.empty', { field });
+    if (value.length > max) throw badRequest(`${field}: at most ${max} characters`).as('template.tooLong', { field, max });
     for (const [whole, name] of value.matchAll(PLACEHOLDER)) {
       if (!placeholdersOf(kind).includes(name.trim())) {
-        throw badRequest(`${field}: unknown placeholder ${whole.slice(0, 60)}; the placeholders of ${kind} are ${placeholdersOf(kind).map((p) => `{{${p}}}`).join(' ')}`);
+        throw badRequest(`${field}: unknown placeholder ${whole.slice(0, 60)}; the placeholders of ${kind} are ${placeholdersOf(kind).map((p) => `{{${p}}}`).join(' ')}`).as(
+          'template.placeholder',
+          { field, placeholder: whole.slice(0, 60), known: placeholdersOf(kind).map((p) => `{{${p}}}`).join(' ') },
+        );
       }
     }
   }
-  if (/[\r\n]/.test(template.subject)) throw badRequest('subject: must be one line');
-  if (!/\{\{\s*link\s*\}\}/.test(template.body)) throw badRequest('body: must contain {{link}}, the link the person follows');
+  if (/[\r\n]/.test(template.subject)) throw badRequest('subject: must be one line').as('template.oneLine', { field: 'subject' });
+  if (!/\{\{\s*link\s*\}\}/.test(template.body)) throw badRequest('body: must contain {{link}}, the link the person follows').as('template.noLink', { field: 'body' });
 }
 
 export const escapeHtml = (value: string) =>
