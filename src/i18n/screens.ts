@@ -507,6 +507,8 @@ export const screens = {
         testSignIn: 'Test sign-in started',
         unlinkIdentity: 'Identity unlinked',
         linkIdentity: 'Identity linked',
+        branding: 'Branding changed',
+        emailTemplate: 'E-mail template changed',
       },
     },
     rotateSecret: {

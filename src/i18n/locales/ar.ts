@@ -891,6 +891,8 @@ export default {
         testSignIn: 'بدأ تسجيل دخول تجريبي',
         unlinkIdentity: 'فُكّ ارتباط هوية',
         linkIdentity: 'رُبطت هوية',
+        branding: 'غُيّرت الهوية البصرية',
+        emailTemplate: 'غُيّر قالب البريد الإلكتروني',
       },
     },
     rotateSecret: {

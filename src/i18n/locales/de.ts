@@ -913,6 +913,8 @@ export default {
         testSignIn: 'Testanmeldung gestartet',
         unlinkIdentity: 'Identität getrennt',
         linkIdentity: 'Identität verknüpft',
+        branding: 'Branding geändert',
+        emailTemplate: 'E-Mail-Vorlage geändert',
       },
     },
     rotateSecret: {

@@ -915,6 +915,8 @@ export default {
         testSignIn: 'Inicio de sesión de prueba iniciado',
         unlinkIdentity: 'Identidad desvinculada',
         linkIdentity: 'Identidad vinculada',
+        branding: 'Marca modificada',
+        emailTemplate: 'Plantilla de correo modificada',
       },
     },
     rotateSecret: {

@@ -684,6 +684,8 @@ export default {
         testSignIn: 'Connexion de test lancée',
         unlinkIdentity: 'Identité dissociée',
         linkIdentity: 'Identité liée',
+        branding: 'Image de marque modifiée',
+        emailTemplate: "Modèle d'e-mail modifié",
       },
     },
     rotateSecret: {

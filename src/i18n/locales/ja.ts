@@ -893,6 +893,8 @@ export default {
         testSignIn: 'テストサインインを開始',
         unlinkIdentity: 'ID のリンクを解除',
         linkIdentity: 'ID をリンク',
+        branding: 'ブランディングを変更',
+        emailTemplate: 'メールテンプレートを変更',
       },
     },
     rotateSecret: {

@@ -52,6 +52,9 @@ export const AUDIT_ACTIONS = [
   'testSignIn',
   'unlinkIdentity',
   'linkIdentity',
+  // a company's branding and e-mail templates (docs/CONSOLE.md, "Branding")
+  'branding',
+  'emailTemplate',
 ] as const;
 
 /** One record of a company's log, as GET /api/companys/{c}/auditEvents answers it. */
