@@ -1,22 +1,37 @@
 /**
  * The console laid out in its language's direction (docs/CONSOLE.md, "Languages"): as it is for
- * left-to-right languages; for Arabic, inside RightToLeft (rtl.tsx), loaded only then.
+ * left-to-right languages; for Arabic, MUI's theme with `direction: 'rtl'` and an emotion cache
+ * whose stylis plugins flip every left and right of the styles. Only the flipping plugin
+ * (@mui/stylis-plugin-rtl) loads when Arabic is chosen: emotion, stylis and MUI's ThemeProvider are
+ * the console's own already, and a chunk sharing them split the first screen's (docs/PERFORMANCE.md).
  */
-import { useEffect, useState, type ComponentType, type ReactNode } from 'react';
+import createCache, { type EmotionCache } from '@emotion/cache';
+import { CacheProvider } from '@emotion/react';
+import { ThemeProvider, type Theme } from '@mui/material/styles';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useLocaleState } from 'react-admin';
+import { prefixer } from 'stylis';
 import { isRtl } from './language';
 
-type Wrapper = ComponentType<{ children: ReactNode }>;
-let loaded: Wrapper | undefined;
+let rtlCache: EmotionCache | undefined;
+const rtlTheme = (outer: Theme): Theme => ({ ...outer, direction: 'rtl' });
 
 export function Direction({ children }: { children: ReactNode }) {
   const [locale] = useLocaleState();
   const rtl = isRtl(locale);
-  const [RightToLeft, setRightToLeft] = useState<Wrapper | undefined>(() => loaded);
+  const [cache, setCache] = useState(rtlCache);
   useEffect(() => {
-    if (rtl && !RightToLeft) void import('./rtl').then((module) => setRightToLeft(() => (loaded = module.default)));
-  }, [rtl, RightToLeft]);
+    if (rtl && !cache) {
+      void import('@mui/stylis-plugin-rtl').then(({ default: rtlPlugin }) =>
+        setCache((rtlCache ??= createCache({ key: 'muirtl', stylisPlugins: [prefixer, rtlPlugin] }))),
+      );
+    }
+  }, [rtl, cache]);
   if (!rtl) return <>{children}</>;
   // nothing until the right-to-left styles are there, rather than a left-to-right flash
-  return RightToLeft ? <RightToLeft>{children}</RightToLeft> : null;
+  return cache ? (
+    <CacheProvider value={cache}>
+      <ThemeProvider theme={rtlTheme}>{children}</ThemeProvider>
+    </CacheProvider>
+  ) : null;
 }
