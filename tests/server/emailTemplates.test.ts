@@ -73,7 +73,8 @@ describe('e-mail templates', () => {
     const inherited = (await call(server, shop.adminToken, 'GET', templates('shop'))).body.find((t: { id: string }) => t.id === 'reset.en');
     expect(inherited).toMatchObject({ source: 'inherited', subject: 'Acme: new password for {{login}}' });
 
-    const own = await call(server, shop.adminToken, 'PUT', `${templates('shop')}/reset/en`, { subject: 'Shop password', body: '{{link}}' });
+    // the record the console read, sent back with its id, kind, language and source
+    const own = await call(server, shop.adminToken, 'PUT', `${templates('shop')}/reset/en`, { ...inherited, subject: 'Shop password', body: '{{link}}' });
     expect(own.body.source).toBe('own');
     expect((await call(server, shop.adminToken, 'GET', templates('shop'))).body.find((t: { id: string }) => t.id === 'reset.en').source).toBe('own');
     const removed = await call(server, shop.adminToken, 'DELETE', `${templates('shop')}/reset/en`);
