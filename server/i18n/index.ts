@@ -157,8 +157,8 @@ export function t(key: MessageKey, values: Record<string, string | number> = {},
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }
 
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+/** The catalogue's own text as HTML (text and double-quoted attributes: an apostrophe stays as written). */
+const escapeHtml = (value: string) => value.replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char]!);
 
 /** The text of `key` as HTML: the text escaped, `{name}` replaced by `html` (HTML the caller made and escaped). */
 export function th(key: MessageKey, html: Record<string, string> = {}): string {

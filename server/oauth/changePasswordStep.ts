@@ -4,6 +4,7 @@ import { verifyStoredPassword } from '../accounts/importedHashes.js';
 import { hashPassword } from '../passwords.js';
 import { passwordProblem, policyOf } from '../policies.js';
 import { registerStep, stepForm } from './signInSteps.js';
+import { t, th } from '../i18n/index.js';
 
 /**
  * The required action "change password" (docs/CONSOLE.md, "Account states"): an administrator who
@@ -17,16 +18,16 @@ registerStep({
   needed: async ({ user }) => user.requiredActions.includes('change-password'),
   render: async ({ action, error }) =>
     stepForm({
-      title: 'Choose a new password',
-      intro: 'Your administrator asks you to choose a new password before you continue.',
+      title: t('step.changeTitle'),
+      intro: t('step.changeIntro'),
       action,
       step: 'change-password',
       error,
-      fields: `<label for="password">New password</label>
+      fields: `<label for="password">${th('password.new')}</label>
 <input type="password" id="password" name="password" autocomplete="new-password" required autofocus${error ? ' aria-describedby="step-error" aria-invalid="true"' : ''}>
-<label for="confirm">Confirm new password</label>
+<label for="confirm">${th('step.confirmPassword')}</label>
 <input type="password" id="confirm" name="confirm" autocomplete="new-password" required>`,
-      submit: 'Change password and continue',
+      submit: t('step.changeSubmit'),
     }),
   submit: async ({ db, user, tenant, body, request, signInId }) => {
     const password = body.password ?? '';

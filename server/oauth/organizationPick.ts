@@ -5,6 +5,7 @@ import { sha256 } from '../ids.js';
 import type { KnownUser } from '../accounts/accounts.js';
 import type { Attempt } from './loginThrottle.js';
 import { escapeHtml, renderPage } from './loginPage.js';
+import { t, th } from '../i18n/index.js';
 import { MAX_ORGANIZATIONS } from './organizationSearch.js';
 
 /**
@@ -118,11 +119,11 @@ export function renderPickPage(choices: { index: number; row: PickRow }[], back?
     .map(({ index, row }) => `<button type="submit" name="choice" value="${index}">${escapeHtml(row.companyName)} › ${escapeHtml(row.domainName)}</button>`)
     .join('\n');
   return renderPage(
-    'Choose your organization',
-    `<h1>Choose your organization</h1>
-<p>Your address and password are those of accounts in several organizations. Which one do you sign in to?</p>
+    t('pick.title'),
+    `<h1>${th('pick.title')}</h1>
+<p>${th('pick.intro')}</p>
 <form method="post" action="${PICK_PATH}">
 ${buttons}
-</form>${back ? `\n<p><a href="${escapeHtml(back)}">Back to sign-in</a></p>` : ''}`,
+</form>${back ? `\n<p><a href="${escapeHtml(back)}">${th('forgot.back')}</a></p>` : ''}`,
   );
 }

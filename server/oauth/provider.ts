@@ -8,6 +8,7 @@ import { adapterFactory } from './adapter.js';
 import { type ClientExtras, defaultResource, EXTRA_CLIENT_METADATA, extrasOf, isPublicClient, secretMatches, tenantOf } from './clients.js';
 import { planGrant, saveGrant } from './grants.js';
 import { renderErrorPage, renderMessagePage, renderPage } from './loginPage.js';
+import { t, th } from '../i18n/index.js';
 import { apiScopeNames, findActiveApi, IDENTITY_SCOPES, OFFLINE_ACCESS, userPermissions } from './resources.js';
 import { accountOfClient, chooseTenant, sameTenant, type TenantSetting } from './signInTenant.js';
 
@@ -213,14 +214,14 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
         enabled: true,
         async logoutSource(koa, form) {
           const name = koa.oidc.client?.clientName;
-          const question = name ? `Do you want to sign out of ${escape(String(name))}?` : 'Do you want to sign out?';
-          const html = renderPage('Sign out', `<h1>Sign out</h1>\n<p>${question}</p>\n${form}\n<button type="submit" form="op.logoutForm" value="yes" name="logout" autofocus>Yes, sign me out</button>\n<button type="submit" form="op.logoutForm">No, stay signed in</button>`);
+          const question = name ? th('logout.questionOf', { client: escape(String(name)) }) : th('logout.question');
+          const html = renderPage(t('logout.title'), `<h1>${th('logout.title')}</h1>\n<p>${question}</p>\n${form}\n<button type="submit" form="op.logoutForm" value="yes" name="logout" autofocus>${th('logout.yes')}</button>\n<button type="submit" form="op.logoutForm">${th('logout.no')}</button>`);
           koa.type = 'html';
           koa.body = html;
         },
         async postLogoutSuccessSource(koa) {
           koa.type = 'html';
-          koa.body = renderMessagePage('Signed out', 'You are signed out. You can close this window.');
+          koa.body = renderMessagePage(t('logout.doneTitle'), t('logout.done'));
         },
       },
       deviceFlow: {
@@ -228,17 +229,17 @@ export async function createProvider(ctx: AppContext, options: { pages: Pick<Con
         charset: 'base-20',
         mask: '****-****',
         async userCodeInputSource(koa, form, _out, err) {
-          const message = err ? '<p class="error" role="alert">The code is not valid. Check it and try again.</p>' : '<p>Enter the code your device shows.</p>';
+          const message = err ? `<p class="error" role="alert">${th('device.invalid')}</p>` : `<p>${th('device.enter')}</p>`;
           koa.type = 'html';
-          koa.body = renderPage('Connect a device', `<h1>Connect a device</h1>\n${message}\n${form.replace('<input ', '<label for="user_code">Code</label><input id="user_code" ')}\n<button type="submit" form="op.deviceInputForm">Continue</button>`);
+          koa.body = renderPage(t('device.title'), `<h1>${th('device.title')}</h1>\n${message}\n${form.replace('<input ', `<label for="user_code">${th('device.code')}</label><input id="user_code" `)}\n<button type="submit" form="op.deviceInputForm">${th('device.continue')}</button>`);
         },
         async userCodeConfirmSource(koa, form, client, _deviceInfo, userCode) {
           koa.type = 'html';
-          koa.body = renderPage('Connect a device', `<h1>Connect ${escape(String(client.clientName ?? client.clientId))}</h1>\n<p>Make sure the device shows <strong>${escape(userCode)}</strong>.</p>\n${form}\n<button type="submit" form="op.deviceConfirmForm" autofocus>Continue</button>\n<button type="submit" form="op.deviceConfirmForm" value="yes" name="abort">Cancel</button>`);
+          koa.body = renderPage(t('device.title'), `<h1>${th('device.titleOf', { client: escape(String(client.clientName ?? client.clientId)) })}</h1>\n<p>${th('device.check', { code: `<strong>${escape(userCode)}</strong>` })}</p>\n${form}\n<button type="submit" form="op.deviceConfirmForm" autofocus>${th('device.continue')}</button>\n<button type="submit" form="op.deviceConfirmForm" value="yes" name="abort">${th('device.cancel')}</button>`);
         },
         async successSource(koa) {
           koa.type = 'html';
-          koa.body = renderMessagePage('Device connected', 'Your device is signed in. You can close this window.');
+          koa.body = renderMessagePage(t('device.doneTitle'), t('device.done'));
         },
       },
       registration: options.registrationToken

@@ -8,6 +8,7 @@ import { hashPassword } from '../passwords.js';
 import { type DomainPolicy, passwordProblem, policyOf } from '../policies.js';
 import type { Tenant } from '../accounts/accounts.js';
 import { escapeHtml, renderErrorPage, renderPage, sendPage } from './loginPage.js';
+import { knowPage, t, th, translateSentence } from '../i18n/index.js';
 import { addressKey, type LoginThrottle } from './loginThrottle.js';
 import { chooseTenant, type NamedTenant, type TenantSetting } from './signInTenant.js';
 
@@ -80,13 +81,13 @@ async function offeredIn(db: Database, consoleClientId: string, query: SignUpQue
 
 const INTERACTION = /^[A-Za-z0-9_-]{1,200}$/;
 const backLink = (interaction?: string) =>
-  interaction && INTERACTION.test(interaction) ? `<p><a href="/oauth/interaction/${encodeURIComponent(interaction)}">Back to sign-in</a></p>` : '';
+  interaction && INTERACTION.test(interaction) ? `<p><a href="/oauth/interaction/${encodeURIComponent(interaction)}">${th('forgot.back')}</a></p>` : '';
 
 /** The page of a tenant that offers no sign-up (or of no tenant at all: the same words). */
 const notOfferedPage = (interaction?: string) =>
   renderPage(
-    'Sign-up is not offered',
-    `<h1>Sign-up is not offered</h1>\n<p>This organization does not let people create their own account. Ask its administrator to create one for you.</p>\n${backLink(interaction)}`,
+    t('signup.notOfferedTitle'),
+    `<h1>${th('signup.notOfferedTitle')}</h1>\n<p>${th('signup.notOffered')}</p>\n${backLink(interaction)}`,
   );
 
 function hidden(name: string, value: string | undefined): string {
@@ -95,27 +96,27 @@ function hidden(name: string, value: string | undefined): string {
 
 function signUpPage(input: { tenant: Tenant & { organization: string }; policy: DomainPolicy; interaction?: string; email?: string; displayName?: string; error?: string }): string {
   const { tenant, policy } = input;
-  const error = input.error ? `<p class="error" id="signup-error" role="alert">${escapeHtml(input.error)}</p>\n` : '';
+  const error = input.error ? `<p class="error" id="signup-error" role="alert">${escapeHtml(translateSentence(input.error))}</p>\n` : '';
   const describedBy = (hint?: string) => {
     const ids = [hint, input.error ? 'signup-error' : undefined].filter(Boolean).join(' ');
     return ids ? ` aria-describedby="${ids}"` : '';
   };
-  const rule = `At least ${policy.minPasswordLength} characters${policy.refuseCommonPasswords ? ', and not one of the most common passwords' : ''}.`;
+  const rule = t(policy.refuseCommonPasswords ? 'signup.ruleCommon' : 'signup.rule', { n: policy.minPasswordLength });
   return renderPage(
-    `Create an account at ${input.tenant.organization}`,
-    `<h1>Create an account</h1>
-<p>Organization: <strong>${escapeHtml(tenant.organization)}</strong></p>
+    t('signup.titleAt', { organization: input.tenant.organization }),
+    `<h1>${th('signup.title')}</h1>
+<p>${th('login.organization', { name: `<strong>${escapeHtml(tenant.organization)}</strong>` })}</p>
 ${error}<form method="post" action="/oauth/signup">
-${hidden('company', tenant.companyId)}${hidden('domain', tenant.domainId)}${hidden('interaction', input.interaction && INTERACTION.test(input.interaction) ? input.interaction : undefined)}<label for="email">Email</label>
+${hidden('company', tenant.companyId)}${hidden('domain', tenant.domainId)}${hidden('interaction', input.interaction && INTERACTION.test(input.interaction) ? input.interaction : undefined)}<label for="email">${th('signup.email')}</label>
 <input type="email" id="email" name="email" autocomplete="email" required maxlength="254" value="${escapeHtml(input.email ?? '')}"${describedBy()}>
-<label for="displayName">Your name</label>
+<label for="displayName">${th('signup.name')}</label>
 <input type="text" id="displayName" name="displayName" autocomplete="name" required maxlength="200" value="${escapeHtml(input.displayName ?? '')}">
-<label for="password">Password</label>
+<label for="password">${th('login.password')}</label>
 <input type="password" id="password" name="password" autocomplete="new-password" required minlength="${policy.minPasswordLength}" maxlength="1024"${describedBy('password-rule')}>
 <p id="password-rule">${escapeHtml(rule)}</p>
-<label for="confirm">Password again</label>
+<label for="confirm">${th('signup.passwordAgain')}</label>
 <input type="password" id="confirm" name="confirm" autocomplete="new-password" required maxlength="1024">
-<button type="submit">Create account</button>
+<button type="submit">${th('signup.submit')}</button>
 </form>
 ${backLink(input.interaction)}`,
   );
@@ -123,8 +124,8 @@ ${backLink(input.interaction)}`,
 
 const checkInboxPage = (email: string, interaction?: string) =>
   renderPage(
-    'Check your inbox',
-    `<h1>Check your inbox</h1>\n<p>If <strong>${escapeHtml(email)}</strong> can be used for a new account, a message is on its way there with a link to confirm the address. Follow it, then sign in.</p>\n${backLink(interaction)}`,
+    t('signup.inboxTitle'),
+    `<h1>${th('signup.inboxTitle')}</h1>\n<p>${th('signup.inbox', { email: `<strong>${escapeHtml(email)}</strong>` })}</p>\n${backLink(interaction)}`,
   );
 
 /** Why the form cannot be accepted, as a sentence, or undefined. */
@@ -164,6 +165,7 @@ export async function signUpRoutes(app: FastifyInstance, options: { throttle: Lo
     { schema: { tags: ['oauth'], summary: 'The hosted sign-up page of a domain (or a page saying it offers none)', security: [], querystring: { type: 'object', properties: queryProperties } } },
     async (request, reply) => {
       const offered = await offeredIn(db, consoleClientId, request.query);
+      if (offered) await knowPage(db, { tenant: offered.tenant });
       if (!offered) return sendPage(reply, 200, notOfferedPage(request.query.interaction));
       return sendPage(reply, 200, signUpPage({ ...offered, interaction: request.query.interaction }));
     },
@@ -204,6 +206,7 @@ export async function signUpRoutes(app: FastifyInstance, options: { throttle: Lo
     async (request: FastifyRequest<{ Body: SignUpForm }>, reply: FastifyReply) => {
       const form = request.body ?? {};
       const offered = await offeredIn(db, consoleClientId, form);
+      if (offered) await knowPage(db, { tenant: offered.tenant });
       if (!offered) return sendPage(reply, 403, notOfferedPage(form.interaction));
       const again = (status: number, error: string) =>
         sendPage(reply, status, signUpPage({ ...offered, interaction: form.interaction, email: form.email, displayName: form.displayName, error }));

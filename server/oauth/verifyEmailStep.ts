@@ -1,6 +1,7 @@
 import { registerStep, type StepInput, stepForm } from './signInSteps.js';
 import { sendAccountLink } from '../accounts/links.js';
 import { languageOf } from '../mail/language.js';
+import { t } from '../i18n/index.js';
 import { mailerOf } from '../mail/mailer.js';
 
 /**
@@ -46,23 +47,23 @@ registerStep({
     await sendLink(input, QUIET_SECONDS);
     const escape = (value: string) => value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
     return stepForm({
-      title: 'Verify your e-mail address',
-      intro: `We have sent a link to ${input.user.email}. Open it to verify your address, then press Continue.`,
+      title: t('verify.title'),
+      intro: t('step.verifyIntro', { email: input.user.email }),
       action: input.action,
       step: 'verify-email',
       error: input.error,
       fields: '',
-      submit: 'Continue',
+      submit: t('device.continue'),
       after: `\n<form method="post" action="${escape(input.action)}">
 <input type="hidden" name="step" value="verify-email">
-<button type="submit" name="resend" value="1">Resend the link</button>
+<button type="submit" name="resend" value="1">${escape(t('step.resend'))}</button>
 </form>`,
     });
   },
   submit: async (input) => {
     if (input.body.resend) {
       const sent = await sendLink(input, RESEND_SECONDS);
-      return { error: sent ? `A new link is on its way to ${input.user.email}. Open it, then press Continue.` : 'A link was sent less than a minute ago: wait for it, or try again in a minute.' };
+      return { error: sent ? t('step.resent', { email: input.user.email }) : 'A link was sent less than a minute ago: wait for it, or try again in a minute.' };
     }
     if (await needsVerifying(input)) return { error: 'Your address is not verified yet: open the link we sent, then press Continue.' };
     return { done: true };
