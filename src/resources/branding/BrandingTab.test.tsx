@@ -7,6 +7,7 @@ import { renderScreen } from '../../test/renderScreen';
 import { clearSession, updateSession } from '../../session/session';
 import CompanyForm from '../companies/CompanyForm';
 import { companies } from '../companies';
+import { createTheme, type ThemeOptions } from '@mui/material/styles';
 import { lightTheme } from '../../layout/theme';
 import { brandedTheme } from './consoleBranding';
 
@@ -213,12 +214,16 @@ describe('a company\'s E-mail templates tab (docs/CONSOLE.md, "E-mail templates"
 
 describe("the console's theme with the company's colours", () => {
   it('takes the primary and background colours, with readable text on the primary', () => {
-    const theme = brandedTheme(lightTheme, '#ffeb3b', '#101010') as { palette: Record<string, Record<string, string>> };
+    const theme = createTheme(brandedTheme(lightTheme, '#ffeb3b', '#101010') as ThemeOptions);
     expect(theme.palette.primary.main).toBe('#ffeb3b');
     expect(theme.palette.primary.contrastText).toBe('rgba(0, 0, 0, 0.87)');
+    expect(theme.palette.primary.dark).not.toBe((lightTheme.palette as { primary: { dark?: string } }).primary.dark ?? '#1565c0');
     expect(theme.palette.secondary.main).toBe('#ffeb3b');
+    expect(theme.palette.secondary.contrastText).toBe('rgba(0, 0, 0, 0.87)');
     expect(theme.palette.background.default).toBe('#101010');
-    expect((brandedTheme(lightTheme, '#0b5394', undefined) as typeof theme).palette.primary.contrastText).toBe('#fff');
+    expect(createTheme(brandedTheme(lightTheme, '#0b5394', undefined) as ThemeOptions).palette.primary.contrastText).toBe('#fff');
+    // the console's own theme is left as it was
+    expect((lightTheme.palette as { primary: { contrastText?: string } }).primary.contrastText).toBe('#fff');
     // nothing usable: the theme as it was
     expect(brandedTheme(lightTheme, 'red', undefined)).toBe(lightTheme);
   });

@@ -4,8 +4,7 @@ import { useNotify, useTranslate } from 'react-admin';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { DisabledReason } from '../generic/DisabledReason';
 import { useAllowed } from '../generic/useAllowed';
-import { brandingKey, fetchBranding, OWN_FIELDS, removeImage, saveBranding, uploadImage, type Branding, type Image, type OwnBranding, type OwnField } from './api';
-import { brandingSaved } from './consoleBranding';
+import { brandingKey, brandingSaved, fetchBranding, OWN_FIELDS, removeImage, saveBranding, uploadImage, type Branding, type Image, type OwnBranding, type OwnField } from './api';
 import { contrastOf, DEFAULT_COLOURS, isHex, MIN_CONTRAST } from './colours';
 import { SignInPreview } from './SignInPreview';
 

@@ -1,6 +1,6 @@
 import { Box, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
-import { textOn } from './consoleBranding';
+import { textOn } from './colours';
 
 interface PreviewProps {
   theme: 'light' | 'dark';

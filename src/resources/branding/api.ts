@@ -5,8 +5,7 @@
  */
 import { config } from '../../config';
 import { httpClient } from '../../http/httpClient';
-import { getSession } from '../../session/session';
-import { brandingUrl, type EffectiveBranding } from './consoleBranding';
+import type { EffectiveBranding } from './consoleBranding';
 
 export const OWN_FIELDS = ['displayName', 'primaryLight', 'backgroundLight', 'primaryDark', 'backgroundDark', 'supportEmail', 'supportUrl'] as const;
 export type OwnField = (typeof OWN_FIELDS)[number];
@@ -83,5 +82,8 @@ export async function previewTemplate(companyId: string, kind: string, language:
   return (await httpClient(`${templateUrl(companyId, kind, language)}/preview`, { method: 'POST', body: JSON.stringify(text) })).json as Rendered;
 }
 
-/** Whether the console shows this company's branding: its own company's (what App's theme reads). */
-export const isSignedInCompany = (companyId: string) => getSession().rootCompany?.id === companyId;
+export const brandingUrl = (companyId: string) => `${config.apiBase}/companys/${encodeURIComponent(companyId)}/branding`;
+
+/** Tells the console's theme (consoleBranding.ts, BRANDING_SAVED) that a company's branding changed. */
+export const brandingSaved = (companyId: string, effective: EffectiveBranding | undefined) =>
+  window.dispatchEvent(new CustomEvent('iam:branding-saved', { detail: { companyId, effective } }));

@@ -15,3 +15,6 @@ export const DEFAULT_COLOURS = {
 
 /** The WCAG contrast ratio of two #rrggbb colours, 1 to 21. */
 export const contrastOf = (a: string, b: string) => getContrastRatio(a, b);
+
+/** White or near-black, whichever reads better on the colour. */
+export const textOn = (colour: string) => (getContrastRatio(colour, '#fff') >= getContrastRatio(colour, '#000') ? '#fff' : 'rgba(0, 0, 0, 0.87)');

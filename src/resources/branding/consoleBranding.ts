@@ -7,7 +7,6 @@
  */
 import { useEffect, useState } from 'react';
 import { deepmerge } from '@mui/utils';
-import { darken, getContrastRatio, lighten } from '@mui/material/styles';
 import type { RaThemeOptions } from 'react-admin';
 import { config } from '../../config';
 import { httpClient } from '../../http/httpClient';
@@ -25,7 +24,7 @@ export interface EffectiveBranding {
   supportUrl?: string;
 }
 
-export const brandingUrl = (companyId: string) => `${config.apiBase}/companys/${encodeURIComponent(companyId)}/branding`;
+const brandingUrl = (companyId: string) => `${config.apiBase}/companys/${encodeURIComponent(companyId)}/branding`;
 
 let current: EffectiveBranding | undefined;
 let loading: Promise<void> | undefined;
@@ -46,10 +45,15 @@ function load(): Promise<void> {
   return loading;
 }
 
-/** A company's branding was saved: when it is the signed-in company's, the console follows it now. */
-export function brandingSaved(companyId: string, effective: EffectiveBranding | undefined): void {
+/**
+ * A company's branding was saved (the Branding tab says so with this event, so that its lazy chunk does
+ * not share a module with the first screen): when it is the signed-in company's, the console follows it now.
+ */
+export const BRANDING_SAVED = 'iam:branding-saved';
+window.addEventListener(BRANDING_SAVED, (event) => {
+  const { companyId, effective } = (event as CustomEvent<{ companyId: string; effective?: EffectiveBranding }>).detail;
   if (companyId === getSession().rootCompany?.id) put(effective);
-}
+});
 
 /** The signed-in company's effective branding; undefined until read (or when it has none). */
 export function useConsoleBranding(): EffectiveBranding | undefined {
@@ -65,9 +69,6 @@ export function useConsoleBranding(): EffectiveBranding | undefined {
 
 const HEX = /^#[0-9a-f]{6}$/i;
 
-/** White or near-black, whichever reads better on the colour. */
-export const textOn = (colour: string) => (getContrastRatio(colour, '#fff') >= getContrastRatio(colour, '#000') ? '#fff' : 'rgba(0, 0, 0, 0.87)');
-
 /**
  * The theme with the company's primary and page background colours (buttons, links, the app bar,
  * the selected tab); a theme the branding does not touch is returned as it is.
@@ -76,11 +77,10 @@ export function brandedTheme(theme: RaThemeOptions, primary: string | undefined,
   const main = primary && HEX.test(primary) ? primary : undefined;
   const page = background && HEX.test(background) ? background : undefined;
   if (!main && !page) return theme;
-  const colour = main && { main, light: lighten(main, 0.2), dark: darken(main, 0.2), contrastText: textOn(main) };
-  return deepmerge(theme, {
-    palette: {
-      ...(colour && { primary: colour, secondary: colour }),
-      ...(page && { background: { default: page } }),
-    },
-  } as RaThemeOptions);
+  const branded = deepmerge(theme, {
+    palette: { ...(main && { primary: { main }, secondary: { main } }), ...(page && { background: { default: page } }) },
+  } as RaThemeOptions) as { palette: Record<string, Record<string, unknown>> };
+  // light, dark and the text on the colour left for MUI to derive (the base theme's are for its own blue); deepmerge made these objects anew
+  if (main) for (const name of ['primary', 'secondary']) for (const key of ['light', 'dark', 'contrastText']) delete branded.palette[name][key];
+  return branded as RaThemeOptions;
 }
