@@ -5,7 +5,6 @@ const ar: Record<MessageKey, string> = {
   'page.support': 'هل تحتاج إلى مساعدة؟',
   'page.supportEmail': 'راسلنا على {email}',
   'page.supportLink': 'الدعم',
-  'page.logoOf': 'شعار {name}',
 
   'login.title': 'تسجيل الدخول إلى {client}',
   'login.organization': 'المؤسسة: {name}',

@@ -5,7 +5,6 @@ const de: Record<MessageKey, string> = {
   'page.support': 'Brauchen Sie Hilfe?',
   'page.supportEmail': 'Schreiben Sie an {email}',
   'page.supportLink': 'Support',
-  'page.logoOf': 'Logo von {name}',
 
   'login.title': 'Bei {client} anmelden',
   'login.organization': 'Organisation: {name}',
@@ -108,7 +107,7 @@ const de: Record<MessageKey, string> = {
   'mfa.qrLabel': 'QR-Code des Schlüssels der Authenticator-App',
   'mfa.scan': 'Scannen Sie diesen Code mit Ihrer Authenticator-App (Google Authenticator, Microsoft Authenticator, 1Password, FreeOTP…):',
   'mfa.typeKey': 'Oder geben Sie diesen Schlüssel in der App ein: {key}',
-  'mfa.nameOptional': 'Name (optional)',
+  'mfa.nameOptional': 'Bezeichnung (optional)',
   'mfa.appPlaceholder': 'Authenticator-App',
   'mfa.appCode': 'Von der App angezeigter Code',
   'mfa.confirm': 'Bestätigen',

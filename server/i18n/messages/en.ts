@@ -7,7 +7,6 @@ const en = {
   'page.support': 'Need help?',
   'page.supportEmail': 'Write to {email}',
   'page.supportLink': 'Support',
-  'page.logoOf': 'Logo of {name}',
 
   'login.title': 'Sign in to {client}',
   'login.organization': 'Organization: {name}',

@@ -5,7 +5,6 @@ const es: Record<MessageKey, string> = {
   'page.support': '¿Necesita ayuda?',
   'page.supportEmail': 'Escriba a {email}',
   'page.supportLink': 'Soporte',
-  'page.logoOf': 'Logotipo de {name}',
 
   'login.title': 'Iniciar sesión en {client}',
   'login.organization': 'Organización: {name}',

@@ -5,7 +5,6 @@ const fr: Record<MessageKey, string> = {
   'page.support': 'Besoin d’aide ?',
   'page.supportEmail': 'Écrire à {email}',
   'page.supportLink': 'Assistance',
-  'page.logoOf': 'Logo de {name}',
 
   'login.title': 'Se connecter à {client}',
   'login.organization': 'Organisation : {name}',

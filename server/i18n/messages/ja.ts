@@ -5,7 +5,6 @@ const ja: Record<MessageKey, string> = {
   'page.support': 'お困りですか?',
   'page.supportEmail': '{email} までご連絡ください',
   'page.supportLink': 'サポート',
-  'page.logoOf': '{name} のロゴ',
 
   'login.title': '{client} にサインイン',
   'login.organization': '組織: {name}',
