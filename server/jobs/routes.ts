@@ -179,6 +179,8 @@ export async function jobRoutes(app: FastifyInstance) {
             const buffer = piece as Buffer;
             bytes += buffer.length;
             if (bytes > MAX_IMPORT_BYTES) throw tooLarge();
+            // CSV and JSON Lines are UTF-8 text: a NUL byte is a binary (or UTF-16) file, refused whole
+            if (buffer.includes(0)) throw badRequest('The file contains a NUL byte: send a UTF-8 CSV or JSON Lines file');
             parts.push(buffer);
             size += buffer.length;
             if (size >= CHUNK_BYTES) {

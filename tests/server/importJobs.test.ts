@@ -125,6 +125,9 @@ describe('importing users', () => {
     const empty = await upload(server, acme.adminToken, acme, '');
     expect(empty.status).toBe(400);
     expect(empty.body.message).toContain('empty');
+    const binary = await upload(server, acme.adminToken, acme, 'email\nnul\u0000@acme.example\n');
+    expect(binary.status).toBe(400);
+    expect(binary.body.message).toContain('NUL');
     const noEmail = await importFile(acme.adminToken, acme, 'id,name\nx,y\n');
     expect(noEmail).toMatchObject({ status: 'failed', error: expect.stringContaining('no email column'), created: 0 });
   });
