@@ -30,6 +30,8 @@ describe('the console in six languages', () => {
     expect(t('ra.action.save')).toBe('Enregistrer');
     expect(document.documentElement.lang).toBe('fr');
     expect(document.documentElement.dir).toBe('ltr');
+    // the plain pages inside the console (its 404 page) read the same language
+    expect(translate('iam.notFound.home')).toBe("Aller à l'accueil");
     await loadScreenWords();
     expect(t('iam.users.listTitle')).toBe('Utilisateurs');
     expect(t('resources.users.name', { smart_count: 2 })).toBe('Utilisateurs');

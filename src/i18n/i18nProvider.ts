@@ -4,6 +4,7 @@ import { en } from './en';
 import { LANGUAGES, LANGUAGE_NAMES, loadLanguage, showLanguage } from './language';
 import { reactAdminFirstScreen } from './reactAdmin';
 import { readableName } from './readableName';
+import { setLanguageMessages } from './translate';
 import type { DeclaredLabels } from '../resources/types';
 
 const LOCALES = LANGUAGES.map((locale) => ({ locale, name: LANGUAGE_NAMES[locale] }));
@@ -52,6 +53,7 @@ export const i18nProvider: I18nProvider = {
   changeLocale: async (locale) => {
     const messages = locale === 'en' ? undefined : ((await loadLanguage(locale)) as TranslationMessages | undefined);
     chosen = messages ? { locale, messages } : undefined;
+    setLanguageMessages(messages);
     polyglot = polyglotOf();
     showLanguage(polyglot.getLocale());
   },

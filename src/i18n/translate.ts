@@ -18,10 +18,15 @@ export function translate(key: string, values: Record<string, string | number> =
   return node.replace(/%\{(\w+)\}/g, (match, name: string) => (name in values ? String(values[name]) : match));
 }
 
+/** The words of a language's module, or English (the console's provider sets them too: its 404 page reads them). */
+export function setLanguageMessages(tree: object | undefined): void {
+  messages = tree ?? english;
+}
+
 /** Uses a language on the sign-in pages (remembered when `remember`); English when its module is missing. */
 export async function applyLanguage(language = chosenLanguage(), remember = false): Promise<void> {
   const tree = language === 'en' ? undefined : await loadLanguage(language).catch(() => undefined);
-  messages = tree ?? english;
+  setLanguageMessages(tree);
   showLanguage(tree ? language : 'en');
   if (remember) localStorage.setItem(LANGUAGE_KEY, language);
   window.dispatchEvent(new Event(LANGUAGE_CHANGED));
