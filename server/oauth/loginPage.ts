@@ -133,7 +133,8 @@ function supportFooter(branding: EffectiveBranding | undefined): string {
   const url = branding?.supportUrl && /^https:\/\//i.test(branding.supportUrl) ? branding.supportUrl : undefined;
   if (!email && !url) return '';
   const parts = [
-    email ? `<a href="mailto:${escapeHtml(email)}">${escapeHtml(t('page.supportEmail', { email }))}</a>` : '',
+    // <bdi>: an address keeps its own direction inside a right-to-left sentence
+    email ? `<a href="mailto:${escapeHtml(email)}">${th('page.supportEmail', { email: `<bdi>${escapeHtml(email)}</bdi>` })}</a>` : '',
     url ? `<a href="${escapeHtml(url)}" rel="noopener noreferrer">${escapeHtml(t('page.supportLink'))}</a>` : '',
   ].filter(Boolean);
   return `<footer class="support"><p>${escapeHtml(t('page.support'))} ${parts.join(' · ')}</p></footer>\n`;

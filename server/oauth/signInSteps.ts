@@ -4,6 +4,7 @@ import type { Database } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import { findUserById, type KnownUser, type Tenant } from '../accounts/accounts.js';
 import { renderErrorPage, renderPage, sendPage } from './loginPage.js';
+import { translateSentence } from '../i18n/index.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 
 /**
@@ -216,7 +217,7 @@ export async function endSteps(setting: StepsSetting, reply: FastifyReply, pendi
 /** A step page's frame: its heading, the error if any, and a form posting `step`. */
 export function stepForm(input: { title: string; intro: string; action: string; step: string; error?: string; fields: string; submit: string; after?: string }): string {
   const escape = (value: string) => value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
-  const error = input.error ? `<p class="error" id="step-error" role="alert">${escape(input.error)}</p>\n` : '';
+  const error = input.error ? `<p class="error" id="step-error" role="alert">${escape(translateSentence(input.error))}</p>\n` : '';
   return renderPage(
     input.title,
     `<h1>${escape(input.title)}</h1>
