@@ -107,6 +107,8 @@ export default defineConfig({
       '/.well-known': { target: PROVIDER, changeOrigin: false },
       // the provider's account page (second factors; e-mailed links)
       '/account': { target: PROVIDER, changeOrigin: false },
+      // a company's logo and icon (the app bar, the Branding tab)
+      '/branding': { target: PROVIDER, changeOrigin: false },
     },
   },
 });
