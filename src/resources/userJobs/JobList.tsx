@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link as RouterLink } from 'react-router-dom';
 import { Title, useNavigate, useTranslate } from 'react-admin';
 import { useSession } from '../../session/useSession';
+import { uiLocale } from '../../i18n/language';
 import { formatDateTime } from '../generic/dateTime';
 import { isActive, listJobs, type Job } from './api';
 import { jobHref } from './jobHref';
@@ -102,7 +103,7 @@ export default function JobList() {
                     </TableCell>
                     {NUMBERS.map((count) => (
                       <TableCell key={count} align="right">
-                        {job.kind === 'export' && count !== 'rowsRead' ? '' : (job[count] ?? 0).toLocaleString()}
+                        {job.kind === 'export' && count !== 'rowsRead' ? '' : (job[count] ?? 0).toLocaleString(uiLocale())}
                       </TableCell>
                     ))}
                   </TableRow>

@@ -4,6 +4,7 @@ import DownloadIcon from '@mui/icons-material/Download';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Title, useLocation, useNavigate, useTranslate } from 'react-admin';
 import { currentPathContext, type PathContext } from '../../session/session';
+import { uiLocale } from '../../i18n/language';
 import { formatDateTime } from '../generic/dateTime';
 import { DisabledReason } from '../generic/DisabledReason';
 import { cancelJob, download, importDryRun, isActive, jobUrl, readJob, type Job, type JobKind } from './api';
@@ -39,7 +40,7 @@ function Counts({ job }: { job: Job }) {
             {translate(`iam.userJobs.counts.${job.kind === 'export' && count === 'rowsRead' ? 'exported' : count}`)}
           </Typography>
           <Typography component="dd" variant="h5" sx={{ m: 0 }} color={count === 'failed' && job.failed > 0 ? 'error' : undefined}>
-            {(job[count] ?? 0).toLocaleString()}
+            {(job[count] ?? 0).toLocaleString(uiLocale())}
           </Typography>
         </Box>
       ))}
