@@ -7,6 +7,7 @@ import { mailerOf } from '../mail/mailer.js';
 import { badRequest, HttpError } from '../errors.js';
 import { sha256 } from '../ids.js';
 import { escapeHtml, renderErrorPage, renderPage, sendPage } from '../oauth/loginPage.js';
+import { t, th, translateSentence } from '../i18n/index.js';
 import { passwordStep, type PasswordStepOptions } from '../oauth/passwordStep.js';
 import { addressKey } from '../oauth/loginThrottle.js';
 import { attemptOf, recordSignIn, type SignInOutcome } from '../oauth/signInEvents.js';
@@ -80,10 +81,10 @@ const settingOf = (options: UpstreamOptions): UpstreamSetting => ({ publicUrl: o
 /** A page that sends the browser on at once: a form's answer cannot redirect to another site (the page's form-action), a refresh can. */
 export function continuePage(url: string, name: string): string {
   return renderPage(
-    `Continue to ${name}`,
+    t('upstream.continueTitle', { name }),
     `<meta http-equiv="refresh" content="0;url=${escapeHtml(url)}">
-<h1>Signing in with ${escapeHtml(name)}</h1>
-<p><a id="continue" href="${escapeHtml(url)}">Continue to ${escapeHtml(name)}</a></p>`,
+<h1>${escapeHtml(t('upstream.signingIn', { name }))}</h1>
+<p><a id="continue" href="${escapeHtml(url)}">${escapeHtml(t('upstream.continueTitle', { name }))}</a></p>`,
   );
 }
 
@@ -349,20 +350,18 @@ export async function upstreamRoutes(app: FastifyInstance, options: UpstreamOpti
     const hasPassword = Boolean(user.passwordHash);
     const passwordForm = hasPassword
       ? `<form method="post" action="${LINK_PATH}">
-<label for="password">Password</label>
+<label for="password">${th('login.password')}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${error ? ' aria-describedby="link-error" aria-invalid="true"' : ''}>
-<button type="submit">Link and sign in</button>
+<button type="submit">${th('upstream.linkSubmit')}</button>
 </form>
 `
       : '';
     return renderPage(
-      'Link your account',
-      `<h1>Link your account</h1>
-<p>An account with the address <strong>${escapeHtml(user.email)}</strong> already exists here. To sign in to it with ${escapeHtml(connectionName)} from now on, ${
-        hasPassword ? 'enter its password once, or have a link e-mailed to that address.' : 'prove it is yours: we e-mail a link to that address.'
-      }</p>
-${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(error)}</p>\n` : ''}${status ? `<p id="link-status" role="status">${escapeHtml(status)}</p>\n` : ''}${passwordForm}<form method="post" action="${LINK_MAIL_PATH}">
-<button type="submit" id="link-by-mail">${hasPassword ? 'E-mail me a link instead' : 'E-mail me a link'}</button>
+      t('upstream.linkTitle'),
+      `<h1>${th('upstream.linkTitle')}</h1>
+<p>${th(hasPassword ? 'upstream.exists' : 'upstream.existsNoPassword', { email: `<strong>${escapeHtml(user.email)}</strong>`, name: escapeHtml(connectionName) })}</p>
+${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(translateSentence(error))}</p>\n` : ''}${status ? `<p id="link-status" role="status">${escapeHtml(status)}</p>\n` : ''}${passwordForm}<form method="post" action="${LINK_MAIL_PATH}">
+<button type="submit" id="link-by-mail">${th(hasPassword ? 'upstream.mailInstead' : 'upstream.mail')}</button>
 </form>`,
     );
   };
@@ -470,12 +469,12 @@ ${error ? `<p class="error" id="link-error" role="alert">${escapeHtml(error)}</p
       reply,
       200,
       renderPage(
-        'Link your account',
-        `<h1>Link your account</h1>
-<p>Link your sign-in with ${escapeHtml(found.connection.displayName)} to the account <strong>${escapeHtml(found.user.email)}</strong>, and sign in.</p>
+        t('upstream.linkTitle'),
+        `<h1>${th('upstream.linkTitle')}</h1>
+<p>${th('upstream.confirm', { name: escapeHtml(found.connection.displayName), email: `<strong>${escapeHtml(found.user.email)}</strong>` })}</p>
 <form method="post" action="${LINK_CONFIRM_PATH}">
 <input type="hidden" name="token" value="${escapeHtml(token)}">
-<button type="submit">Link and sign in</button>
+<button type="submit">${th('upstream.linkSubmit')}</button>
 </form>`,
       ),
     );
@@ -522,9 +521,9 @@ function appleName(user: string): string | undefined {
 function claimsPage(connection: UpstreamConnection, profile: UpstreamProfile): string {
   const row = (name: string, value: string | undefined) => `<tr><th scope="row">${escapeHtml(name)}</th><td>${escapeHtml(value ?? '—')}</td></tr>`;
   return renderPage(
-    `Test sign-in: ${connection.displayName}`,
-    `<h1>Test sign-in: ${escapeHtml(connection.displayName)}</h1>
-<p>The identity provider signed this person in. Nobody was signed in or created here: this is what a sign-in would receive.</p>
+    t('upstream.testTitle', { name: connection.displayName }),
+    `<h1>${escapeHtml(t('upstream.testTitle', { name: connection.displayName }))}</h1>
+<p>${th('upstream.testIntro')}</p>
 <table id="claims">
 ${row('subject', profile.subject)}
 ${row('email', profile.email)}

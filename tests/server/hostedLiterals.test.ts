@@ -22,6 +22,7 @@ const PAGE_MODULES = [
   'server/oauth/verifyEmailStep.ts',
   'server/oauth/provider.ts',
   'server/mfa/pages.ts',
+  'server/upstream/routes.ts',
 ];
 const read = (file: string) => fs.readFileSync(path.join(process.cwd(), file), 'utf8');
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();

@@ -148,6 +148,21 @@ const de: Record<MessageKey, string> = {
   'mfa.removeTitle': 'Faktor entfernen',
   'mfa.removeConfirm': '{what} entfernen? Geben Sie zur Bestätigung Ihr Passwort ein.',
 
+  'upstream.continueTitle': 'Weiter zu {name}',
+  'upstream.signingIn': 'Anmeldung mit {name}',
+  'upstream.linkTitle': 'Konto verknüpfen',
+  'upstream.exists': 'Ein Konto mit der Adresse {email} gibt es hier bereits. Um sich künftig mit {name} daran anzumelden, geben Sie einmal dessen Passwort ein oder lassen Sie sich einen Link an diese Adresse senden.',
+  'upstream.existsNoPassword': 'Ein Konto mit der Adresse {email} gibt es hier bereits. Um sich künftig mit {name} daran anzumelden, weisen Sie nach, dass es Ihres ist: Wir senden einen Link an diese Adresse.',
+  'upstream.linkSubmit': 'Verknüpfen und anmelden',
+  'upstream.mailInstead': 'Stattdessen einen Link per E-Mail senden',
+  'upstream.mail': 'Link per E-Mail senden',
+  'upstream.confirm': 'Verknüpfen Sie Ihre Anmeldung mit {name} mit dem Konto {email} und melden Sie sich an.',
+  'error.upstreamExpired': 'Diese Anmeldung ist abgelaufen, wurde bereits verwendet oder nicht hier begonnen. Bitte melden Sie sich erneut an.',
+  'error.otherBrowser': 'Öffnen Sie diesen Link in dem Browser, in dem Sie die Anmeldung begonnen haben. Es wurde nichts verknüpft.',
+
+  'upstream.testTitle': 'Testanmeldung: {name}',
+  'upstream.testIntro': 'Der Identitätsanbieter hat diese Person angemeldet. Hier wurde niemand angemeldet oder angelegt: Das würde eine Anmeldung erhalten.',
+
   'error.expired': 'Diese Anmeldung ist abgelaufen. Bitte melden Sie sich erneut an.',
   'error.expiredStart': 'Diese Anmeldung ist abgelaufen. Bitte beginnen Sie von vorn.',
   'error.outOfDate': 'Diese Anmeldeseite ist veraltet. Bitte beginnen Sie von vorn.',

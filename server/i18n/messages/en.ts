@@ -150,6 +150,21 @@ const en = {
   'mfa.removeTitle': 'Remove a factor',
   'mfa.removeConfirm': 'Remove {what}? Type your password to confirm.',
 
+  'upstream.continueTitle': 'Continue to {name}',
+  'upstream.signingIn': 'Signing in with {name}',
+  'upstream.linkTitle': 'Link your account',
+  'upstream.exists': 'An account with the address {email} already exists here. To sign in to it with {name} from now on, enter its password once, or have a link e-mailed to that address.',
+  'upstream.existsNoPassword': 'An account with the address {email} already exists here. To sign in to it with {name} from now on, prove it is yours: we e-mail a link to that address.',
+  'upstream.linkSubmit': 'Link and sign in',
+  'upstream.mailInstead': 'E-mail me a link instead',
+  'upstream.mail': 'E-mail me a link',
+  'upstream.confirm': 'Link your sign-in with {name} to the account {email}, and sign in.',
+  'error.upstreamExpired': 'This sign-in has expired, was already used, or was not started here. Please sign in again.',
+  'error.otherBrowser': 'Open this link in the browser where you started signing in. Nothing was linked.',
+
+  'upstream.testTitle': 'Test sign-in: {name}',
+  'upstream.testIntro': 'The identity provider signed this person in. Nobody was signed in or created here: this is what a sign-in would receive.',
+
   'error.expired': 'This sign-in has expired. Please sign in again.',
   'error.expiredStart': 'This sign-in has expired. Please start again.',
   'error.outOfDate': 'This sign-in page is out of date. Please start again.',

@@ -148,6 +148,21 @@ const es: Record<MessageKey, string> = {
   'mfa.removeTitle': 'Quitar un factor',
   'mfa.removeConfirm': '¿Quitar {what}? Escriba su contraseña para confirmar.',
 
+  'upstream.continueTitle': 'Continuar a {name}',
+  'upstream.signingIn': 'Iniciando sesión con {name}',
+  'upstream.linkTitle': 'Vincular su cuenta',
+  'upstream.exists': 'Ya existe aquí una cuenta con la dirección {email}. Para iniciar sesión en ella con {name} a partir de ahora, introduzca su contraseña una vez o reciba un enlace en esa dirección.',
+  'upstream.existsNoPassword': 'Ya existe aquí una cuenta con la dirección {email}. Para iniciar sesión en ella con {name} a partir de ahora, demuestre que es suya: enviaremos un enlace a esa dirección.',
+  'upstream.linkSubmit': 'Vincular e iniciar sesión',
+  'upstream.mailInstead': 'Enviarme un enlace por correo en su lugar',
+  'upstream.mail': 'Enviarme un enlace por correo',
+  'upstream.confirm': 'Vincule su inicio de sesión con {name} a la cuenta {email} e inicie sesión.',
+  'error.upstreamExpired': 'Este inicio de sesión ha caducado, ya se utilizó o no se inició aquí. Inicie sesión de nuevo.',
+  'error.otherBrowser': 'Abra este enlace en el navegador donde empezó a iniciar sesión. No se ha vinculado nada.',
+
+  'upstream.testTitle': 'Inicio de sesión de prueba: {name}',
+  'upstream.testIntro': 'El proveedor de identidad ha autenticado a esta persona. Aquí no se ha iniciado sesión ni se ha creado a nadie: esto es lo que recibiría un inicio de sesión.',
+
   'error.expired': 'Este inicio de sesión ha caducado. Inicie sesión de nuevo.',
   'error.expiredStart': 'Este inicio de sesión ha caducado. Vuelva a empezar.',
   'error.outOfDate': 'Esta página de inicio de sesión está desactualizada. Vuelva a empezar.',

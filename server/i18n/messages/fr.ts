@@ -148,6 +148,21 @@ const fr: Record<MessageKey, string> = {
   'mfa.removeTitle': 'Supprimer un facteur',
   'mfa.removeConfirm': 'Supprimer {what} ? Saisissez votre mot de passe pour confirmer.',
 
+  'upstream.continueTitle': 'Continuer vers {name}',
+  'upstream.signingIn': 'Connexion avec {name}',
+  'upstream.linkTitle': 'Associer votre compte',
+  'upstream.exists': 'Un compte avec l’adresse {email} existe déjà ici. Pour vous y connecter désormais avec {name}, saisissez une fois son mot de passe, ou recevez un lien à cette adresse.',
+  'upstream.existsNoPassword': 'Un compte avec l’adresse {email} existe déjà ici. Pour vous y connecter désormais avec {name}, prouvez qu’il est à vous : nous envoyons un lien à cette adresse.',
+  'upstream.linkSubmit': 'Associer et se connecter',
+  'upstream.mailInstead': 'M’envoyer plutôt un lien par e-mail',
+  'upstream.mail': 'M’envoyer un lien par e-mail',
+  'upstream.confirm': 'Associez votre connexion avec {name} au compte {email}, et connectez-vous.',
+  'error.upstreamExpired': 'Cette connexion a expiré, a déjà été utilisée ou n’a pas été commencée ici. Veuillez vous reconnecter.',
+  'error.otherBrowser': 'Ouvrez ce lien dans le navigateur où vous avez commencé à vous connecter. Rien n’a été associé.',
+
+  'upstream.testTitle': 'Connexion de test : {name}',
+  'upstream.testIntro': 'Le fournisseur d’identité a connecté cette personne. Personne n’a été connecté ni créé ici : voici ce qu’une connexion recevrait.',
+
   'error.expired': 'Cette connexion a expiré. Veuillez vous reconnecter.',
   'error.expiredStart': 'Cette connexion a expiré. Veuillez recommencer.',
   'error.outOfDate': 'Cette page de connexion n’est plus à jour. Veuillez recommencer.',

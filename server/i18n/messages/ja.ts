@@ -148,6 +148,21 @@ const ja: Record<MessageKey, string> = {
   'mfa.removeTitle': '認証要素を削除',
   'mfa.removeConfirm': '{what} を削除しますか? 確認のためパスワードを入力してください。',
 
+  'upstream.continueTitle': '{name} へ進む',
+  'upstream.signingIn': '{name} でサインインしています',
+  'upstream.linkTitle': 'アカウントをリンク',
+  'upstream.exists': 'アドレス {email} のアカウントはすでにここに存在します。今後 {name} でこのアカウントにサインインするには、パスワードを一度入力するか、そのアドレスにリンクをメールで受け取ってください。',
+  'upstream.existsNoPassword': 'アドレス {email} のアカウントはすでにここに存在します。今後 {name} でこのアカウントにサインインするには、ご本人であることを確認してください。そのアドレスにリンクをメールでお送りします。',
+  'upstream.linkSubmit': 'リンクしてサインイン',
+  'upstream.mailInstead': '代わりにリンクをメールで送信',
+  'upstream.mail': 'リンクをメールで送信',
+  'upstream.confirm': '{name} でのサインインをアカウント {email} にリンクして、サインインします。',
+  'error.upstreamExpired': 'このサインインは期限切れか、すでに使用されたか、ここで開始されていません。もう一度サインインしてください。',
+  'error.otherBrowser': 'サインインを開始したブラウザーでこのリンクを開いてください。何もリンクされていません。',
+
+  'upstream.testTitle': 'テストサインイン: {name}',
+  'upstream.testIntro': 'ID プロバイダーはこのユーザーをサインインさせました。ここでは誰もサインインも作成もされていません。これはサインイン時に受け取る内容です。',
+
   'error.expired': 'このサインインは期限切れです。もう一度サインインしてください。',
   'error.expiredStart': 'このサインインは期限切れです。最初からやり直してください。',
   'error.outOfDate': 'このサインインページは古くなっています。最初からやり直してください。',
