@@ -8,17 +8,30 @@
 import createCache, { type EmotionCache } from '@emotion/cache';
 import { CacheProvider } from '@emotion/react';
 import { ThemeProvider, type Theme } from '@mui/material/styles';
-import { useEffect, useState, type ReactNode } from 'react';
-import { useLocaleState } from 'react-admin';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useLocaleState, useTranslate } from 'react-admin';
 import { prefixer } from 'stylis';
 import { isRtl } from './language';
 
 let rtlCache: EmotionCache | undefined;
-const rtlTheme = (outer: Theme): Theme => ({ ...outer, direction: 'rtl' });
 
 export function Direction({ children }: { children: ReactNode }) {
   const [locale] = useLocaleState();
+  const translate = useTranslate();
   const rtl = isRtl(locale);
+  // the theme's words in the language too: the name of every spinner (src/layout/theme.ts)
+  const loading = translate('iam.list.loading');
+  const theme = useMemo(
+    () => (outer: Theme): Theme => ({
+      ...outer,
+      direction: rtl ? 'rtl' : 'ltr',
+      components: {
+        ...outer.components,
+        MuiCircularProgress: { ...outer.components?.MuiCircularProgress, defaultProps: { ...outer.components?.MuiCircularProgress?.defaultProps, 'aria-label': loading } },
+      },
+    }),
+    [rtl, loading],
+  );
   const [cache, setCache] = useState(rtlCache);
   useEffect(() => {
     if (rtl && !cache) {
@@ -27,11 +40,8 @@ export function Direction({ children }: { children: ReactNode }) {
       );
     }
   }, [rtl, cache]);
-  if (!rtl) return <>{children}</>;
+  const themed = <ThemeProvider theme={theme}>{children}</ThemeProvider>;
+  if (!rtl) return themed;
   // nothing until the right-to-left styles are there, rather than a left-to-right flash
-  return cache ? (
-    <CacheProvider value={cache}>
-      <ThemeProvider theme={rtlTheme}>{children}</ThemeProvider>
-    </CacheProvider>
-  ) : null;
+  return cache ? <CacheProvider value={cache}>{themed}</CacheProvider> : null;
 }
