@@ -15,9 +15,9 @@
       const codes = [...list.querySelectorAll('code')].map((code) => code.textContent).join('\n');
       try {
         await navigator.clipboard.writeText(codes);
-        if (status) status.textContent = 'Copied.';
+        if (status) status.textContent = status.dataset.copied || 'Copied.';
       } catch {
-        if (status) status.textContent = 'Your browser did not let this page copy: select the codes instead.';
+        if (status) status.textContent = status.dataset.copyFailed || 'Your browser did not let this page copy: select the codes instead.';
       }
     });
   }

@@ -17,6 +17,11 @@ export const scriptTags = () => `<script src="${SCRIPT_PATHS.library}" defer></s
 /** The login pages' policy, with same-origin script files (never inline) for WebAuthn. */
 export const accountPagePolicy = () => `${loginPagePolicy()}; script-src 'self'`;
 
+/** The words webauthn.js and page.js show, in the page's language (the scripts keep English when a page has none). */
+export const scriptWords = (...keys: ('script.unsupported' | 'script.followRegister' | 'script.followUse' | 'script.failed' | 'script.cancelled' | 'script.copied' | 'script.copyFailed')[]) =>
+  keys.map((key) => ` data-${key.slice('script.'.length).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${th(key)}"`).join('');
+const WEBAUTHN_WORDS = ['script.unsupported', 'script.followRegister', 'script.followUse', 'script.failed', 'script.cancelled'] as const;
+
 export const errorBlock = (error: string | undefined, id = 'form-error') => (error ? `<p class="error" id="${id}" role="alert">${escapeHtml(translateSentence(error))}</p>\n` : '');
 
 const hiddenFields = (fields: Record<string, string | undefined>) =>
@@ -36,7 +41,7 @@ export function secondFactorForm(input: { action: string; error?: string; webaut
 ${hiddenFields(input.hidden ?? {})}
 <input type="hidden" name="webauthn" value="">
 <button type="button" hidden data-webauthn="authenticate" data-options="${escapeHtml(JSON.stringify(input.webauthnOptions))}">${th('mfa.useKey')}</button>
-<p id="webauthn-status" role="status"></p>
+<p id="webauthn-status" role="status"${scriptWords(...WEBAUTHN_WORDS)}></p>
 </form>
 <p>${th('mfa.orCode')}</p>\n`
     : '';
@@ -111,7 +116,7 @@ ${codes.map((code) => `<li><code>${escapeHtml(code)}</code></li>`).join('\n')}
 </ul>
 <p><button type="button" data-copy="recovery-codes" hidden>${th('mfa.copyCodes')}</button>
 <a download="recovery-codes.txt" href="data:text/plain;charset=utf-8,${encodeURIComponent(`${codes.join('\n')}\n`)}">${th('mfa.downloadCodes')}</a></p>
-<p id="recovery-codes-status" role="status"></p>
+<p id="recovery-codes-status" role="status"${scriptWords('script.copied', 'script.copyFailed')}></p>
 <form method="get" action="/account"><button type="submit">${th('mfa.finished')}</button></form>
 ${pageScript()}`,
   );
@@ -127,7 +132,7 @@ ${errorBlock(input.error)}<form method="post" action="/account/passkey">
 <input type="text" id="label" name="label" maxlength="60" placeholder="${th('mfa.keyPlaceholder')}">
 <input type="hidden" name="webauthn" value="">
 <button type="button" hidden data-webauthn="register" data-options="${escapeHtml(JSON.stringify(input.options))}">${th('mfa.createKey')}</button>
-<p id="webauthn-status" role="status">${th('mfa.needsScript')}</p>
+<p id="webauthn-status" role="status"${scriptWords(...WEBAUTHN_WORDS)}>${th('mfa.needsScript')}</p>
 </form>
 <form method="get" action="/account"><button type="submit">${th('mfa.cancel')}</button></form>
 ${scriptTags()}`,

@@ -163,6 +163,14 @@ const de: Record<MessageKey, string> = {
   'upstream.testTitle': 'Testanmeldung: {name}',
   'upstream.testIntro': 'Der Identitätsanbieter hat diese Person angemeldet. Hier wurde niemand angemeldet oder angelegt: Das würde eine Anmeldung erhalten.',
 
+  'script.unsupported': 'Dieser Browser kann hier keine Passkeys oder Sicherheitsschlüssel verwenden.',
+  'script.followRegister': 'Folgen Sie Ihrem Browser, um den Passkey zu erstellen…',
+  'script.followUse': 'Folgen Sie Ihrem Browser, um Ihren Passkey oder Schlüssel zu verwenden…',
+  'script.failed': 'Der Passkey wurde nicht verwendet ({reason}). Sie können es erneut versuchen.',
+  'script.cancelled': 'abgebrochen',
+  'script.copied': 'Kopiert.',
+  'script.copyFailed': 'Ihr Browser hat dieser Seite das Kopieren nicht erlaubt: Markieren Sie die Codes selbst.',
+
   'error.expired': 'Diese Anmeldung ist abgelaufen. Bitte melden Sie sich erneut an.',
   'error.expiredStart': 'Diese Anmeldung ist abgelaufen. Bitte beginnen Sie von vorn.',
   'error.outOfDate': 'Diese Anmeldeseite ist veraltet. Bitte beginnen Sie von vorn.',

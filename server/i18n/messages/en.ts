@@ -165,6 +165,14 @@ const en = {
   'upstream.testTitle': 'Test sign-in: {name}',
   'upstream.testIntro': 'The identity provider signed this person in. Nobody was signed in or created here: this is what a sign-in would receive.',
 
+  'script.unsupported': 'This browser cannot use passkeys or security keys here.',
+  'script.followRegister': 'Follow your browser to create the passkey…',
+  'script.followUse': 'Follow your browser to use your passkey or key…',
+  'script.failed': 'The passkey was not used ({reason}). You can try again.',
+  'script.cancelled': 'cancelled',
+  'script.copied': 'Copied.',
+  'script.copyFailed': 'Your browser did not let this page copy: select the codes instead.',
+
   'error.expired': 'This sign-in has expired. Please sign in again.',
   'error.expiredStart': 'This sign-in has expired. Please start again.',
   'error.outOfDate': 'This sign-in page is out of date. Please start again.',

@@ -163,6 +163,14 @@ const es: Record<MessageKey, string> = {
   'upstream.testTitle': 'Inicio de sesión de prueba: {name}',
   'upstream.testIntro': 'El proveedor de identidad ha autenticado a esta persona. Aquí no se ha iniciado sesión ni se ha creado a nadie: esto es lo que recibiría un inicio de sesión.',
 
+  'script.unsupported': 'Este navegador no puede usar llaves de acceso ni llaves de seguridad aquí.',
+  'script.followRegister': 'Siga las indicaciones del navegador para crear la llave de acceso…',
+  'script.followUse': 'Siga las indicaciones del navegador para usar su llave de acceso o su llave…',
+  'script.failed': 'No se usó la llave de acceso ({reason}). Puede intentarlo de nuevo.',
+  'script.cancelled': 'cancelado',
+  'script.copied': 'Copiado.',
+  'script.copyFailed': 'Su navegador no permitió que esta página copiara: seleccione los códigos usted mismo.',
+
   'error.expired': 'Este inicio de sesión ha caducado. Inicie sesión de nuevo.',
   'error.expiredStart': 'Este inicio de sesión ha caducado. Vuelva a empezar.',
   'error.outOfDate': 'Esta página de inicio de sesión está desactualizada. Vuelva a empezar.',

@@ -163,6 +163,14 @@ const fr: Record<MessageKey, string> = {
   'upstream.testTitle': 'Connexion de test : {name}',
   'upstream.testIntro': 'Le fournisseur d’identité a connecté cette personne. Personne n’a été connecté ni créé ici : voici ce qu’une connexion recevrait.',
 
+  'script.unsupported': 'Ce navigateur ne peut pas utiliser de clé d’accès ni de clé de sécurité ici.',
+  'script.followRegister': 'Suivez votre navigateur pour créer la clé d’accès…',
+  'script.followUse': 'Suivez votre navigateur pour utiliser votre clé d’accès ou votre clé…',
+  'script.failed': 'La clé d’accès n’a pas été utilisée ({reason}). Vous pouvez réessayer.',
+  'script.cancelled': 'annulé',
+  'script.copied': 'Copié.',
+  'script.copyFailed': 'Votre navigateur n’a pas permis à cette page de copier : sélectionnez les codes vous-même.',
+
   'error.expired': 'Cette connexion a expiré. Veuillez vous reconnecter.',
   'error.expiredStart': 'Cette connexion a expiré. Veuillez recommencer.',
   'error.outOfDate': 'Cette page de connexion n’est plus à jour. Veuillez recommencer.',

@@ -163,6 +163,14 @@ const ja: Record<MessageKey, string> = {
   'upstream.testTitle': 'テストサインイン: {name}',
   'upstream.testIntro': 'ID プロバイダーはこのユーザーをサインインさせました。ここでは誰もサインインも作成もされていません。これはサインイン時に受け取る内容です。',
 
+  'script.unsupported': 'このブラウザーでは、ここでパスキーやセキュリティキーを使用できません。',
+  'script.followRegister': 'ブラウザーの指示に従ってパスキーを作成してください…',
+  'script.followUse': 'ブラウザーの指示に従ってパスキーまたはキーを使用してください…',
+  'script.failed': 'パスキーは使用されませんでした ({reason})。もう一度お試しください。',
+  'script.cancelled': 'キャンセルされました',
+  'script.copied': 'コピーしました。',
+  'script.copyFailed': 'ブラウザーがこのページでのコピーを許可しませんでした。コードを選択してコピーしてください。',
+
   'error.expired': 'このサインインは期限切れです。もう一度サインインしてください。',
   'error.expiredStart': 'このサインインは期限切れです。最初からやり直してください。',
   'error.outOfDate': 'このサインインページは古くなっています。最初からやり直してください。',
