@@ -5,7 +5,8 @@ import { expect, it } from 'vitest';
 /**
  * The server's layers (docs/ARCHITECTURE.md): the management API (api/) and the sign-in server
  * (oauth/, mfa/, upstream/) are two doors over one layer of account rules (accounts/); neither door imports the
- * other, the shared layer imports neither, and db/ imports no route code.
+ * other, the shared layer imports neither, and db/ imports no route code. SCIM (scim/) is a third
+ * door; the jobs (jobs/) and branding (branding/) are the API's and import no other door; i18n/ is shared.
  */
 const SERVER = path.resolve('server');
 const FORBIDDEN: Record<string, string[]> = {
@@ -13,9 +14,16 @@ const FORBIDDEN: Record<string, string[]> = {
   oauth: ['api'],
   mfa: ['api'],
   upstream: ['api'],
-  mail: ['api', 'oauth', 'mfa', 'upstream'],
-  accounts: ['api', 'oauth', 'mfa', 'upstream'],
-  db: ['api', 'oauth', 'mfa', 'upstream'],
+  mail: ['api', 'oauth', 'mfa', 'upstream', 'scim', 'jobs'],
+  accounts: ['api', 'oauth', 'mfa', 'upstream', 'scim', 'jobs'],
+  db: ['api', 'oauth', 'mfa', 'upstream', 'scim', 'jobs', 'branding'],
+  // a third door (provisioning clients), over the same account rules
+  scim: ['api', 'oauth', 'mfa', 'upstream'],
+  // the management API's background work and a company's branding: read by the API, never by the sign-in door's code
+  jobs: ['oauth', 'mfa', 'upstream', 'scim'],
+  branding: ['oauth', 'mfa', 'upstream', 'scim'],
+  // the hosted pages' and e-mails' languages: shared words, no door
+  i18n: ['api', 'oauth', 'mfa', 'upstream', 'scim', 'jobs'],
 };
 
 function importsOf(file: string): string[] {
