@@ -1,15 +1,13 @@
-import { pickLanguage } from '../i18n/index.js';
+import { LANGUAGES as ALL_LANGUAGES, pickLanguage } from '../i18n/index.js';
 
 /**
  * The language of a message (docs/CONSOLE.md, "Languages"): the person's stored language, then the
  * browser's Accept-Language (by its q weights), only among the domain's offered languages, else its
  * default, else English (pickLanguage, server/i18n/). Self-service pages read the person's own
  * request; messages an administrator sends read the administrator's unless the person's is known.
- *
- * Only the languages the messages' words exist in (templates.ts) are chosen here: widen MAIL_LANGUAGES
- * as templates.ts gains the others of server/i18n's LANGUAGES.
+ * The messages' default words (templates.ts) exist in every one of server/i18n's languages.
  */
-export const MAIL_LANGUAGES = ['en', 'fr'] as const;
+export const MAIL_LANGUAGES = ALL_LANGUAGES;
 export type Language = (typeof MAIL_LANGUAGES)[number];
 export const LANGUAGES: readonly Language[] = MAIL_LANGUAGES;
 

@@ -174,6 +174,26 @@ describe('a forgotten password, without a mail server', () => {
     expect(messages[0].subject).toBe('Réinitialisez votre mot de passe Acme Corporation');
   });
 
+  it('speaks German, Japanese or Arabic to such a browser (right to left for Arabic)', async () => {
+    const email = 'worker@acme.example';
+    for (const language of ['de', 'ja', 'ar']) {
+      await server.db.query(`DELETE FROM login_attempts WHERE kind LIKE 'mail-%'`);
+      const before = (await messagesTo(server, email)).length;
+      const answer = await server.app.inject({
+        method: 'POST',
+        url: '/account/forgot',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': `${language};q=0.9,en;q=0.5`, ...sameSite },
+        payload: new URLSearchParams({ company: 'acme', email }).toString(),
+      });
+      expect(answer.statusCode).toBe(200);
+      await newestLink(server, email, before + 1);
+      const [message] = await messagesTo(server, email);
+      expect(message.language).toBe(language);
+      expect(message.subject).not.toMatch(/Reset your/);
+      if (language === 'ar') expect(message.html).toContain('dir="rtl"');
+    }
+  });
+
   it('the hosted sign-in page links to it with its application', async () => {
     const browser = injectBrowser(server);
     const { challenge } = pkce();
