@@ -37,7 +37,8 @@ import {
   type UserRef,
 } from '../accounts/factors.js';
 import { factorRequired, recordOwnFactorChange } from './steps.js';
-import { accountPagePolicy, escapeHtml, overviewPage, passkeyPage, recoveryCodesPage, removePage, SCRIPT_PATHS, secondFactorForm, totpEnrolForm } from './pages.js';
+import { knowPage, t, th } from '../i18n/index.js';
+import { accountPagePolicy, errorBlock, escapeHtml, overviewPage, passkeyPage, recoveryCodesPage, removePage, SCRIPT_PATHS, secondFactorForm, totpEnrolForm } from './pages.js';
 
 /**
  * The account page (docs/CONSOLE.md, "Multi-factor authentication and the account page"): any person
@@ -108,7 +109,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     reply.header('Set-Cookie', [`${COOKIE}=${token}`, `Max-Age=${maxAge}`, 'Path=/account', 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; '));
 
   const send = (reply: FastifyReply, status: number, html: string) =>
-    reply.status(status).header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', 'no-store').header('Content-Security-Policy', accountPagePolicy()).send(html);
+    reply.status(status).header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', 'no-store').header('Content-Security-Policy', accountPagePolicy(html)).send(html);
 
   /** The session of the request's cookie, kept alive another 15 minutes; its person must still be active and not blocked. */
   const sessionOf = async (request: FastifyRequest): Promise<Session | undefined> => {
@@ -125,8 +126,14 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
                             AND u.status = 'active' AND u.blocked_at IS NULL) x ON true`,
       [sha256(token)],
     );
+    // her pages in her language (stored, else Accept-Language, among her domain's) with her company's branding
+    if (rows[0]) await knowPage(db, { tenant: { companyId: rows[0].user.companyId, domainId: rows[0].user.domainId }, userId: rows[0].user.id });
     return rows[0];
   };
+
+  /** The sign-in form's language and branding: the organization it names (as accountPages.ts does). */
+  const knowNamed = (query: { company?: string; domain?: string }) =>
+    query.company && query.domain ? knowPage(db, { tenant: { companyId: query.company, domainId: query.domain } }) : undefined;
 
   const startSession = async (reply: FastifyReply, user: KnownUser, verified: boolean, amr = ['pwd'], grantId: string | null = null) => {
     const token = crypto.randomBytes(32).toString('base64url');
@@ -227,7 +234,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
 
   const loginForm = (query: { company?: string; domain?: string }, extra: { email?: string; error?: string } = {}) =>
     renderLoginPage({
-      clientName: 'your account',
+      clientName: t('mfa.yourAccount'),
       action: '/account/login',
       hidden: { company: query.company || undefined, domain: query.domain || undefined },
       organization: query.company ? [query.company, query.domain].filter(Boolean).join(' › ') : undefined,
@@ -237,7 +244,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
   const verifyPage = async (session: Session, error?: string) => {
     const webauthnOptions = await authenticationOptions(db, rp, ref(session.user));
     await setPending(session, { challenge: webauthnOptions?.challenge });
-    return renderPage('Second factor', `<h1>Second factor</h1>\n<p>Prove it is you with your second factor.</p>\n${secondFactorForm({ action: '/account/second-factor', error, webauthnOptions })}`);
+    return renderPage(t('mfa.secondFactorTitle'), `<h1>${th('mfa.secondFactorTitle')}</h1>\n<p>${th('mfa.proveIt')}</p>\n${secondFactorForm({ action: '/account/second-factor', error, webauthnOptions })}`);
   };
 
   const organizationOf = (user: KnownUser) => `${user.companyId} › ${user.domainId}`;
@@ -301,9 +308,14 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
 
   app.get<{ Querystring: { company?: string; domain?: string; done?: string } }>('/account', { schema: { hide: true, querystring: tenantQuery } }, async (request, reply) => {
     const session = await sessionOf(request);
-    if (!session) return send(reply, 200, loginForm(request.query));
+    if (!session) {
+      await knowNamed(request.query);
+      return send(reply, 200, loginForm(request.query));
+    }
     if (!session.verified) return send(reply, 200, await verifyPage(session));
-    const notice = { totp: 'Authenticator app added.', passkey: 'Passkey added.', removed: 'Factor removed.' }[request.query.done ?? ''];
+    const notices = { totp: 'mfa.appAdded', passkey: 'mfa.keyAdded', removed: 'mfa.factorRemoved' } as const;
+    const done = request.query.done;
+    const notice = done === 'totp' || done === 'passkey' || done === 'removed' ? t(notices[done]) : undefined;
     return overview(reply, session, notice);
   });
 
@@ -329,16 +341,16 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
 
   const confirmPage = (input: { next: string; error?: string }) =>
     renderPage(
-      'Confirm it is you',
-      `<h1>Confirm it is you</h1>
-<p>You opened this page from the console. To change your second factors, type your password.</p>
-${input.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(input.error)}</p>\n` : ''}<form method="post" action="/account/confirm">
+      t('mfa.confirmTitle'),
+      `<h1>${th('mfa.confirmTitle')}</h1>
+<p>${th('mfa.confirmIntro')}</p>
+${errorBlock(input.error)}<form method="post" action="/account/confirm">
 <input type="hidden" name="next" value="${escapeHtml(input.next)}">
-<label for="password">Password</label>
+<label for="password">${th('login.password')}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required autofocus${input.error ? ' aria-describedby="form-error" aria-invalid="true"' : ''}>
-<button type="submit">Confirm</button>
+<button type="submit">${th('mfa.confirm')}</button>
 </form>
-<form method="get" action="/account"><button type="submit">Cancel</button></form>`,
+<form method="get" action="/account"><button type="submit">${th('mfa.cancel')}</button></form>`,
     );
 
   app.post<{ Body: { password?: string; next?: string } }>(
@@ -364,6 +376,7 @@ ${input.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(inpu
       if (!client) return send(reply, 500, renderErrorPage('The console application is missing.'));
       const choice = await chooseTenant(db, { consoleClientId }, client, body);
       if (choice.kind === 'refused') return send(reply, 400, renderErrorPage(choice.message));
+      await knowPage(db, { tenant: choice.tenant });
       const who = { id: consoleClientId, ...choice.tenant };
       // an unknown organization's failures are the console's own tenant's events
       const known = choice.known ? who : { id: consoleClientId, ...tenantOf(client) };
@@ -414,9 +427,9 @@ ${input.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(inpu
 
   const totpPage = async (session: Session, secret: string, error?: string) =>
     renderPage(
-      'Add an authenticator app',
-      `<h1>Add an authenticator app</h1>\n${await totpEnrolForm({ action: '/account/totp', uri: totpUri(secret, 'IAM ' + session.user.companyId, session.user.email || session.user.username), secret, error, withLabel: true })}
-<form method="get" action="/account"><button type="submit">Cancel</button></form>`,
+      t('mfa.addApp'),
+      `<h1>${th('mfa.addApp')}</h1>\n${await totpEnrolForm({ action: '/account/totp', uri: totpUri(secret, 'IAM ' + session.user.companyId, session.user.email || session.user.username), secret, error, withLabel: true })}
+<form method="get" action="/account"><button type="submit">${th('mfa.cancel')}</button></form>`,
     );
 
   app.get('/account/totp', { schema: { hide: true } }, async (request, reply) => {
@@ -438,7 +451,7 @@ ${input.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(inpu
       const secret = await decryptSecret(db, session.pending.totp);
       const step = totpStep(secret, request.body?.code ?? '');
       if (step === undefined) return send(reply, 400, await totpPage(session, secret, 'That code is not right. Check the time of your device and type the code the app shows now.'));
-      const label = (request.body?.label ?? '').trim() || 'Authenticator app';
+      const label = (request.body?.label ?? '').trim() || t('mfa.kindTotp');
       // the app's key is sealed with the database's own key (factors.ts), outside a transaction's connection
       await addTotp(db, ref(session.user), secret, step, label);
       await db.transaction((tx) => recordOwnFactorChange(tx, ref(session.user), accountPage(request), 'enrolFactor', { type: 'totp', label }));
@@ -463,7 +476,7 @@ ${input.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(inpu
       if (!session) return reply;
       const challenge = session.pending.challenge;
       await setPending(session, {});
-      const label = (request.body?.label ?? '').trim() || 'Passkey';
+      const label = (request.body?.label ?? '').trim() || t('mfa.keyPlaceholder');
       const response = request.body?.webauthn;
       const added =
         challenge && response

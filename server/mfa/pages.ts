@@ -14,13 +14,13 @@ export const SCRIPT_PATHS = { library: '/account/simplewebauthn-browser.js', our
 const pageScript = () => `<script src="${SCRIPT_PATHS.page}" defer></script>`;
 export const scriptTags = () => `<script src="${SCRIPT_PATHS.library}" defer></script>\n<script src="${SCRIPT_PATHS.ours}" defer></script>`;
 
-/** The login pages' policy, with same-origin script files (never inline) for WebAuthn. */
-export const accountPagePolicy = () => `${loginPagePolicy()}; script-src 'self'`;
+/** The login pages' policy (with the hashes of this answer's style elements: the company's colours), and same-origin script files. */
+export const accountPagePolicy = (html?: string) => `${loginPagePolicy(undefined, { html })}; script-src 'self'`;
 
 /** The words webauthn.js and page.js show, in the page's language (the scripts keep English when a page has none). */
 export const scriptWords = (...keys: ('script.unsupported' | 'script.followRegister' | 'script.followUse' | 'script.failed' | 'script.cancelled' | 'script.copied' | 'script.copyFailed')[]) =>
   keys.map((key) => ` data-${key.slice('script.'.length).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${th(key)}"`).join('');
-const WEBAUTHN_WORDS = ['script.unsupported', 'script.followRegister', 'script.followUse', 'script.failed', 'script.cancelled'] as const;
+export const WEBAUTHN_WORDS = ['script.unsupported', 'script.followRegister', 'script.followUse', 'script.failed', 'script.cancelled'] as const;
 
 export const errorBlock = (error: string | undefined, id = 'form-error') => (error ? `<p class="error" id="${id}" role="alert">${escapeHtml(translateSentence(error))}</p>\n` : '');
 

@@ -28,7 +28,8 @@ import {
   totpUri,
   type UserRef,
 } from '../accounts/factors.js';
-import { escapeHtml, scriptTags, secondFactorForm, totpEnrolForm } from './pages.js';
+import { knowPage, t, th, translateSentence } from '../i18n/index.js';
+import { escapeHtml, scriptTags, scriptWords, secondFactorForm, totpEnrolForm, WEBAUTHN_WORDS } from './pages.js';
 
 /**
  * The sign-in steps of MFA (docs/CONSOLE.md, "Multi-factor authentication and the account page"),
@@ -42,6 +43,12 @@ import { escapeHtml, scriptTags, secondFactorForm, totpEnrolForm } from './pages
 
 const ref = (input: StepInput): UserRef => ({ companyId: input.user.companyId, domainId: input.user.domainId, id: input.user.id });
 const rpOf = (input: StepInput) => relyingParty(input.request.server.ctx.config.publicUrl);
+/**
+ * The step page's language and branding (docs/CONSOLE.md, "Languages"): her stored language and her
+ * domain's offered ones, her company's branding; the hosted sign-in's ui_locales stay as its route
+ * found them (interactions.ts).
+ */
+const knowStep = (input: StepInput) => knowPage(input.db, { tenant: { companyId: input.user.companyId, domainId: input.user.domainId }, userId: input.user.id });
 
 export const secondFactorStep: SignInStep = {
   id: 'second-factor',
@@ -51,11 +58,12 @@ export const secondFactorStep: SignInStep = {
     return !input.amr.includes('mfa') && (await hasSecondFactor(input.db, ref(input))) && (await policyOf(input.db, input.tenant)).mfa !== 'off';
   },
   async render(input) {
+    await knowStep(input);
     const webauthnOptions = await authenticationOptions(input.db, rpOf(input), ref(input));
     if (webauthnOptions) await saveChallenge(input.db, ref(input), 'webauthn-sign-in', webauthnOptions.challenge, '1');
     return renderPage(
-      'Second factor',
-      `<h1>Second factor</h1>\n<p>Signing in as <strong>${escapeHtml(input.user.email || input.user.username)}</strong>: prove it is you with your second factor.</p>\n${secondFactorForm({
+      t('mfa.secondFactorTitle'),
+      `<h1>${th('mfa.secondFactorTitle')}</h1>\n<p>${th('mfa.signingInAs', { account: `<strong>${escapeHtml(input.user.email || input.user.username)}</strong>` })}</p>\n${secondFactorForm({
         action: input.action,
         error: input.error,
         webauthnOptions,
@@ -113,37 +121,40 @@ export const enrolStep: SignInStep = {
     return !(await hasSecondFactor(input.db, ref(input))) && (await factorRequired(input.db, { ...ref(input), requiredActions: input.user.requiredActions }));
   },
   async render(input) {
+    await knowStep(input);
     const account = input.user.email || input.user.username;
     // no key for an app's secret (PostgreSQL without MFA_KEY): a passkey only
     const secret = totpAvailable(input.db) ? await pendingSecret(input.db, ref(input)) : undefined;
     const totpForm = secret
       ? await totpEnrolForm({ action: input.action, uri: totpUri(secret, `IAM ${input.user.companyId}`, account), secret, error: input.error, hidden: { step: 'enrol-mfa' } })
-      : `<p class="error" role="alert">${escapeHtml(input.error ?? TOTP_UNAVAILABLE)}</p>`;
+      : `<p class="error" role="alert">${escapeHtml(translateSentence(input.error ?? TOTP_UNAVAILABLE))}</p>`;
     // a passkey or security key instead: its challenge single use, as at sign-in
     const options = await registrationOptions(input.db, rpOf(input), input.user);
     await saveChallenge(input.db, ref(input), 'webauthn-sign-in', `register:${options.challenge}`, '1');
     return renderPage(
-      'Add a second factor',
-      `<h1>Add a second factor</h1>
-<p>Your organization asks for a second factor when <strong>${escapeHtml(account)}</strong> signs in. Add an authenticator app or a passkey now; afterwards you can add more and make recovery codes on your account page (/account).</p>
+      t('mfa.enrolTitle'),
+      `<h1>${th('mfa.enrolTitle')}</h1>
+<p>${th('mfa.enrolIntro', { account: `<strong>${escapeHtml(account)}</strong>` })}</p>
 ${totpForm}
 <form method="post" action="${escapeHtml(input.action)}">
 <input type="hidden" name="step" value="enrol-mfa">
 <input type="hidden" name="webauthn" value="">
-<button type="button" hidden data-webauthn="register" data-options="${escapeHtml(JSON.stringify(options))}">Create a passkey instead</button>
-<p id="webauthn-status" role="status"></p>
+<button type="button" hidden data-webauthn="register" data-options="${escapeHtml(JSON.stringify(options))}">${th('mfa.keyInstead')}</button>
+<p id="webauthn-status" role="status"${scriptWords(...WEBAUTHN_WORDS)}></p>
 </form>
 ${scriptTags()}`,
     );
   },
   async submit(input) {
     const user = ref(input);
+    // the default labels in her language (the page's)
+    await knowStep(input);
     if (input.body.webauthn) {
       const signed = challengeOf(input.body.webauthn);
       if (!signed || (await takeChallenge(input.db, user, 'webauthn-sign-in', `register:${signed}`)) === undefined) return { error: 'The passkey answer is out of date. Please try again.' };
       const added = await input.db.transaction(async (tx) => {
-        const made = await addWebauthn(tx, rpOf(input), user, { response: input.body.webauthn!, challenge: signed, label: 'Passkey' });
-        if ('id' in made) await recordOwnFactorChange(tx, user, { clientId: 'sign-in', ip: input.request.ip }, 'enrolFactor', { type: 'webauthn', label: 'Passkey' });
+        const made = await addWebauthn(tx, rpOf(input), user, { response: input.body.webauthn!, challenge: signed, label: t('mfa.keyPlaceholder') });
+        if ('id' in made) await recordOwnFactorChange(tx, user, { clientId: 'sign-in', ip: input.request.ip }, 'enrolFactor', { type: 'webauthn', label: t('mfa.keyPlaceholder') });
         return made;
       });
       if ('error' in added) return added;
@@ -158,8 +169,8 @@ ${scriptTags()}`,
     if (step === undefined) return { error: 'That code is not right. Check the time of your device and type the code the app shows now.' };
     if ((await takeChallenge(input.db, user, 'totp-enrol', enrolmentKey(user))) === undefined) return { error: 'This enrolment was finished elsewhere. Please sign in again.' };
     // the app's key is sealed with the database's own key (factors.ts), outside a transaction's connection
-    await addTotp(input.db, user, secret, step, 'Authenticator app');
-    await input.db.transaction((tx) => recordOwnFactorChange(tx, user, { clientId: 'sign-in', ip: input.request.ip }, 'enrolFactor', { type: 'totp', label: 'Authenticator app' }));
+    await addTotp(input.db, user, secret, step, t('mfa.kindTotp'));
+    await input.db.transaction((tx) => recordOwnFactorChange(tx, user, { clientId: 'sign-in', ip: input.request.ip }, 'enrolFactor', { type: 'totp', label: t('mfa.kindTotp') }));
     await enrolled(input.db, user);
     // she typed a code of the app now bound to her account: this sign-in used it
     return { done: true, amr: ['otp', 'mfa'] };

@@ -22,6 +22,8 @@ const PAGE_MODULES = [
   'server/oauth/verifyEmailStep.ts',
   'server/oauth/provider.ts',
   'server/mfa/pages.ts',
+  'server/mfa/steps.ts',
+  'server/mfa/account.ts',
   'server/upstream/routes.ts',
 ];
 const read = (file: string) => fs.readFileSync(path.join(process.cwd(), file), 'utf8');
@@ -98,7 +100,7 @@ async function pages(language: (typeof LANGUAGES)[number]): Promise<Record<strin
       error: renderErrorPage('This sign-in has expired. Please sign in again.'),
       message: renderMessagePage(t('logout.doneTitle'), t('logout.done')),
       pick: renderPickPage([{ index: 0, row: { companyName: 'Acme', domainName: 'Main' } as never }], '/login'),
-      overview: overviewPage({ name: 'Ann', organization: 'Acme', factors: [factor, recovery], required: true, fromConsole: true, notice: 'Passkey added.' }),
+      overview: overviewPage({ name: 'Ann', organization: 'Acme', factors: [factor, recovery], required: true, fromConsole: true, notice: t('mfa.keyAdded') }),
       codes: recoveryCodesPage(['aaaa-bbbb']),
       passkey: passkeyPage({ options: {}, error: 'That code or key is not right. Try again.' }),
       remove: removePage({ factor, error: 'Wrong password.' }),
