@@ -1,10 +1,10 @@
 // The account page's small helpers (served as /account/page.js, a same-origin script: the pages
 // allow no inline script). Times are written in UTC by the server and shown here in the person's own
-// time zone; recovery codes get a Copy button.
+// time zone, written the way of the page's language; recovery codes get a Copy button.
 (() => {
   for (const time of document.querySelectorAll('time[datetime]')) {
     const date = new Date(time.getAttribute('datetime'));
-    if (!Number.isNaN(date.getTime())) time.textContent = date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+    if (!Number.isNaN(date.getTime())) time.textContent = date.toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
   }
   for (const button of document.querySelectorAll('button[data-copy]')) {
     const list = document.getElementById(button.getAttribute('data-copy'));

@@ -72,6 +72,8 @@ export const secondFactorStep: SignInStep = {
     );
   },
   async submit(input) {
+    // its refusals (and the page ending the sign-in after five) in her language
+    await knowStep(input);
     if (await factorsLocked(input.db, ref(input))) return { error: LOCKED_MESSAGE };
     const { code, webauthn } = input.body;
     let challenge: string | undefined;

@@ -75,6 +75,8 @@ describe('the page modules', () => {
       // text between tags, and the words of aria-label, placeholder, alt and title attributes
       for (const match of source.matchAll(/>([^<>`${}]*)</g)) if (/\p{L}{2,}/u.test(match[1]) && !/[()[\];=/&|]/.test(match[1])) found.push(`${file}: >${match[1]}<`);
       for (const match of source.matchAll(/(?:aria-label|placeholder|alt|title)="([^"$]*)"/g)) if (/\p{L}{2,}/u.test(match[1])) found.push(`${file}: ${match[0]}`);
+      // a page's title written as a literal (renderPage('Title', …), renderMessagePage('Title', …))
+      for (const match of source.matchAll(/render(?:Message)?Page\(\s*(['"`][^'"`]*['"`])/g)) if (/\p{L}{2,}/u.test(match[1])) found.push(`${file}: ${match[0]}`);
     }
     expect(found).toEqual([]);
   });
