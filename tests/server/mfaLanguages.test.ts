@@ -174,4 +174,26 @@ describe('the account page', () => {
       await server.db.query(`UPDATE users SET language = NULL`);
     }
   });
+
+  it("takes Accept-Language without a stored language, among the domain's offered ones, and holds no English sentence in any other", async () => {
+    // the page of her second factor as a browser asking for `language` sees it (every request with the header)
+    const verifyFrame = async (language: string) => {
+      const browser = pageBrowser(server, new CookieJar(), { follow: false });
+      await browser.post('/account/login', { email: 'worker@buyco.example', password: PASSWORD, company: 'buyco', domain: 'buyco-domain' }, { ...SAME_ORIGIN, 'accept-language': language });
+      return server.app.inject({ method: 'GET', url: '/account', headers: { cookie: browser.jar.header(), 'accept-language': language } });
+    };
+    for (const language of LANGUAGES.filter((l) => l !== 'en')) {
+      const form = await verifyFrame(language);
+      expect(langOf(form.body), language).toEqual([language, language === 'ar' ? 'rtl' : 'ltr']);
+      expect(form.body, language).toContain(`<h1>${t('mfa.secondFactorTitle', {}, language)}</h1>`);
+      expect(englishIn(form.body), language).toEqual([]);
+    }
+    await server.db.query(`UPDATE domains SET languages = ARRAY['en','ja'], default_language = 'ja' WHERE company_id = 'buyco' AND id = 'buyco-domain'`);
+    try {
+      const form = await verifyFrame('de');
+      expect(langOf(form.body)).toEqual(['ja', 'ltr']);
+    } finally {
+      await server.db.query(`UPDATE domains SET languages = NULL, default_language = NULL WHERE company_id = 'buyco' AND id = 'buyco-domain'`);
+    }
+  });
 });
