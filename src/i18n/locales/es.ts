@@ -915,8 +915,8 @@ export default {
         testSignIn: 'Inicio de sesión de prueba iniciado',
         unlinkIdentity: 'Identidad desvinculada',
         linkIdentity: 'Identidad vinculada',
-        branding: 'Marca modificada',
-        emailTemplate: 'Plantilla de correo modificada',
+        branding: 'Marca cambiada',
+        emailTemplate: 'Plantilla de correo cambiada',
       },
     },
     rotateSecret: {
