@@ -67,6 +67,57 @@ function lazyTooltip(): Plugin {
 }
 
 /**
+ * MUI's Menu and Popover (with MenuList and Grow) were in the first screen after sign-in for the app
+ * bar's menus and react-admin's page title (the popover of its preferences editor, in
+ * ra-ui-materialui's Configurable), though none can open before the person's first input. In the
+ * build, `@mui/material`'s Menu is src/layout/menu.ts, and Configurable's Popover
+ * src/layout/popover.ts: they render nothing while closed, as MUI's do, until MUI's (`iam:mui-Menu`,
+ * `iam:mui-Popover`) arrive, loaded at the first input (src/layout/LazyWhileClosed.tsx). Fails the
+ * build if MUI or react-admin change those modules.
+ */
+function lazyWhileClosed(): Plugin {
+  const menu = fileURLToPath(new URL('./src/layout/menu.ts', import.meta.url));
+  const popover = fileURLToPath(new URL('./src/layout/popover.ts', import.meta.url));
+  const menuIndex = /[\\/]@mui[\\/]material[\\/]Menu[\\/]index\.mjs$/;
+  const configurable = /[\\/]ra-ui-materialui[\\/]dist[\\/]preferences[\\/]Configurable\.js$/;
+  const eagerPopover = "import { Popover } from '@mui/material';";
+  let replaced = false;
+  let transformed = false;
+  let realMenu: string | undefined;
+  return {
+    name: 'iam:lazy-while-closed',
+    apply: 'build',
+    enforce: 'pre',
+    async resolveId(source, importer) {
+      if (source === './Menu.mjs' && importer && menuIndex.test(importer)) {
+        realMenu = path.join(path.dirname(importer), 'Menu.mjs');
+        replaced = true;
+        return menu;
+      }
+      if (source === 'iam:mui-Menu') {
+        const index = await this.resolve('@mui/material/Menu', menu);
+        if (!index || !menuIndex.test(index.id)) throw new Error(`lazyWhileClosed: @mui/material/Menu resolved to ${index?.id}, not its index.mjs`);
+        return realMenu ?? path.join(path.dirname(index.id), 'Menu.mjs');
+      }
+      if (source === 'iam:mui-Popover') return this.resolve('@mui/material/Popover', popover);
+      return null;
+    },
+    transform(code, id) {
+      if (!configurable.test(id)) return null;
+      if (!code.includes(eagerPopover)) throw new Error(`lazyWhileClosed: "${eagerPopover}" not found in ${id}`);
+      transformed = true;
+      return code.replace(eagerPopover, `import Popover from ${JSON.stringify(popover)};`);
+    },
+    buildEnd(error) {
+      // Fail loudly if an MUI or react-admin upgrade changes the modules, rather than silently growing the bundle.
+      if (error) return;
+      if (!replaced) throw new Error("lazyWhileClosed: @mui/material/Menu/index.mjs no longer imports './Menu.mjs'");
+      if (!transformed) throw new Error('lazyWhileClosed: ra-ui-materialui/dist/preferences/Configurable.js not built');
+    },
+  };
+}
+
+/**
  * react-router 7's package exports point at its development build (dev warnings and all, react-router
  * issue 12532); the build takes the production one, the same code without them (0.6 kB gzipped).
  */
@@ -83,11 +134,33 @@ function productionRouter(): Plugin {
   };
 }
 
+/**
+ * Right to left's stylis plugins (src/i18n/rtlPlugins.ts, loaded when Arabic is chosen) import
+ * `stylis`, as emotion does in the console's own chunks; sharing it made the bundler move stylis out
+ * of them into a chunk of its own that the first screen fetched (1.9 kB gzipped more). In the build,
+ * `stylis` imported by rtlPlugins.ts and @mui/stylis-plugin-rtl is the package's bundled copy
+ * (dist/stylis.mjs, the same code), so the lazy chunk carries its own and emotion's stays in place.
+ * The plugins only read and write stylis's elements, which both copies make alike.
+ */
+function rtlStylisCopy(): Plugin {
+  const importers = [/[\\/]src[\\/]i18n[\\/]rtlPlugins\.ts$/, /[\\/]@mui[\\/]stylis-plugin-rtl[\\/]/];
+  const copy = fileURLToPath(new URL('./node_modules/stylis/dist/stylis.mjs', import.meta.url));
+  return {
+    name: 'iam:rtl-stylis-copy',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if (source !== 'stylis' || !importer || !importers.some((re) => re.test(importer))) return null;
+      return copy;
+    },
+  };
+}
+
 /** The provider (npm run server) answers these paths; the console is served by Vite in development. */
 const PROVIDER = process.env.PROVIDER_URL ?? 'http://127.0.0.1:8080';
 
 export default defineConfig({
-  plugins: [react(), lazyPageTitleEditor(), lazyTooltip(), productionRouter()],
+  plugins: [react(), lazyPageTitleEditor(), lazyTooltip(), lazyWhileClosed(), productionRouter(), rtlStylisCopy()],
   resolve: {
     alias: {
       'object.entries': fileURLToPath(new URL('./src/shims/object-entries.cjs', import.meta.url)),

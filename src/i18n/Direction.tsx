@@ -1,16 +1,16 @@
 /**
  * The console laid out in its language's direction (docs/CONSOLE.md, "Languages"): as it is for
  * left-to-right languages; for Arabic, MUI's theme with `direction: 'rtl'` and an emotion cache
- * whose stylis plugins flip every left and right of the styles. Only the flipping plugin
- * (@mui/stylis-plugin-rtl) loads when Arabic is chosen: emotion, stylis and MUI's ThemeProvider are
- * the console's own already, and a chunk sharing them split the first screen's (docs/PERFORMANCE.md).
+ * whose stylis plugins flip every left and right of the styles. Only the stylis plugins
+ * (src/i18n/rtlPlugins.ts: @mui/stylis-plugin-rtl and the prefixer, with a stylis copy of their own in
+ * the build) load when Arabic is chosen: emotion and MUI's ThemeProvider are the console's own
+ * already, and a chunk sharing them split the first screen's (docs/PERFORMANCE.md).
  */
 import createCache, { type EmotionCache } from '@emotion/cache';
 import { CacheProvider } from '@emotion/react';
 import { ThemeProvider, type Theme } from '@mui/material/styles';
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useLocaleState, useTranslate } from 'react-admin';
-import { prefixer } from 'stylis';
 import { isRtl } from './language';
 
 let rtlCache: EmotionCache | undefined;
@@ -35,8 +35,8 @@ export function Direction({ children }: { children: ReactNode }) {
   const [cache, setCache] = useState(rtlCache);
   useEffect(() => {
     if (rtl && !cache) {
-      void import('@mui/stylis-plugin-rtl').then(({ default: rtlPlugin }) =>
-        setCache((rtlCache ??= createCache({ key: 'muirtl', stylisPlugins: [prefixer, rtlPlugin] }))),
+      void import('./rtlPlugins').then(({ rtlStylisPlugins }) =>
+        setCache((rtlCache ??= createCache({ key: 'muirtl', stylisPlugins: rtlStylisPlugins }))),
       );
     }
   }, [rtl, cache]);
