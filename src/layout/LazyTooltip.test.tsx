@@ -55,6 +55,29 @@ describe('lazyTooltip', () => {
     expect(await screen.findByRole('tooltip')).toHaveTextContent('Refresh');
   });
 
+  it('a child pressed when MUI arrives stays the same node until released: the click lands, then the swap', async () => {
+    const { LazyTooltip, arrive } = deferred();
+    const clicked = vi.fn();
+    render(
+      <LazyTooltip title="Switch">
+        <button type="button" onClick={clicked}>S</button>
+      </LazyTooltip>,
+    );
+    const pressed = screen.getByRole('button', { name: 'Switch' });
+    fireEvent.pointerDown(pressed);
+    await arrive();
+    // not mounted anew while held: the release and the click reach the node that was pressed
+    expect(screen.getByRole('button', { name: 'Switch' })).toBe(pressed);
+    fireEvent.pointerUp(pressed);
+    fireEvent.click(pressed);
+    expect(clicked).toHaveBeenCalledTimes(1);
+    await act(() => new Promise((resolve) => setTimeout(resolve, 10)));
+    const now = screen.getByRole('button', { name: 'Switch' });
+    expect(now).not.toBe(pressed);
+    fireEvent.mouseOver(now);
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('Switch');
+  });
+
   it('a controlled open tooltip loads at once', async () => {
     const { LazyTooltip, loader, arrive } = deferred();
     render(

@@ -53,6 +53,30 @@ export function lazyTooltip(loadReal: () => Promise<{ default: RealTooltip }>) {
     void load();
   };
   if (typeof window !== 'undefined') FIRST_INPUT.forEach((type) => window.addEventListener(type, firstInput, { capture: true, passive: true }));
+  // A pointer held down on a child: swapping now would mount the child anew between its press and
+  // its release, and the click would land on no button (a first click lost on a just-loaded
+  // screen, seen on a busy machine). The swap waits for the release; the click comes first.
+  let held = false;
+  const released = new Set<() => void>();
+  if (typeof window !== 'undefined') {
+    window.addEventListener('pointerdown', () => (held = true), { capture: true, passive: true });
+    for (const type of ['pointerup', 'pointercancel'] as const) {
+      window.addEventListener(
+        type,
+        () => {
+          held = false;
+          released.forEach((run) => setTimeout(run, 0));
+          released.clear();
+        },
+        { capture: true, passive: true },
+      );
+    }
+  }
+  const afterRelease = (run: () => void) => {
+    if (!held) return run();
+    released.add(run);
+    return () => released.delete(run);
+  };
 
   const LazyTooltip = forwardRef<Element, TooltipProps>(function LazyTooltip(props, ref) {
     const Loaded = useSyncExternalStore(subscribe, () => Real, () => Real);
@@ -86,7 +110,10 @@ export function lazyTooltip(loadReal: () => Promise<{ default: RealTooltip }>) {
         carried.current = { focus: node !== null && document.activeElement === node, hover: node?.matches(':hover') ?? false };
         setSwapped(true);
       };
-      if (!deferred.current) return swap();
+      if (!deferred.current) {
+        const cancel = afterRelease(swap);
+        return () => void cancel?.();
+      }
       // its menu closed: swap once the menu's closing transition has given the focus back
       const timer = setTimeout(swap, 500);
       return () => clearTimeout(timer);
