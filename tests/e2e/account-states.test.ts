@@ -10,7 +10,7 @@ import http from 'node:http';
 import bcrypt from 'bcryptjs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, consoleApi, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+import { baseUrl, clickUntil, consoleApi, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
 
 let browser: Browser;
 let root: Page;
@@ -225,8 +225,8 @@ describe('account states in the console', () => {
     const dialog = root.getByRole('dialog');
     const openBlock = async () => {
       await eventually(() => accountCard(root).getByText('Can sign in.').isVisible()).toBe(true);
-      await button(accountCard(root), 'Block').click();
-      await eventually(() => dialog.isVisible()).toBe(true);
+      // (a just reloaded screen: clicked again if the first click had no effect, tests/e2e/browser.ts)
+      await clickUntil(button(accountCard(root), 'Block'), () => dialog.isVisible());
     };
     await openBlock();
     await eventually(() => dialog.textContent()).toContain(`Block ${BEA.name}?`);
@@ -272,7 +272,7 @@ describe('account states in the console', () => {
     const dialog = root.getByRole('dialog', { name: `Set a new password for ${PAM.name}` });
     const openSetPassword = async () => {
       await eventually(() => button(accountCard(root), 'Set password').isEnabled()).toBe(true);
-      await button(accountCard(root), 'Set password').click();
+      await clickUntil(button(accountCard(root), 'Set password'), () => dialog.getByLabel(/^Password/).isVisible());
       await dialog.getByLabel(/^Password/).fill(NEW_PASSWORD);
       await dialog.getByLabel(/^Confirm Password/).fill(NEW_PASSWORD);
     };
