@@ -154,7 +154,8 @@ describe('importing users', () => {
     // a real job is refused on a real job; the dry run goes for real
     const real = await call(server, acme.adminToken, 'POST', `${domainApi(acme)}/importJobs/${dry.id}/import`);
     expect(real.status, JSON.stringify(real.body)).toBe(201);
-    expect(real.body).toMatchObject({ status: 'queued', options: { dryRun: false, inputJob: dry.id, groups: true, match: 'id' } });
+    // (the runner may have taken it up before the answer is read)
+    expect(real.body).toMatchObject({ status: expect.stringMatching(/^(queued|running)$/), options: { dryRun: false, inputJob: dry.id, groups: true, match: 'id' } });
     const done = await finished(server, acme.adminToken, acme, 'importJobs', real.body.id);
     expect(done).toMatchObject({ status: 'done', created: 2, failed: 3 });
     const members = await server.db.query(`SELECT group_id, member_id FROM group_members WHERE company_id = 'acme' AND group_id IN ('dry-team', 'other-dry') ORDER BY 1, 2`);
