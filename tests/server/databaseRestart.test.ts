@@ -5,7 +5,7 @@ import bcrypt from 'bcryptjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startCluster } from '../../scripts/pgCluster.mjs';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL } from './helpers.js';
-import { CONSOLE_REDIRECT, consoleLoginFields, pkce } from './oauthHelpers.js';
+import { consoleTokenOver } from './oauthHelpers.js';
 import { freePort, type Program, startProgram, stopProgram } from './program.js';
 
 /**
@@ -23,19 +23,6 @@ afterAll(async () => {
 
 const passwordHash = bcrypt.hashSync('a password for restart users', 10);
 
-async function signIn(baseUrl: string): Promise<string> {
-  const { verifier, challenge } = pkce();
-  const login = await fetch(`${baseUrl}/oauth/login`, { method: 'POST', body: new URLSearchParams(consoleLoginFields(challenge) as Record<string, string>), redirect: 'manual' });
-  expect(login.status, await login.clone().text()).toBe(303);
-  const code = new URL(login.headers.get('location')!).searchParams.get('code')!;
-  const token = await fetch(`${baseUrl}/oauth/token`, {
-    method: 'POST',
-    body: new URLSearchParams({ client_id: 'iam-console', grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: CONSOLE_REDIRECT }),
-  });
-  expect(token.status).toBe(200);
-  return ((await token.json()) as { access_token: string }).access_token;
-}
-
 describe.runIf(process.env.DATABASE_URL)('PostgreSQL restarted under load', () => {
   it('ten restarts: no process exits, every failure a 503 with Retry-After, back within a second, no acknowledged write lost', async () => {
     const cluster = await startCluster();
@@ -44,7 +31,7 @@ describe.runIf(process.env.DATABASE_URL)('PostgreSQL restarted under load', () =
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const program: Program = await startProgram(dataDir, { DATABASE_URL: cluster.url, ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL, PORT: String(await freePort()), LOG_LEVEL: 'error' });
     cleanups.push(async () => void (await stopProgram(program)));
-    const token = await signIn(program.baseUrl);
+    const token = await consoleTokenOver(program.baseUrl);
     const users = `${program.baseUrl}/api/companys/root/domainNames/default/users`;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL } from './helpers.js';
 import { csvOf } from './jobHelpers.js';
-import { CONSOLE_REDIRECT, consoleLoginFields, pkce } from './oauthHelpers.js';
+import { consoleTokenOver } from './oauthHelpers.js';
 import { type Program, startProgram, stopProgram, throwAwayDatabase } from './program.js';
 
 /**
@@ -18,19 +18,6 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function signIn(baseUrl: string): Promise<string> {
-  const { verifier, challenge } = pkce();
-  const login = await fetch(`${baseUrl}/oauth/login`, { method: 'POST', body: new URLSearchParams(consoleLoginFields(challenge) as Record<string, string>), redirect: 'manual' });
-  expect(login.status, await login.clone().text()).toBe(303);
-  const code = new URL(login.headers.get('location')!).searchParams.get('code')!;
-  const token = await fetch(`${baseUrl}/oauth/token`, {
-    method: 'POST',
-    body: new URLSearchParams({ client_id: 'iam-console', grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: CONSOLE_REDIRECT }),
-  });
-  expect(token.status).toBe(200);
-  return ((await token.json()) as { access_token: string }).access_token;
-}
-
 describe.runIf(process.env.DATABASE_URL)('an import whose process is killed', () => {
   it('is taken up by the next process after the lease lapses, from the last committed row: no row lost or doubled', async () => {
     const database = await throwAwayDatabase();
@@ -40,7 +27,7 @@ describe.runIf(process.env.DATABASE_URL)('an import whose process is killed', ()
     const env = { DATABASE_URL: database.url, ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL, LOG_LEVEL: 'error', JOB_LEASE_SECONDS: '3' };
     let program: Program = await startProgram(dataDir, env);
     cleanups.push(() => stopProgram(program));
-    const token = await signIn(program.baseUrl);
+    const token = await consoleTokenOver(program.baseUrl);
     const jobs = `${program.baseUrl}/api/companys/root/domainNames/default/importJobs`;
     const users = 20_000;
     const file = csvOf(Array.from({ length: users }, (_, i) => ({ id: `k${i}`, email: `k${i}@kill.example`, displayName: `Killed ${i}` })));

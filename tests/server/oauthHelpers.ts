@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { expect } from 'vitest';
 import bcrypt from 'bcryptjs';
 import { sha256 } from '../../server/ids.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL, type TestServer } from './helpers.js';
@@ -228,4 +229,18 @@ export function fetchBrowser(origin: string, jar = new CookieJar()) {
     return { status: response.status, body: await response.text(), headers: Object.fromEntries(response.headers), path: `${target.pathname}${target.search}` };
   };
   return { jar, get: (url: string) => send('GET', url), post: (url: string, form: Record<string, string>) => send('POST', url, form) };
+}
+
+/** A console access token of the first administrator, by the console's sign-in over HTTP at `baseUrl` (a real program, tests/server/program.ts). */
+export async function consoleTokenOver(baseUrl: string): Promise<string> {
+  const { verifier, challenge } = pkce();
+  const login = await fetch(`${baseUrl}/oauth/login`, { method: 'POST', body: new URLSearchParams(consoleLoginFields(challenge) as Record<string, string>), redirect: 'manual' });
+  expect(login.status, await login.clone().text()).toBe(303);
+  const code = new URL(login.headers.get('location')!).searchParams.get('code')!;
+  const token = await fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ client_id: 'iam-console', grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: CONSOLE_REDIRECT }),
+  });
+  expect(token.status).toBe(200);
+  return ((await token.json()) as { access_token: string }).access_token;
 }
