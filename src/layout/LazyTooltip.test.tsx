@@ -78,6 +78,29 @@ describe('lazyTooltip', () => {
     expect(await screen.findByRole('tooltip')).toHaveTextContent('Switch');
   });
 
+  it('a press just after MUI arrived, before the swap is made, is released on the node pressed', async () => {
+    const { LazyTooltip, arrive } = deferred();
+    const clicked = vi.fn();
+    render(
+      <LazyTooltip title="Switch">
+        <button type="button" onClick={clicked}>S</button>
+      </LazyTooltip>,
+    );
+    const pressed = screen.getByRole('button', { name: 'Switch' });
+    // the pointer comes over the button (the first input), MUI arrives, then the press
+    fireEvent.pointerOver(pressed);
+    await arrive();
+    // the swap waits for a task of its own, which sees the press and waits for the release
+    fireEvent.pointerDown(pressed);
+    await act(() => new Promise((resolve) => setTimeout(resolve, 10)));
+    expect(screen.getByRole('button', { name: 'Switch' })).toBe(pressed);
+    fireEvent.pointerUp(pressed);
+    fireEvent.click(pressed);
+    expect(clicked).toHaveBeenCalledTimes(1);
+    await act(() => new Promise((resolve) => setTimeout(resolve, 10)));
+    expect(screen.getByRole('button', { name: 'Switch' })).not.toBe(pressed);
+  });
+
   it('a controlled open tooltip loads at once', async () => {
     const { LazyTooltip, loader, arrive } = deferred();
     render(

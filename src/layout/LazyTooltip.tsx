@@ -13,6 +13,7 @@ import {
   type ReactElement,
   type Ref,
 } from 'react';
+import { flushSync } from 'react-dom';
 import type { TooltipProps } from '@mui/material/Tooltip';
 import { useForkRef } from '@mui/material/utils';
 
@@ -72,10 +73,21 @@ export function lazyTooltip(loadReal: () => Promise<{ default: RealTooltip }>) {
       );
     }
   }
+  // The swap is decided and committed in one task of its own (flushSync): decided in an effect, React
+  // would commit it in a later task, and a press landing in between would be released on a new node.
   const afterRelease = (run: () => void) => {
-    if (!held) return run();
-    released.add(run);
-    return () => released.delete(run);
+    let cancelled = false;
+    const attempt = () => {
+      if (cancelled) return;
+      if (held) released.add(attempt);
+      else flushSync(run);
+    };
+    const timer = setTimeout(attempt, 0);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+      released.delete(attempt);
+    };
   };
 
   const LazyTooltip = forwardRef<Element, TooltipProps>(function LazyTooltip(props, ref) {
@@ -110,10 +122,7 @@ export function lazyTooltip(loadReal: () => Promise<{ default: RealTooltip }>) {
         carried.current = { focus: node !== null && document.activeElement === node, hover: node?.matches(':hover') ?? false };
         setSwapped(true);
       };
-      if (!deferred.current) {
-        const cancel = afterRelease(swap);
-        return () => void cancel?.();
-      }
+      if (!deferred.current) return afterRelease(swap);
       // its menu closed: swap once the menu's closing transition has given the focus back
       const timer = setTimeout(swap, 500);
       return () => clearTimeout(timer);

@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleApi, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
+import { clickUntil, consoleApi, expectNoAxeViolations, launchBrowser, newPage, screenshot, signIn } from './browser.js';
 
 let browser: Browser;
 let page: Page;
@@ -37,8 +37,7 @@ async function setTheme(theme: 'light' | 'dark') {
 
 /** The dialog open on the companies step, its list shown. */
 async function openSwitcher() {
-  await switcher().click();
-  await eventually(() => page.getByRole('combobox', { name: 'Search companies' }).isVisible()).toBe(true);
+  await clickUntil(switcher(), () => page.getByRole('combobox', { name: 'Search companies' }).isVisible());
   await eventually(() => page.getByRole('listbox').isVisible()).toBe(true);
   await page.waitForTimeout(400); // the dialog fades in
 }
