@@ -4,7 +4,7 @@ import type { Database } from '../db/index.js';
 import { sha256 } from '../ids.js';
 import { findUserById, type KnownUser, type Tenant } from '../accounts/accounts.js';
 import { renderErrorPage, renderPage, sendPage } from './loginPage.js';
-import { translateSentence } from '../i18n/index.js';
+import { knowPage, translateSentence } from '../i18n/index.js';
 import { attemptOf, recordSignIn } from './signInEvents.js';
 
 /**
@@ -154,6 +154,8 @@ export async function stepPage(
   const pending = rows[0];
   if (!pending || pending.kind !== page.kind || (page.matches && !page.matches(pending))) return expired();
   const tenant = { companyId: pending.companyId, domainId: pending.domainId };
+  // every page from here on (an ended sign-in's too) speaks the person's language in her domain's branding
+  await knowPage(db, { uiLocales: pending.request?.ui_locales, tenant, userId: pending.userId });
   // read afresh: blocked, deleted or changed since the password (blocking also deletes the row)
   const user = await findUserById(db, tenant, pending.userId);
   if (!user || user.blocked) {

@@ -99,6 +99,21 @@ describe('the second-factor steps of a hosted sign-in', () => {
     }
   });
 
+  it("ends in the person's language, branded, after too many wrong answers, whatever the browser asks", async () => {
+    await server.db.query(`UPDATE users SET language = 'fr' WHERE company_id = 'buyco' AND id = 'worker'`);
+    try {
+      const tooMany = await hostedSteps('worker@buyco.example', {}, { 'accept-language': 'de' });
+      let answer = tooMany.step;
+      for (let attempt = 0; attempt < 5; attempt++) answer = await tooMany.browser.post(formAction(tooMany.step.body)!, { step: 'second-factor', code: '000000' });
+      expect(answer.status).toBe(401);
+      expect(langOf(answer.body)).toEqual(['fr', 'ltr']);
+      expect(answer.body).toContain(t('error.tooManyAnswers', {}, 'fr'));
+      expectBranded(answer);
+    } finally {
+      await server.db.query(`UPDATE users SET language = NULL WHERE company_id = 'buyco' AND id = 'worker'`);
+    }
+  });
+
   it('every language renders both steps without an English sentence', async () => {
     for (const language of LANGUAGES.filter((l) => l !== 'en')) {
       for (const login of ['worker@buyco.example', 'newbie@buyco.example']) {
