@@ -27,6 +27,10 @@ const ownProperties = Object.fromEntries(TEXT_FIELDS.map((field) => [field, null
 const effectiveProperties = {
   ...Object.fromEntries([...TEXT_FIELDS, 'logoUrl', 'iconUrl'].map((field) => [field, { type: 'string' }])),
   inheritedFrom: { type: 'object', additionalProperties: { type: 'string' } },
+  inheritedFromCompanies: {
+    type: 'object',
+    additionalProperties: { type: 'object', properties: { name: { type: 'string' }, readable: { type: 'boolean' } } },
+  },
 };
 const brandingSchema = {
   type: 'object',
@@ -75,15 +79,33 @@ async function ownRow(db: Queryable, companyId: string) {
 const ownFieldsOf = (row: Record<string, unknown> | undefined): OwnFields =>
   Object.fromEntries(TEXT_FIELDS.map((field) => [field, (row?.[TEXT_COLUMNS[field]] as string | null | undefined) ?? null])) as OwnFields;
 
+/**
+ * The companies the effective fields come from, each with the name the console shows for it
+ * (docs/CONSOLE.md, "Branding"): inside the caller's subtree (readable: the console links to its
+ * branding) its display name; above her own company only what its hosted pages show anyway, its own
+ * branding's display name, else nothing (the console shows the id).
+ */
+async function inheritedFromCompanies(db: Queryable, ids: string[], callerCompanyId: string) {
+  if (ids.length === 0) return {};
+  const { rows } = await db.query<{ id: string; readable: boolean; name: string | null; brand: string | null }>(
+    `SELECT c.id, $2 = ANY (c.ancestors) AS readable, coalesce(nullif(c.display_name, ''), c.name) AS name, b.display_name AS brand
+       FROM companies c LEFT JOIN company_branding b ON b.company_id = c.id
+      WHERE c.id = ANY ($1)`,
+    [ids, callerCompanyId],
+  );
+  return Object.fromEntries(rows.map((row) => [row.id, { name: (row.readable ? row.name : row.brand) ?? row.id, readable: row.readable }]));
+}
+
 /** What GET and PUT answer: the own fields (null when not set) and the effective branding with where each field comes from. */
-async function brandingRecord(db: Queryable, companyId: string) {
+async function brandingRecord(db: Queryable, companyId: string, callerCompanyId: string) {
   const row = await ownRow(db, companyId);
+  const effective = await resolvedBranding(db, companyId);
   return {
     id: companyId,
     ...ownFieldsOf(row),
     logoUrl: row?.has_logo ? imageUrl(companyId, 'logo', row.version) : null,
     iconUrl: row?.has_icon ? imageUrl(companyId, 'icon', row.version) : null,
-    effective: await resolvedBranding(db, companyId),
+    effective: { ...effective, inheritedFromCompanies: await inheritedFromCompanies(db, [...new Set(Object.values(effective.inheritedFrom))], callerCompanyId) },
   };
 }
 
@@ -128,7 +150,7 @@ const PAIRS = [
 async function checkContrast(db: Queryable, companyId: string, after: OwnFields, changed: Set<TextField>) {
   const { rows } = await db.query<{ parent: string | null }>(`SELECT parent FROM companies WHERE id = $1`, [companyId]);
   const parent = rows[0]?.parent ? await resolvedBranding(db, rows[0].parent) : {};
-  const inEffect = (field: (typeof PAIRS)[number]['primary' | 'background']) =>
+  const inEffect = (field: ColourField) =>
     after[field] ?? (parent as Record<string, string | undefined>)[field] ?? DEFAULT_COLOURS[field];
   for (const pair of PAIRS) {
     if (!changed.has(pair.primary) && !changed.has(pair.background)) continue;
@@ -140,6 +162,50 @@ async function checkContrast(db: Queryable, companyId: string, after: OwnFields,
     throw badRequest(
       `${field}: the primary colour ${primary} on the ${pair.theme} background ${background} has a contrast ratio of ${ratioText(ratio)}; WCAG AA asks at least ${AA_TEXT}:1 for text. Choose a ${field === pair.primary ? `${pair.better} primary colour` : 'background further from the primary colour'}.`,
     ).as('branding.contrast', { field, primary, background, theme: pair.theme, ratio: ratioText(ratio), minimum: `${AA_TEXT}:1` });
+  }
+  await checkDescendants(db, companyId, inEffect, changed);
+}
+
+type ColourField = (typeof PAIRS)[number]['primary' | 'background'];
+const COLOUR_FIELDS = PAIRS.flatMap((pair) => [pair.primary, pair.background]);
+
+/**
+ * The same check for the companies below (docs/CONSOLE.md, "Branding"): a descendant that sets one
+ * colour of a pair itself (or has it from a company between it and this one) and inherits the other
+ * from here would show the new pair. One query over the subtree reads the rows that set a colour; a
+ * descendant that sets none shows the pair of its nearest such row, or this company's, checked above.
+ * Only this company's descendants are read, and they are inside the caller's subtree (the guard checked
+ * this company there): naming one tells the caller nothing she cannot read.
+ */
+async function checkDescendants(db: Queryable, companyId: string, inEffect: (field: ColourField) => string, changed: Set<TextField>) {
+  const pairs = PAIRS.filter((pair) => changed.has(pair.primary) || changed.has(pair.background));
+  if (pairs.length === 0) return;
+  const { rows } = await db.query<{ id: string; name: string; ancestors: string[] } & Record<string, string | null>>(
+    `SELECT c.id, coalesce(nullif(c.display_name, ''), c.name) AS name, c.ancestors, ${COLOUR_FIELDS.map((field) => `b.${TEXT_COLUMNS[field]}`).join(', ')}
+       FROM companies c JOIN company_branding b ON b.company_id = c.id
+      WHERE c.ancestors @> ARRAY[$1::text] AND c.id <> $1
+        AND (${COLOUR_FIELDS.map((field) => `b.${TEXT_COLUMNS[field]} IS NOT NULL`).join(' OR ')})
+      ORDER BY array_length(c.ancestors, 1), c.name, c.id`,
+    [companyId],
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  for (const row of rows) {
+    // the rows between this company (excluded) and the descendant, nearest first
+    const chain = row.ancestors.slice(row.ancestors.indexOf(companyId) + 1).reverse().flatMap((id) => byId.get(id) ?? []);
+    const below = (field: ColourField) => chain.find((link) => link[TEXT_COLUMNS[field]] != null)?.[TEXT_COLUMNS[field]] ?? undefined;
+    for (const pair of pairs) {
+      const own = { primary: below(pair.primary), background: below(pair.background) };
+      // both set below: this write does not change them; neither: the pair checked above
+      if ((own.primary === undefined) === (own.background === undefined)) continue;
+      const primary = own.primary ?? inEffect(pair.primary);
+      const background = own.background ?? inEffect(pair.background);
+      const ratio = contrast(primary, background);
+      if (ratio >= AA_TEXT) continue;
+      const field = changed.has(pair.primary) ? pair.primary : pair.background;
+      throw badRequest(
+        `${field}: ${row.name} (${row.id}), below this company, sets its own ${own.primary === undefined ? 'background' : 'primary colour'} and would show the primary colour ${primary} on the ${pair.theme} background ${background}, a contrast ratio of ${ratioText(ratio)}; WCAG AA asks at least ${AA_TEXT}:1 for text. Choose other colours, or change that company's first.`,
+      ).as('branding.contrastDescendant', { field, company: row.id, companyName: row.name, primary, background, theme: pair.theme, ratio: ratioText(ratio), minimum: `${AA_TEXT}:1` });
+    }
   }
 }
 
@@ -170,7 +236,7 @@ export async function brandingRoutes(app: FastifyInstance) {
   app.get<{ Params: CompanyParams }>(
     url,
     { config: { permission: 'companies:read' }, schema: { tags, summary: "The company's branding: its own fields and the effective ones, inherited", params: companyParams, response: { 200: brandingSchema, ...errorResponses } } },
-    async (request) => brandingRecord(db, request.params.companyId),
+    async (request) => brandingRecord(db, request.params.companyId, request.principal.companyId),
   );
 
   app.put<{ Params: CompanyParams; Body: Partial<Record<TextField, string | null>> }>(
@@ -206,7 +272,7 @@ export async function brandingRoutes(app: FastifyInstance) {
         await auditCompany(tx, companyId, 'branding', changes);
       });
       brandingChanged();
-      return brandingRecord(db, companyId);
+      return brandingRecord(db, companyId, request.principal.companyId);
     },
   );
 
@@ -247,7 +313,7 @@ export async function brandingRoutes(app: FastifyInstance) {
           await auditCompany(tx, companyId, 'branding', { [kind]: { before, after: { type: image.type, size: image.bytes.length } } });
         });
         brandingChanged();
-        return brandingRecord(db, companyId);
+        return brandingRecord(db, companyId, request.principal.companyId);
       },
     );
 
@@ -266,7 +332,7 @@ export async function brandingRoutes(app: FastifyInstance) {
           await auditCompany(tx, companyId, 'branding', { [kind]: { before: { type: rows[0].type, size: Number(rows[0].size) }, after: null } });
         });
         brandingChanged();
-        return brandingRecord(db, companyId);
+        return brandingRecord(db, companyId, request.principal.companyId);
       },
     );
   }

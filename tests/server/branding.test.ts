@@ -244,3 +244,79 @@ describe('logo and icon', () => {
     expect((await server.app.inject({ method: 'GET', url: logoUrl })).headers['cache-control']).toBe('no-cache');
   });
 });
+
+describe("an ancestor's colours and its descendants (docs/CONSOLE.md, \"Branding\")", () => {
+  let north: Tenant; // a reseller
+  let northShop: Tenant; // its customer, setting only its own background
+  let south: Tenant; // another tenant
+
+  beforeAll(async () => {
+    north = await createTenant(server, 'north', 'root', 'reseller');
+    northShop = await createTenant(server, 'northshop', 'north', 'customer');
+    south = await createTenant(server, 'south', 'root', 'customer');
+    await server.db.query(`UPDATE companies SET display_name = 'North Ltd' WHERE id = 'north'`);
+  });
+
+  it('names the company each inherited field comes from: its name inside the reader\'s subtree, above it only its brand name or id', async () => {
+    expect((await call(server, north.adminToken, 'PUT', branding('north'), { displayName: 'North Brand', primaryLight: '#0d47a1', backgroundLight: '#ffffff' })).status).toBe(200);
+    const own = await call(server, northShop.adminToken, 'GET', branding('northshop'));
+    expect(own.body.effective.inheritedFrom).toMatchObject({ displayName: 'north', primaryLight: 'north' });
+    // above the customer's own company: not its company name, only the brand its hosted pages show
+    expect(own.body.effective.inheritedFromCompanies).toEqual({ north: { name: 'North Brand', readable: false } });
+    const fromAbove = await call(server, north.adminToken, 'GET', branding('northshop'));
+    expect(fromAbove.body.effective.inheritedFromCompanies).toEqual({ north: { name: 'North Ltd', readable: true } });
+    // a field of its own is named too (the console does not show it as inherited)
+    const saved = await call(server, northShop.adminToken, 'PUT', branding('northshop'), { backgroundLight: '#e0e0e0' });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect(saved.body.effective.inheritedFromCompanies).toEqual({ north: { name: 'North Brand', readable: false }, northshop: { name: 'northshop', readable: true } });
+    // without a brand name, the id alone
+    expect((await call(server, north.adminToken, 'PUT', branding('north'), { displayName: null })).status).toBe(200);
+    const bare = await call(server, northShop.adminToken, 'GET', branding('northshop'));
+    expect(bare.body.effective.inheritedFromCompanies.north).toEqual({ name: 'north', readable: false });
+    expect(JSON.stringify(bare.body)).not.toContain('North Ltd');
+  });
+
+  it("refuses an ancestor's colour that fails with a descendant's own half of the pair, naming it and the ratio; accepts one that still passes", async () => {
+    // south (another tenant) sets a primary that would fail on the background north picks later
+    expect((await call(server, south.adminToken, 'PUT', branding('south'), { primaryLight: '#767676' })).status).toBe(200);
+
+    // #767676 passes on north's white (4.54:1), not on northshop's own #e0e0e0 (3.44:1)
+    const refused = await call(server, north.adminToken, 'PUT', branding('north'), { primaryLight: '#767676' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('branding.contrastDescendant');
+    expect(refused.body.params).toEqual({
+      field: 'primaryLight',
+      company: 'northshop',
+      companyName: 'northshop',
+      primary: '#767676',
+      background: '#e0e0e0',
+      theme: 'light',
+      ratio: '3.44:1',
+      minimum: '4.5:1',
+    });
+    expect(refused.body.message).toBe(
+      "primaryLight: northshop (northshop), below this company, sets its own background and would show the primary colour #767676 on the light background #e0e0e0, a contrast ratio of 3.44:1; WCAG AA asks at least 4.5:1 for text. Choose other colours, or change that company's first.",
+    );
+    const { rows } = await server.db.query(`SELECT primary_light FROM company_branding WHERE company_id = 'north'`);
+    expect(rows[0].primary_light).toBe('#0d47a1');
+
+    // #5a5a5a passes on both (6.89:1 and 5.22:1)
+    const accepted = await call(server, north.adminToken, 'PUT', branding('north'), { primaryLight: '#5a5a5a' });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect((await call(server, northShop.adminToken, 'GET', branding('northshop'))).body.effective).toMatchObject({ primaryLight: '#5a5a5a', backgroundLight: '#e0e0e0' });
+
+    // another tenant is never examined: south's #767676 would fail on #f0f0f0 (3.98:1), north's own and northshop's pairs pass
+    const background = await call(server, north.adminToken, 'PUT', branding('north'), { backgroundLight: '#f0f0f0' });
+    expect(background.status, JSON.stringify(background.body)).toBe(200);
+
+    // a descendant setting both halves is not changed by its ancestor's write
+    expect((await call(server, northShop.adminToken, 'PUT', branding('northshop'), { primaryLight: '#0d47a1' })).status).toBe(200);
+    expect((await call(server, north.adminToken, 'PUT', branding('north'), { primaryLight: '#767676', backgroundLight: '#ffffff' })).status).toBe(200);
+    // …until it inherits one half again: then its own write is checked as before
+    const back = await call(server, northShop.adminToken, 'PUT', branding('northshop'), { primaryLight: null });
+    expect(back.status).toBe(400);
+    expect(back.body.code).toBe('branding.contrast');
+    // and the customer's own write never names a company above it
+    expect(back.body.message).not.toMatch(/north[^s]|North/);
+  });
+});
