@@ -30,6 +30,9 @@ export const apiErrors = {
     give: 'You cannot give the %{role} role over %{place}: your roles there do not give all it gives.',
     higher: 'You cannot act on %{id}: it holds the %{role} role over %{place}, and your roles there do not give all of it.',
   },
+  branding: {
+    contrastDescendant: '%{companyName} (%{company}), below this company, sets one of the two colours itself: with these colours it would show %{primary} on %{background}, a contrast ratio of %{ratio}; WCAG AA asks at least %{minimum}.',
+  },
   not_found: 'Not found: %{what}.',
   duplicate: '%{name} already exists.',
   duplicate_record: 'This record already exists.',

@@ -1500,6 +1500,7 @@ export default {
         give: 'لا يمكنك منح الدور %{role} على %{place}: أدوارك هناك لا تمنح كل ما يمنحه.',
         higher: 'لا يمكنك التصرف في %{id}: فهو يحمل الدور %{role} على %{place}، وأدوارك هناك لا تمنح كل ما يمنحه.',
       },
+      branding: { contrastDescendant: 'تحدد %{companyName} (%{company})، التابعة لهذه الشركة، أحد اللونين بنفسها: بهذه الألوان ستعرض %{primary} على %{background}، بنسبة تباين %{ratio}؛ ويتطلب معيار WCAG AA نسبة %{minimum} على الأقل.' },
       not_found: 'غير موجود: %{what}.',
       duplicate: '%{name} موجود بالفعل.',
       duplicate_record: 'هذا السجل موجود بالفعل.',

@@ -1571,6 +1571,7 @@ export default {
         give: 'Sie können die Rolle %{role} über %{place} nicht vergeben: Ihre Rollen dort erlauben nicht alles, was sie erlaubt.',
         higher: 'Sie können nicht auf %{id} einwirken: Es hat die Rolle %{role} über %{place}, und Ihre Rollen dort erlauben nicht alles davon.',
       },
+      branding: { contrastDescendant: '%{companyName} (%{company}) unter diesem Unternehmen legt eine der beiden Farben selbst fest: Mit diesen Farben würde es %{primary} auf %{background} zeigen, ein Kontrastverhältnis von %{ratio}; WCAG AA verlangt mindestens %{minimum}.' },
       not_found: 'Nicht gefunden: %{what}.',
       duplicate: '%{name} ist bereits vorhanden.',
       duplicate_record: 'Dieser Eintrag ist bereits vorhanden.',

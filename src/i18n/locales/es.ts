@@ -1573,6 +1573,7 @@ export default {
         give: 'No puede dar el rol %{role} sobre %{place}: sus roles allí no dan todo lo que este da.',
         higher: 'No puede actuar sobre %{id}: tiene el rol %{role} sobre %{place}, y sus roles allí no dan todo lo que este da.',
       },
+      branding: { contrastDescendant: '%{companyName} (%{company}), por debajo de esta empresa, define por sí misma uno de los dos colores: con estos colores mostraría %{primary} sobre %{background}, una relación de contraste de %{ratio}; WCAG AA exige al menos %{minimum}.' },
       not_found: 'No encontrado: %{what}.',
       duplicate: '%{name} ya existe.',
       duplicate_record: 'Este registro ya existe.',

@@ -1295,6 +1295,7 @@ export default {
         give: "Vous ne pouvez pas donner le rôle %{role} sur %{place} : vos rôles à cet endroit ne donnent pas tout ce qu'il donne.",
         higher: "Vous ne pouvez pas agir sur %{id} : il détient le rôle %{role} sur %{place}, et vos rôles à cet endroit n'en donnent pas la totalité.",
       },
+      branding: { contrastDescendant: "%{companyName} (%{company}), sous cette entreprise, définit elle-même l'une des deux couleurs : avec celles-ci, elle afficherait %{primary} sur %{background}, un rapport de contraste de %{ratio} ; le niveau AA des WCAG demande au moins %{minimum}." },
       not_found: 'Introuvable : %{what}.',
       duplicate: '%{name} existe déjà.',
       duplicate_record: 'Cet enregistrement existe déjà.',

@@ -1535,6 +1535,7 @@ export default {
         give: '%{place} に対する %{role} ロールは付与できません。そこでのあなたのロールでは、このロールが許可するすべては許可されていません。',
         higher: '%{id} は操作できません。%{place} に対する %{role} ロールを持っており、そこでのあなたのロールではそのすべては許可されていません。',
       },
+      branding: { contrastDescendant: 'この会社の配下の %{companyName}（%{company}）は配色の一方を独自に設定しています。この配色では背景 %{background} 上に %{primary} が表示され、コントラスト比は %{ratio} になります。WCAG AA では %{minimum} 以上が必要です。' },
       not_found: '見つかりません: %{what}。',
       duplicate: '%{name} はすでに存在します。',
       duplicate_record: 'このレコードはすでに存在します。',
