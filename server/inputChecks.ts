@@ -35,7 +35,7 @@ export function jsonTooDeep(text: string, limit = MAX_JSON_DEPTH): boolean {
   return false;
 }
 
-const tooDeep = (what: string) => badRequest(`${what} is nested deeper than ${MAX_JSON_DEPTH} levels`);
+const tooDeep = (what: string) => badRequest(`${what} is nested deeper than ${MAX_JSON_DEPTH} levels`).as('input.tooDeep', { field: what, limit: MAX_JSON_DEPTH });
 
 /**
  * Replaces `app`'s application/json parser (Fastify's, with its __proto__ and constructor checks)
@@ -96,7 +96,7 @@ function checkOAuthParameters(request: FastifyRequest) {
       if (!Object.hasOwn(declared, name)) continue;
       const bad = name === 'password' ? /\u0000/ : CONTROL;
       const where = findBad(value, `${part}/${name}`, bad);
-      if (where) throw badRequest(`${where} must not contain ${name === 'password' ? 'the NUL character' : 'control characters'}`);
+      if (where) throw badRequest(`${where} must not contain ${name === 'password' ? 'the NUL character' : 'control characters'}`).as(name === 'password' ? 'input.nul' : 'input.control', { field: where.slice(0, 100) });
     }
   }
 }
@@ -177,7 +177,10 @@ function checkBodyFields(request: FastifyRequest) {
   if (found.size === 0) return;
   const paths = [...found.values()];
   const named = paths.slice(0, NAMED_UNKNOWN).join(', ') + (paths.length > NAMED_UNKNOWN ? ` and ${paths.length - NAMED_UNKNOWN} more` : '');
-  throw badRequest(`${named} ${paths.length === 1 ? 'is not a field' : 'are not fields'} of this resource`);
+  throw badRequest(`${named} ${paths.length === 1 ? 'is not a field' : 'are not fields'} of this resource`).as(
+    paths.length === 1 ? 'input.unknownField' : 'input.unknownFields',
+    paths.length === 1 ? { field: paths[0].slice(0, 100) } : { fields: paths.slice(0, NAMED_UNKNOWN).join(', ').slice(0, 100), count: paths.length },
+  );
 }
 
 /**
@@ -190,7 +193,7 @@ export function registerApiInputChecks(api: FastifyInstance) {
   boundedJsonParser(api, true);
   api.addHook('preValidation', async (request) => {
     const where = findBad(request.query, 'querystring', /\u0000/) ?? findBad(request.body, 'body', /\u0000/);
-    if (where) throw badRequest(`${where} must not contain the NUL character`);
+    if (where) throw badRequest(`${where} must not contain the NUL character`).as('input.nul', { field: where.slice(0, 100) });
     checkBodyFields(request);
   });
 }

@@ -46,9 +46,9 @@ const invalid = (what: string) => badRequest(`passwordHash ${what}`);
 
 /** A decimal parameter of at most 10 digits, within [min, max]. */
 function integer(format: string, name: string, value: string | undefined, min: number, max: number): number {
-  if (value === undefined || !/^\d{1,10}$/.test(value)) throw invalid(`(${format}) needs ${name}, a whole number`);
+  if (value === undefined || !/^\d{1,10}$/.test(value)) throw invalid(`(${format}) needs ${name}, a whole number`).as('importedHash.notInteger', { format, name });
   const n = Number(value);
-  if (n < min || n > max) throw invalid(`(${format}): ${name} must be ${min} to ${max}`);
+  if (n < min || n > max) throw invalid(`(${format}): ${name} must be ${min} to ${max}`).as('importedHash.outOfRange', { format, name, min, max });
   return n;
 }
 
@@ -57,9 +57,9 @@ function integer(format: string, name: string, value: string | undefined, min: n
  * alphabets differ only in characters that none of the others uses.
  */
 function base64(format: string, name: string, value: string, minBytes: number, maxBytes: number): Buffer {
-  if (!/^[A-Za-z0-9+/._-]*={0,2}$/.test(value)) throw invalid(`(${format}): ${name} must be base64`);
+  if (!/^[A-Za-z0-9+/._-]*={0,2}$/.test(value)) throw invalid(`(${format}): ${name} must be base64`).as('importedHash.notBase64', { format, part: name.replace(/^the /, '') });
   const bytes = Buffer.from(value.replace(/[.-]/g, '+').replace(/_/g, '/'), 'base64');
-  if (bytes.length < minBytes || bytes.length > maxBytes) throw invalid(`(${format}): ${name} must be ${minBytes} to ${maxBytes} bytes`);
+  if (bytes.length < minBytes || bytes.length > maxBytes) throw invalid(`(${format}): ${name} must be ${minBytes} to ${maxBytes} bytes`).as('importedHash.byteLength', { format, part: name.replace(/^the /, ''), min: minBytes, max: maxBytes });
   return bytes;
 }
 
@@ -68,7 +68,7 @@ function parameters(format: string, text: string | undefined, names: string[]): 
   const found: Record<string, string> = {};
   for (const part of (text ?? '').split(',')) {
     const [name, value, extra] = part.split('=');
-    if (extra !== undefined || !names.includes(name) || name in found) throw invalid(`(${format}) needs its parameters ${names.join(', ')}`);
+    if (extra !== undefined || !names.includes(name) || name in found) throw invalid(`(${format}) needs its parameters ${names.join(', ')}`).as('importedHash.parameters', { format, names: names.join(', ') });
     found[name] = value;
   }
   return found;
@@ -79,7 +79,7 @@ function parameters(format: string, text: string | undefined, names: string[]): 
  * forms accepted or its costs are out of bounds (the sentence never repeats the hash).
  */
 export function parseImportedHash(hash: string): ImportedHash {
-  if (typeof hash !== 'string' || hash.length > MAX_HASH_LENGTH) throw invalid(`must be a string of at most ${MAX_HASH_LENGTH} characters`);
+  if (typeof hash !== 'string' || hash.length > MAX_HASH_LENGTH) throw invalid(`must be a string of at most ${MAX_HASH_LENGTH} characters`).as('importedHash.tooLong', { limit: MAX_HASH_LENGTH });
   const parts = hash.split('$');
   const id = parts[0] === '' ? parts[1] : undefined;
   switch (id) {
@@ -87,8 +87,8 @@ export function parseImportedHash(hash: string): ImportedHash {
     case '2b':
     case '2y': {
       const cost = bcryptCost(hash);
-      if (cost === undefined) throw invalid('(bcrypt) must be $2a$, $2b$ or $2y$, a two-digit cost and 53 characters');
-      if (cost < BCRYPT_MIN_IMPORTED_COST || cost > MAX_BCRYPT_COST) throw invalid(`(bcrypt): the cost must be ${BCRYPT_MIN_IMPORTED_COST} to ${MAX_BCRYPT_COST}`);
+      if (cost === undefined) throw invalid('(bcrypt) must be $2a$, $2b$ or $2y$, a two-digit cost and 53 characters').as('importedHash.bcryptForm');
+      if (cost < BCRYPT_MIN_IMPORTED_COST || cost > MAX_BCRYPT_COST) throw invalid(`(bcrypt): the cost must be ${BCRYPT_MIN_IMPORTED_COST} to ${MAX_BCRYPT_COST}`).as('importedHash.bcryptCost', { min: BCRYPT_MIN_IMPORTED_COST, max: MAX_BCRYPT_COST });
       return { format: 'bcrypt', cost };
     }
     case 'argon2id':
@@ -98,37 +98,41 @@ export function parseImportedHash(hash: string): ImportedHash {
         // the library's own reading of the PHC string (its salt, output, version and parameters)
         options = parseOptions(hash);
       } catch {
-        throw invalid(`(${id}) must be a PHC string $${id}$v=19$m=…,t=…,p=…$<salt>$<hash>`);
+        throw invalid(`(${id}) must be a PHC string $${id}$v=19$m=…,t=…,p=…$<salt>$<hash>`).as('importedHash.argon2Form', { format: id });
       }
-      if (options.memoryCost > ARGON2_MAX_MEMORY_KIB) throw invalid(`(${id}): m must be at most ${ARGON2_MAX_MEMORY_KIB} KiB`);
-      if (options.timeCost > ARGON2_MAX_TIME) throw invalid(`(${id}): t must be at most ${ARGON2_MAX_TIME}`);
-      if (options.parallelism > ARGON2_MAX_PARALLELISM) throw invalid(`(${id}): p must be at most ${ARGON2_MAX_PARALLELISM}`);
+      if (options.memoryCost > ARGON2_MAX_MEMORY_KIB) throw invalid(`(${id}): m must be at most ${ARGON2_MAX_MEMORY_KIB} KiB`).as('importedHash.argon2Memory', { format: id, limit: ARGON2_MAX_MEMORY_KIB });
+      if (options.timeCost > ARGON2_MAX_TIME) throw invalid(`(${id}): t must be at most ${ARGON2_MAX_TIME}`).as('importedHash.argon2Time', { format: id, limit: ARGON2_MAX_TIME });
+      if (options.parallelism > ARGON2_MAX_PARALLELISM) throw invalid(`(${id}): p must be at most ${ARGON2_MAX_PARALLELISM}`).as('importedHash.argon2Parallelism', { format: id, limit: ARGON2_MAX_PARALLELISM });
       return { format: id, encoded: hash };
     }
     case 'scrypt': {
-      if (parts.length !== 5) throw invalid('(scrypt) must be $scrypt$ln=…,r=…,p=…$<salt base64>$<hash base64>');
+      if (parts.length !== 5) throw invalid('(scrypt) must be $scrypt$ln=…,r=…,p=…$<salt base64>$<hash base64>').as('importedHash.scryptForm');
       const values = parameters('scrypt', parts[2], ['ln', 'r', 'p']);
       const ln = integer('scrypt', 'ln', values.ln, 1, SCRYPT_MAX_LN);
       const r = integer('scrypt', 'r', values.r, 1, 64);
       const p = integer('scrypt', 'p', values.p, 1, 64);
-      if (128 * 2 ** ln * r > SCRYPT_MAX_MEMORY) throw invalid(`(scrypt): its memory, 128·2^ln·r bytes, must be at most ${SCRYPT_MAX_MEMORY / 1024 / 1024} MiB`);
-      if (2 ** ln * r * p > SCRYPT_MAX_WORK) throw invalid('(scrypt): its work, 2^ln·r·p, must be at most 2^21');
+      if (128 * 2 ** ln * r > SCRYPT_MAX_MEMORY) throw invalid(`(scrypt): its memory, 128·2^ln·r bytes, must be at most ${SCRYPT_MAX_MEMORY / 1024 / 1024} MiB`).as('importedHash.scryptMemory', { limit: SCRYPT_MAX_MEMORY / 1024 / 1024 });
+      if (2 ** ln * r * p > SCRYPT_MAX_WORK) throw invalid('(scrypt): its work, 2^ln·r·p, must be at most 2^21').as('importedHash.scryptWork', { limit: '2^21' });
       return { format: 'scrypt', ln, r, p, salt: base64('scrypt', 'the salt', parts[3], 1, 256), hash: base64('scrypt', 'the hash', parts[4], 16, 128) };
     }
     case 'pbkdf2-sha256':
     case 'pbkdf2-sha512': {
-      if (parts.length !== 5) throw invalid(`(${id}) must be $${id}$i=…$<salt base64>$<hash base64>`);
+      if (parts.length !== 5) throw invalid(`(${id}) must be $${id}$i=…$<salt base64>$<hash base64>`).as('importedHash.pbkdf2Form', { format: id });
       const digest = id === 'pbkdf2-sha256' ? 'sha256' : 'sha512';
       const iterations = integer(id, 'i', parameters(id, parts[2], ['i']).i, 1, PBKDF2_MAX_ITERATIONS);
       const salt = base64(id, 'the salt', parts[3], 0, 256);
       const derived = base64(id, 'the hash', parts[4], 16, 128);
       if (iterations * Math.ceil(derived.length / DIGEST_BYTES[digest]) > PBKDF2_MAX_ITERATIONS) {
-        throw invalid(`(${id}): i times the hash's ${DIGEST_BYTES[digest]}-byte blocks must be at most ${PBKDF2_MAX_ITERATIONS}`);
+        throw invalid(`(${id}): i times the hash's ${DIGEST_BYTES[digest]}-byte blocks must be at most ${PBKDF2_MAX_ITERATIONS}`).as('importedHash.pbkdf2Work', {
+          format: id,
+          bytes: DIGEST_BYTES[digest],
+          limit: PBKDF2_MAX_ITERATIONS,
+        });
       }
       return { format: id, digest, iterations, salt, hash: derived };
     }
     case 'firebase-scrypt': {
-      if (parts.length !== 7) throw invalid('(firebase-scrypt) must be $firebase-scrypt$rounds=…,mem=…$<signer key>$<salt separator>$<salt>$<hash>, each base64');
+      if (parts.length !== 7) throw invalid('(firebase-scrypt) must be $firebase-scrypt$rounds=…,mem=…$<signer key>$<salt separator>$<salt>$<hash>, each base64').as('importedHash.firebaseForm');
       const values = parameters(id, parts[2], ['rounds', 'mem']);
       const rounds = integer(id, 'rounds', values.rounds, 1, FIREBASE_MAX_ROUNDS);
       const mem = integer(id, 'mem', values.mem, 1, FIREBASE_MAX_MEM);
@@ -136,19 +140,21 @@ export function parseImportedHash(hash: string): ImportedHash {
       const saltSeparator = base64(id, 'the salt separator', parts[4], 0, 64);
       const salt = base64(id, 'the salt', parts[5], 1, 256);
       const derived = base64(id, 'the hash', parts[6], 16, 256);
-      if (derived.length !== signerKey.length) throw invalid('(firebase-scrypt): the hash must be as long as the signer key');
+      if (derived.length !== signerKey.length) throw invalid('(firebase-scrypt): the hash must be as long as the signer key').as('importedHash.firebaseLength');
       return { format: id, rounds, mem, signerKey, saltSeparator, salt, hash: derived };
     }
     case 'sha256':
     case 'sha512':
     case 'md5': {
-      if (parts.length !== 5 || (parts[2] !== 'prefix' && parts[2] !== 'suffix')) throw invalid(`(${id}) must be $${id}$<prefix|suffix>$<salt base64>$<hash hex>`);
+      if (parts.length !== 5 || (parts[2] !== 'prefix' && parts[2] !== 'suffix')) throw invalid(`(${id}) must be $${id}$<prefix|suffix>$<salt base64>$<hash hex>`).as('importedHash.saltedForm', { format: id });
       const salt = base64(id, 'the salt', parts[3], 0, 256);
-      if (!new RegExp(`^[0-9a-fA-F]{${DIGEST_BYTES[id] * 2}}$`).test(parts[4])) throw invalid(`(${id}): the hash must be ${DIGEST_BYTES[id] * 2} hexadecimal digits`);
+      if (!new RegExp(`^[0-9a-fA-F]{${DIGEST_BYTES[id] * 2}}$`).test(parts[4])) throw invalid(`(${id}): the hash must be ${DIGEST_BYTES[id] * 2} hexadecimal digits`).as('importedHash.hexDigits', { format: id, digits: DIGEST_BYTES[id] * 2 });
       return { format: id, position: parts[2], salt, hash: Buffer.from(parts[4], 'hex') };
     }
     default:
-      throw invalid(`must be one of the stored forms: ${IMPORTED_FORMATS.join(', ')} (docs/CONSOLE.md, "Imported password hashes")`);
+      throw invalid(`must be one of the stored forms: ${IMPORTED_FORMATS.join(', ')} (docs/CONSOLE.md, "Imported password hashes")`).as('importedHash.unknownForm', {
+        formats: IMPORTED_FORMATS.join(', '),
+      });
   }
 }
 

@@ -34,7 +34,10 @@ export async function clearSignInCounters(db: Queryable, at: AccountRef): Promis
 export function checkPasswordHash(hash: string) {
   const cost = bcryptCost(hash) ?? 0;
   if (!(cost >= MIN_BCRYPT_COST && cost <= MAX_BCRYPT_COST)) {
-    throw badRequest(`authVerification must be a bcrypt hash of cost ${MIN_BCRYPT_COST} to ${MAX_BCRYPT_COST} (the console hashes passwords before sending them)`);
+    throw badRequest(`authVerification must be a bcrypt hash of cost ${MIN_BCRYPT_COST} to ${MAX_BCRYPT_COST} (the console hashes passwords before sending them)`).as('password.hashCost', {
+      min: MIN_BCRYPT_COST,
+      max: MAX_BCRYPT_COST,
+    });
   }
 }
 

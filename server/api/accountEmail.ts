@@ -70,13 +70,13 @@ async function queueLinkFor(tx: Queryable, mailer: Mailer, publicUrl: string, at
     [at.companyId, at.domainId, at.userId],
   );
   const user = rows[0];
-  if (!user) throw new HttpError(409, `user ${at.userId} no longer exists`);
-  if (user.status !== 'active') throw new HttpError(409, `user ${at.userId} is deleted: recover it first`);
-  if (user.blocked) throw new HttpError(409, `user ${at.userId} is blocked: unblock it first`);
-  if (!user.email) throw new HttpError(409, `user ${at.userId} has no e-mail address`);
-  if (purpose === 'invite' && user.hasPassword) throw new HttpError(409, `user ${at.userId} has a password already: send a reset link instead`);
+  if (!user) throw new HttpError(409, `user ${at.userId} no longer exists`).as('accountEmail.gone', { id: at.userId.slice(0, 100) });
+  if (user.status !== 'active') throw new HttpError(409, `user ${at.userId} is deleted: recover it first`).as('user.deleted', { id: at.userId.slice(0, 100) });
+  if (user.blocked) throw new HttpError(409, `user ${at.userId} is blocked: unblock it first`).as('accountEmail.blocked', { id: at.userId.slice(0, 100) });
+  if (!user.email) throw new HttpError(409, `user ${at.userId} has no e-mail address`).as('accountEmail.noAddress', { id: at.userId.slice(0, 100) });
+  if (purpose === 'invite' && user.hasPassword) throw new HttpError(409, `user ${at.userId} has a password already: send a reset link instead`).as('accountEmail.hasPassword', { id: at.userId.slice(0, 100) });
   const queued = await queueAccountLink(tx, mailer, publicUrl, { ...at, purpose, language });
-  if (queued.kind !== 'queued') throw new HttpError(409, `user ${at.userId} cannot receive this e-mail`);
+  if (queued.kind !== 'queued') throw new HttpError(409, `user ${at.userId} cannot receive this e-mail`).as('accountEmail.cannotReceive', { id: at.userId.slice(0, 100) });
   await recordAudit(tx, { companyId: at.companyId, domainId: at.domainId, resourceType: 'users', resourceId: at.userId, action, changes: { recipient: { after: queued.recipient }, ...changes } });
   return queued;
 }
@@ -210,13 +210,13 @@ export async function accountEmailRoutes(app: FastifyInstance) {
         );
         const found = rows[0];
         if (!found) throw notFound(`message ${messageId}`);
-        if (!found.userId) throw new HttpError(409, `message ${messageId} was for nobody's account: there is nothing to resend`);
+        if (!found.userId) throw new HttpError(409, `message ${messageId} was for nobody's account: there is nothing to resend`).as('accountEmail.nobody', { message: messageId.slice(0, 100) });
         const at = { companyId, domainId, userId: found.userId };
         await assertContains(tx, request.principal, { companyId, domainId, principals: [{ type: 'user', id: found.userId }] });
         // a link proving an account for an upstream identity (server/upstream/routes.ts) is bound to the
         // browser that asked for it: only she asks again, from the link page
         const send = SENDS.find((candidate) => candidate.purpose === found.purpose);
-        if (!send) throw new HttpError(409, `message ${messageId} is not resent: the person asks for a new one from the page where she signs in`);
+        if (!send) throw new HttpError(409, `message ${messageId} is not resent: the person asks for a new one from the page where she signs in`).as('accountEmail.notResent', { message: messageId.slice(0, 100) });
         return queueLinkFor(tx, mailer, config.publicUrl, at, found.purpose, send.action, language, { resentFrom: { after: messageId } });
       });
       outcome.send();

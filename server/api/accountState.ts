@@ -149,7 +149,7 @@ export async function accountStateRoutes(app: FastifyInstance) {
   });
 
   action('block', 'users:block', 'Blocks the account: every session ends and nobody signs in to it until it is unblocked', noBody, async (tx, at, _body, caller) => {
-    if (isCaller(caller, at, at.userId)) throw badRequest('userId: you cannot block yourself');
+    if (isCaller(caller, at, at.userId)) throw badRequest('userId: you cannot block yourself').as('user.blockSelf', { field: 'userId' });
     // the last active administrator of a domain cannot be blocked: nobody could manage it (409)
     await blockUsers(tx, at, [at.userId]);
   });

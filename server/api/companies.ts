@@ -51,15 +51,15 @@ async function getCompany(db: Queryable, companyId: string, lock: '' | 'FOR SHAR
 export const companies = {
   /** A child of `parent`, which must be inside the caller's subtree. */
   async create(db: Queryable, { caller }: WriteContext, body: CompanyBody): Promise<Company> {
-    if (!body.parent) throw badRequest('parent: the parent company is required');
+    if (!body.parent) throw badRequest('parent: the parent company is required').as('company.parentRequired');
     await checkAccess(db, caller, body.parent, undefined, 'companies:write');
     const companyId = body.id ?? body.name;
-    if (body.id !== undefined && body.id !== body.name) throw badRequest('id must equal name when creating a company');
-    if (RESERVED.has(companyId.toLowerCase())) throw badRequest(`name: "${companyId}" is reserved`);
-    if (body.type === 'root') throw badRequest('type: only the provider itself is of type root');
+    if (body.id !== undefined && body.id !== body.name) throw badRequest('id must equal name when creating a company').as('company.idNotName');
+    if (RESERVED.has(companyId.toLowerCase())) throw badRequest(`name: "${companyId}" is reserved`).as('company.reserved', { name: companyId.slice(0, 100) });
+    if (body.type === 'root') throw badRequest('type: only the provider itself is of type root').as('company.rootType');
     const parent = body.parent ? await getCompany(db, body.parent, 'FOR SHARE') : undefined;
-    if (!parent) throw badRequest('parent: the parent company is required');
-    if (parent.type === 'customer') throw badRequest('parent: a customer company cannot have child companies');
+    if (!parent) throw badRequest('parent: the parent company is required').as('company.parentRequired');
+    if (parent.type === 'customer') throw badRequest('parent: a customer company cannot have child companies').as('company.customerParent');
     return uniqueByConstraint({ companies_pkey: idNotAvailable('company', companyId) }, async () => {
       const { rows } = await db.query<Company>(
         `INSERT INTO companies AS t (id, name, display_name, description, type, parent, ancestors)
@@ -90,26 +90,29 @@ export const companies = {
 async function updateCompany(db: Queryable, companyId: string, body: CompanyBody, callerCompanyId: string): Promise<Company> {
     const current = await getCompany(db, companyId, 'FOR UPDATE');
     if (!current) throw notFound(`company ${companyId}`);
-    if (body.id !== undefined && body.id !== companyId) throw badRequest('id cannot be changed');
-    if (body.parent !== undefined && body.parent !== current.parent) throw badRequest('parent cannot be changed');
+    if (body.id !== undefined && body.id !== companyId) throw badRequest('id cannot be changed').as('resource.idChanged');
+    if (body.parent !== undefined && body.parent !== current.parent) throw badRequest('parent cannot be changed').as('company.parentChanged');
     const type = body.type ?? current.type;
-    if ((type === 'root') !== (current.type === 'root')) throw badRequest('type: root cannot be given or taken away');
+    if ((type === 'root') !== (current.type === 'root')) throw badRequest('type: root cannot be given or taken away').as('company.rootChanged');
     // the name is the id (it is locked in the console's edit form)
-    if (body.name !== current.name) throw badRequest('name cannot be changed: it is the company id');
+    if (body.name !== current.name) throw badRequest('name cannot be changed: it is the company id').as('company.nameChanged');
     if (type !== current.type) {
       // A company's type is what its parent sold it: its own administrators cannot promote it
       // (a customer that made itself a reseller could then create companies of its own).
       if (companyId === callerCompanyId) {
-        throw new HttpError(403, 'type: only an administrator of the parent company can change the type of your own company');
+        throw new HttpError(403, 'type: only an administrator of the parent company can change the type of your own company').as('company.ownType');
       }
       // the console hides Type for a reseller whose parent is not a reseller (docs/CONSOLE.md)
       const parent = current.parent ? await getCompany(db, current.parent) : undefined;
       if (current.type === 'reseller' && parent?.type !== 'reseller') {
-        throw new HttpError(409, `type: ${companyId} is a reseller directly under ${parent?.id ?? 'no parent'}: its type cannot be changed`);
+        throw new HttpError(409, `type: ${companyId} is a reseller directly under ${parent?.id ?? 'no parent'}: its type cannot be changed`).as('company.topReseller', {
+          company: companyId.slice(0, 100),
+          parent: (parent?.id ?? '').slice(0, 100),
+        });
       }
       if (type === 'customer') {
         const children = await db.query(`SELECT 1 FROM companies WHERE parent = $1 LIMIT 1`, [companyId]);
-        if (children.rowCount > 0) throw new HttpError(409, `type: ${companyId} has child companies, which a customer cannot have: delete them first`);
+        if (children.rowCount > 0) throw new HttpError(409, `type: ${companyId} has child companies, which a customer cannot have: delete them first`).as('company.customerWithChildren', { company: companyId.slice(0, 100) });
       }
     }
     const { rows } = await db.query<Company>(
@@ -126,9 +129,9 @@ async function removeCompanies(db: Queryable, companyIds: string[], caller: Prin
     for (const companyId of companyIds) {
       const company = await getCompany(db, companyId);
       if (!company) throw notFound(`company ${companyId}`);
-      if (company.type === 'root' || companyId === callerCompanyId) throw badRequest(`${companyId}: you cannot delete the root company or your own company`);
+      if (company.type === 'root' || companyId === callerCompanyId) throw badRequest(`${companyId}: you cannot delete the root company or your own company`).as('company.deleteOwn', { company: companyId.slice(0, 100) });
       const children = await db.query(`SELECT 1 FROM companies WHERE parent = $1 AND NOT (id = ANY ($2)) LIMIT 1`, [companyId, companyIds]);
-      if (children.rowCount > 0) throw new HttpError(409, `${companyId} still has child companies: delete them first`);
+      if (children.rowCount > 0) throw new HttpError(409, `${companyId} still has child companies: delete them first`).as('company.hasChildren', { company: companyId.slice(0, 100) });
       removed.push(company);
     }
     // their people go with them: nobody deletes the accounts of those who hold more than she does

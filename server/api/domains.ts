@@ -69,12 +69,12 @@ type DomainBody = { id?: string; name?: string; description?: string; primary?: 
 
 /** The default language must be one the domain offers. */
 function checkLanguages(languages: string[] | null, defaultLanguage: string | null) {
-  if (languages && defaultLanguage && !languages.includes(defaultLanguage)) throw badRequest(`defaultLanguage: ${defaultLanguage} is not among the domain's languages`);
+  if (languages && defaultLanguage && !languages.includes(defaultLanguage)) throw badRequest(`defaultLanguage: ${defaultLanguage} is not among the domain's languages`).as('domain.defaultLanguage', { language: defaultLanguage.slice(0, 100) });
 }
 type CompanyParams = { companyId: string };
 
 function checkName(name: string) {
-  if (RESERVED.has(name.toLowerCase())) throw badRequest(`name: "${name}" is reserved`);
+  if (RESERVED.has(name.toLowerCase())) throw badRequest(`name: "${name}" is reserved`).as('domain.reserved', { name: name.slice(0, 100) });
 }
 
 /** The company's domains with these ids, in the order asked; 404 naming the first unknown one. */
@@ -92,7 +92,7 @@ export const domains = {
   /** The company's first domain becomes its primary one; `primary` in the body is ignored. */
   async create(db: Queryable, { params }: WriteContext<CompanyParams>, body: DomainBody): Promise<Domain> {
     const domainId = body.id ?? body.name!;
-    if (body.id !== undefined && body.id !== body.name) throw badRequest('id must equal name when creating a domain');
+    if (body.id !== undefined && body.id !== body.name) throw badRequest('id must equal name when creating a domain').as('domain.idNotName');
     checkName(domainId);
     checkLanguages(body.languages ?? null, body.defaultLanguage ?? null);
     return uniqueAs(domainId, async () => {
@@ -111,14 +111,14 @@ export const domains = {
     const { companyId } = params;
     const patches = changes.map(samePathId);
     const chosen = patches.filter((patch) => patch.primary === true);
-    if (chosen.length > 1) throw badRequest('primary: only one domain can be primary');
+    if (chosen.length > 1) throw badRequest('primary: only one domain can be primary').as('domain.onePrimary');
     const ids = [...new Set(patches.map((patch) => patch.id))];
-    if (ids.length !== patches.length) throw badRequest('id: a domain is listed twice');
+    if (ids.length !== patches.length) throw badRequest('id: a domain is listed twice').as('domain.listedTwice');
     const current = await getDomains(db, companyId, ids);
     for (const patch of patches) {
       const domain = current.find((d) => d.id === patch.id)!;
       // the name is the id (it is locked in the console's edit form)
-      if (patch.name !== undefined && patch.name !== domain.name) throw badRequest(`${patch.id}: name cannot be changed: it is the domain id`);
+      if (patch.name !== undefined && patch.name !== domain.name) throw badRequest(`${patch.id}: name cannot be changed: it is the domain id`).as('domain.nameChanged', { domain: patch.id.slice(0, 100) });
       const languages = patch.languages !== undefined ? patch.languages : domain.languages;
       const defaultLanguage = patch.defaultLanguage !== undefined ? patch.defaultLanguage : domain.defaultLanguage;
       checkLanguages(languages, defaultLanguage);
@@ -144,12 +144,12 @@ export const domains = {
     const ids = [...new Set(domainIds)];
     const found = await getDomains(db, companyId, ids);
     if (caller.companyId === companyId && ids.includes(caller.domainId)) {
-      throw badRequest(`${caller.domainId}: you cannot delete the domain you are signed in to`);
+      throw badRequest(`${caller.domainId}: you cannot delete the domain you are signed in to`).as('domain.deleteOwn', { domain: caller.domainId.slice(0, 100) });
     }
     const primary = found.find((domain) => domain.primary);
     if (primary) {
       const others = await db.query(`SELECT 1 FROM domains WHERE company_id = $1 AND NOT (id = ANY ($2)) LIMIT 1`, [companyId, ids]);
-      if (others.rows.length > 0) throw new HttpError(409, `${primary.id} is the primary domain: make another domain primary first`);
+      if (others.rows.length > 0) throw new HttpError(409, `${primary.id} is the primary domain: make another domain primary first`).as('domain.deletePrimary', { domain: primary.id.slice(0, 100) });
     }
     // its people go with it: nobody deletes the accounts of those who hold more than she does
     await assertContainsHoldersIn(db, caller, { companyId, domainIds: ids });

@@ -75,7 +75,10 @@ export const groupPermissions = {
        JOIN permission_scopes s ON s.api_id = a.id AND s.id = r.permission`,
       [companyId, domainId, refs.map((ref) => ref.apiId), refs.map((ref) => ref.permission)],
     );
-    const found = inOrder(refs, rows, (ref) => badRequest(`permission ${ref.permission} of api ${ref.apiId}: no such permission scope of an active API in this domain`));
+    const found = inOrder(refs, rows, (ref) => badRequest(`permission ${ref.permission} of api ${ref.apiId}: no such permission scope of an active API in this domain`).as('groupPermission.unknown', {
+        permission: ref.permission.slice(0, 100),
+        api: ref.apiId.slice(0, 100),
+      }));
     await db.query(
       `INSERT INTO group_permissions (company_id, domain_id, group_id, api_id, scope_id)
        SELECT $1, $2, $3, unnest($4::text[]), unnest($5::text[]) ON CONFLICT DO NOTHING`,

@@ -45,13 +45,13 @@ export const getGroups = (db: Queryable, companyId: string, domainId: string, gr
 
 function distinct(ids: string[]): string[] {
   const unique = [...new Set(ids)];
-  if (unique.length !== ids.length) throw badRequest('id: a group is listed twice');
+  if (unique.length !== ids.length) throw badRequest('id: a group is listed twice').as('group.listedTwice');
   return unique;
 }
 
 // 409, like every refusal that would leave a domain without administrators (administrators.ts)
 const keepsAdministrators = () =>
-  new HttpError(409, `${ADMIN_GROUP}: this group makes the domain's administrators and cannot be deleted or purged`);
+  new HttpError(409, `${ADMIN_GROUP}: this group makes the domain's administrators and cannot be deleted or purged`).as('group.administrators', { group: ADMIN_GROUP });
 
 async function updateGroups(db: Queryable, { companyId, domainId }: DomainParams, patches: GroupPatch[]): Promise<Group[]> {
   const current = await getGroups(db, companyId, domainId, distinct(patches.map((patch) => patch.id)));
@@ -60,7 +60,7 @@ async function updateGroups(db: Queryable, { companyId, domainId }: DomainParams
     const next = { ...current[i], ...patch };
     if (patch.id === ADMIN_GROUP && next.status === 'deleted') throw keepsAdministrators();
     // the name is the id (it is locked in the console's edit form)
-    if (next.name !== current[i].name) throw badRequest(`${patch.id}: name cannot be changed: it is the group id`);
+    if (next.name !== current[i].name) throw badRequest(`${patch.id}: name cannot be changed: it is the group id`).as('group.nameChanged', { group: patch.id.slice(0, 100) });
     const { rows } = await uniqueAs(next.name, () =>
       db.query<Group>(
         `UPDATE groups t SET name = $4, display_name = $5, notes = $6, email = $7, status = $8, updated_at = now()
@@ -78,7 +78,7 @@ async function updateGroups(db: Queryable, { companyId, domainId }: DomainParams
 export const groups = {
   async create(db: Queryable, { params }: WriteContext<DomainParams>, body: GroupBody): Promise<Group> {
     const groupId = body.id ?? body.name!;
-    if (body.id !== undefined && body.id !== body.name) throw badRequest('id must equal name when creating a group');
+    if (body.id !== undefined && body.id !== body.name) throw badRequest('id must equal name when creating a group').as('group.idNotName');
     return uniqueAs(body.name!, async () => {
       const { rows } = await db.query<Group>(
         `INSERT INTO groups AS t (company_id, domain_id, id, name, display_name, notes, email, status)
@@ -106,7 +106,7 @@ export const groups = {
     const found = await getGroups(db, params.companyId, params.domainId, ids);
     if (ids.includes(ADMIN_GROUP)) throw keepsAdministrators();
     const active = found.find((group) => group.status !== 'deleted');
-    if (active) throw new HttpError(409, `group ${active.id} is active: delete the group first, then purge it`);
+    if (active) throw new HttpError(409, `group ${active.id} is active: delete the group first, then purge it`).as('group.purgeActive', { group: active.id.slice(0, 100) });
     await purgeMembers(db, params, 'group', ids);
     return found;
   },

@@ -91,7 +91,7 @@ export function registerGuard(app: FastifyInstance) {
     } catch {
       throw unauthorized('The access token is invalid or expired');
     }
-    if (!request.principal.scopes.includes(ADMIN_SCOPE)) throw forbidden();
+    if (!request.principal.scopes.includes(ADMIN_SCOPE)) throw forbidden().as('auth.adminScope', { scope: ADMIN_SCOPE });
   });
 
   // preValidation, not preHandler: another tenant's path answers 404 before its body is even validated

@@ -45,7 +45,7 @@ const OWN = 't.company_id = $1 AND t.domain_id = $2 AND t.user_id = $3';
 /** Unlinks one identity of the user (404 naming it when she has no such identity), with its audit record. */
 export async function unlinkIdentity(db: Queryable, at: UserParams, identityId: string): Promise<Identity> {
   const colon = identityId.indexOf(':');
-  if (colon < 1) throw badRequest('identityId: <connectionId>:<subject>');
+  if (colon < 1) throw badRequest('identityId: <connectionId>:<subject>').as('identity.idForm');
   const [connectionId, subject] = [identityId.slice(0, colon), identityId.slice(colon + 1)];
   const { rows } = await db.query<Identity>(
     `SELECT ${SELECT} FROM ${identityDefinition.table} WHERE ${OWN} AND t.connection_id = $4 AND t.subject = $5 FOR UPDATE OF t`,

@@ -182,11 +182,11 @@ const DEFAULT_PAGE = 25;
 
 /** A JSON query parameter, nesting at most MAX_JSON_DEPTH levels (checked before it is parsed). */
 function parseJson(name: string, text: string): unknown {
-  if (jsonTooDeep(text)) throw badRequest(`querystring/${name} is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonTooDeep(text)) throw badRequest(`querystring/${name} is nested deeper than ${MAX_JSON_DEPTH} levels`).as('input.tooDeep', { field: `querystring/${name}`, limit: MAX_JSON_DEPTH });
   try {
     return JSON.parse(text);
   } catch {
-    throw badRequest(`${name} must be valid JSON`);
+    throw badRequest(`${name} must be valid JSON`).as('list.notJson', { field: name });
   }
 }
 
@@ -196,7 +196,10 @@ function parseJson(name: string, text: string): unknown {
  */
 function fieldOf(resource: ListResource, field: string, where: string) {
   if (!Object.hasOwn(resource.fields, field)) {
-    throw badRequest(`${where}: unknown field "${field}"${resource.unlisted?.includes(field) ? ' (no index serves it: lists do not filter or sort by it)' : ''}`);
+    throw badRequest(`${where}: unknown field "${field}"${resource.unlisted?.includes(field) ? ' (no index serves it: lists do not filter or sort by it)' : ''}`).as(
+      resource.unlisted?.includes(field) ? 'list.unindexedField' : 'list.unknownField',
+      { where, field: field.slice(0, 100) },
+    );
   }
   return resource.fields[field];
 }
@@ -206,31 +209,31 @@ function coerce(resource: ListResource, field: string, value: unknown, where: st
   if (spec.type === 'boolean') {
     if (value === true || value === 'true') return true;
     if (value === false || value === 'false') return false;
-    throw badRequest(`${where}: ${field} must be true or false`);
+    throw badRequest(`${where}: ${field} must be true or false`).as('list.notBoolean', { where, field });
   }
   if (spec.type === 'time') {
     const time = typeof value === 'string' && value.trim() !== '' ? new Date(value) : undefined;
-    if (!time || Number.isNaN(time.getTime())) throw badRequest(`${where}: ${field} must be a time (ISO 8601, e.g. 2026-11-20T00:00:00Z)`);
+    if (!time || Number.isNaN(time.getTime())) throw badRequest(`${where}: ${field} must be a time (ISO 8601, e.g. 2026-11-20T00:00:00Z)`).as('list.notTime', { where, field });
     // JavaScript reads years PostgreSQL cannot (99999, year 0, before 4713 BC): the years of ISO 8601's four digits only
     const year = time.getUTCFullYear();
-    if (year < 1 || year > 9999) throw badRequest(`${where}: ${field} must be a time between the years 1 and 9999`);
+    if (year < 1 || year > 9999) throw badRequest(`${where}: ${field} must be a time between the years 1 and 9999`).as('list.timeOutOfRange', { where, field, min: 1, max: 9999 });
     // ISO text, which PostgreSQL reads the same way whatever the server's DateStyle
     return time.toISOString();
   }
   if (spec.type === 'integer') {
     const number = typeof value === 'number' ? value : Number(value);
-    if (!Number.isSafeInteger(number)) throw badRequest(`${where}: ${field} must be an integer`);
+    if (!Number.isSafeInteger(number)) throw badRequest(`${where}: ${field} must be an integer`).as('list.notInteger', { where, field });
     return number;
   }
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-    throw badRequest(`${where}: ${field} must be a string`);
+    throw badRequest(`${where}: ${field} must be a string`).as('list.notString', { where, field });
   }
   return noNul(String(value), `${where}: ${field}`);
 }
 
 /** JSON escapes can put U+0000 in a value; PostgreSQL text cannot hold it. */
 function noNul(text: string, what: string): string {
-  if (text.includes('\0')) throw badRequest(`${what} must not contain the NUL character`);
+  if (text.includes('\0')) throw badRequest(`${what} must not contain the NUL character`).as('input.nul', { field: what });
   return text;
 }
 
@@ -289,7 +292,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
     return coerced;
   };
 
-  if (query.total !== undefined && query.total !== 'deferred') throw badRequest('total must be "deferred" (or left out, for a counted total)');
+  if (query.total !== undefined && query.total !== 'deferred') throw badRequest('total must be "deferred" (or left out, for a counted total)').as('list.total');
   const fields = query.fields === undefined ? undefined : askedFields(resource, query.fields);
   const deferTotal = query.total === 'deferred';
 
@@ -298,9 +301,9 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   if (query.range !== undefined) {
     const range = parseJson('range', query.range);
     if (!Array.isArray(range) || range.length !== 2 || !range.every((n) => Number.isSafeInteger(n) && n >= 0) || range[1] < range[0]) {
-      throw badRequest('range must be [start, end] with 0 <= start <= end');
+      throw badRequest('range must be [start, end] with 0 <= start <= end').as('list.range');
     }
-    if (range[1] - range[0] + 1 > MAX_PAGE) throw badRequest(`range may cover at most ${MAX_PAGE} rows`);
+    if (range[1] - range[0] + 1 > MAX_PAGE) throw badRequest(`range may cover at most ${MAX_PAGE} rows`).as('list.rangeTooLong', { limit: MAX_PAGE });
     [start, end] = range as [number, number];
   }
 
@@ -309,10 +312,10 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   if (query.sort !== undefined) {
     const sort = parseJson('sort', query.sort);
     if (!Array.isArray(sort) || sort.length !== 2 || typeof sort[0] !== 'string' || typeof sort[1] !== 'string') {
-      throw badRequest('sort must be ["field", "ASC" | "DESC"]');
+      throw badRequest('sort must be ["field", "ASC" | "DESC"]').as('list.sort');
     }
     fieldOf(resource, sort[0], 'sort');
-    if (!/^(ASC|DESC)$/i.test(sort[1])) throw badRequest('sort: order must be ASC or DESC');
+    if (!/^(ASC|DESC)$/i.test(sort[1])) throw badRequest('sort: order must be ASC or DESC').as('list.sortOrder');
     sortField = sort[0];
     direction = sort[1].toUpperCase();
   }
@@ -322,7 +325,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
 
   if (query.filter !== undefined) {
     const filter = parseJson('filter', query.filter);
-    if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badRequest('filter must be a JSON object');
+    if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw badRequest('filter must be a JSON object').as('list.filterNotObject');
     for (const [field, value] of Object.entries(filter as Record<string, unknown>)) {
       const named = resource.filters && Object.hasOwn(resource.filters, field) ? resource.filters[field] : undefined;
       // every name must exist, even with an empty value (which means "no filter")
@@ -333,8 +336,8 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
       if (named) {
         filtered = true;
         if (named.planPerValue) customPlan = true;
-        if (named.type === 'boolean' && value !== true && value !== false) throw badRequest(`filter: ${field} must be true or false`);
-        if (named.type === 'text' && typeof value !== 'string') throw badRequest(`filter: ${field} must be a string`);
+        if (named.type === 'boolean' && value !== true && value !== false) throw badRequest(`filter: ${field} must be true or false`).as('list.notBoolean', { where: 'filter', field });
+        if (named.type === 'text' && typeof value !== 'string') throw badRequest(`filter: ${field} must be a string`).as('list.notString', { where: 'filter', field });
         let placeholder = '';
         const clause = named.sql((named.type === 'text' ? noNul(value as string, `filter: ${field}`) : value) as never, (v) => (placeholder = bind(v)));
         where.push(clause);
@@ -347,14 +350,14 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
         continue;
       }
       if (field === 'q') {
-        if (!resource.search) throw badRequest('filter: q is not supported on this list');
-        if (typeof value !== 'string') throw badRequest('filter: q must be a string');
+        if (!resource.search) throw badRequest('filter: q is not supported on this list').as('list.noSearch');
+        if (typeof value !== 'string') throw badRequest('filter: q must be a string').as('list.notString', { where: 'filter', field: 'q' });
         where.push(`${resource.search} ILIKE ${bind(`%${noNul(value, 'filter: q').replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`);
         continue;
       }
       const { column } = fieldOf(resource, field, 'filter');
       if (Array.isArray(value)) {
-        if (value.length > MAX_PAGE) throw badRequest(`filter: ${field} may list at most ${MAX_PAGE} values`);
+        if (value.length > MAX_PAGE) throw badRequest(`filter: ${field} may list at most ${MAX_PAGE} values`).as('list.tooManyValues', { field, limit: MAX_PAGE });
         const values = value.map((v) => valueOf(field, v, 'filter'));
         where.push(values.length ? `${column} = ANY (${bind(values)})` : 'false');
       } else {
@@ -366,7 +369,7 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
   const conditions = query.condition === undefined ? [] : Array.isArray(query.condition) ? query.condition : [query.condition];
   for (const condition of conditions) {
     const match = /^([^,]+),(!=|<>|<=|>=|=|<|>),(.*)$/s.exec(condition);
-    if (!match) throw badRequest('condition must be field,operator,value with operator one of = != < <= > >=');
+    if (!match) throw badRequest('condition must be field,operator,value with operator one of = != < <= > >=').as('list.condition');
     const [, field, operator, raw] = match;
     if (field !== 'status') statusOnly = false, others++;
     const { column, type } = fieldOf(resource, field, 'condition');
@@ -384,9 +387,9 @@ export function parseListQuery(resource: ListResource, query: ListQuery, initial
 /** The `fields` parameter: known names, each once, in the record's order (one statement per set, however they are written). */
 function askedFields(resource: ListResource, text: string): string[] | undefined {
   const all = resource.recordFields;
-  if (!all || !resource.selectOnly) throw badRequest('fields: this list answers whole records only');
+  if (!all || !resource.selectOnly) throw badRequest('fields: this list answers whole records only').as('list.wholeRecords');
   const names = text.split(',').map((name) => name.trim()).filter(Boolean);
-  for (const name of names) if (!all.includes(name)) throw badRequest(`fields: unknown field "${name}"`);
+  for (const name of names) if (!all.includes(name)) throw badRequest(`fields: unknown field "${name}"`).as('list.unknownField', { where: 'fields', field: name.slice(0, 100) });
   return names.length ? all.filter((name) => name === 'id' || names.includes(name)) : undefined;
 }
 
@@ -612,7 +615,7 @@ function refusedValue(parsed: ParsedList, error: unknown): unknown {
   if (typeof code !== 'string' || !code.startsWith('22')) return error;
   const message = String((error as Error).message ?? '');
   const source = parsed.given?.find((entry) => message.includes(`"${entry.value}"`));
-  return badRequest(`${source?.what ?? 'filter'} is not a value this list can compare: ${message}`);
+  return badRequest(`${source?.what ?? 'filter'} is not a value this list can compare: ${message}`).as('list.notComparable', { field: source?.what ?? 'filter', detail: message.slice(0, 100) });
 }
 
 async function runListStatements<T>(

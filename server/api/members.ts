@@ -108,7 +108,7 @@ async function findMembers(db: Queryable, companyId: string, domainId: string, g
   for (const ref of wanted) {
     const matches = rows.filter((row) => row.id === ref.id && (ref.type === undefined || row.type === ref.type));
     if (matches.length === 0) throw notFound(`member ${ref.id} of group ${groupId}`);
-    if (matches.length > 1) throw badRequest(`${ref.id} is both a user and a group member: say which with type`);
+    if (matches.length > 1) throw badRequest(`${ref.id} is both a user and a group member: say which with type`).as('member.ambiguous', { id: ref.id.slice(0, 100) });
     if (!found.some((member) => member.id === matches[0].id && member.type === matches[0].type)) found.push(matches[0]);
   }
   return found;
@@ -125,7 +125,7 @@ export const members = {
     const wanted = refs.filter((ref, i) => refs.findIndex((other) => other.id === ref.id && other.type === ref.type) === i);
     const userIds = wanted.filter((ref) => ref.type === 'user').map((ref) => ref.id);
     const groupIds = wanted.filter((ref) => ref.type === 'group').map((ref) => ref.id);
-    if (groupIds.includes(groupId)) throw badRequest(`${groupId}: a group cannot contain itself`);
+    if (groupIds.includes(groupId)) throw badRequest(`${groupId}: a group cannot contain itself`).as('member.itself', { group: groupId.slice(0, 100) });
 
     const { rows } = await db.query<{ id: string; type: MemberType; displayName: string; email: string; status: string }>(
       `SELECT id, 'user' AS type, display_name AS "displayName", email, status FROM users WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($3)
@@ -136,14 +136,14 @@ export const members = {
     const added: Member[] = wanted.map((ref) => {
       const row = rows.find((r) => r.id === ref.id && r.type === ref.type);
       if (!row) throw notFound(`${ref.type} ${ref.id}`);
-      if (row.status === 'deleted') throw badRequest(`${ref.type} ${ref.id} is deleted: recover it before adding it`);
+      if (row.status === 'deleted') throw badRequest(`${ref.type} ${ref.id} is deleted: recover it before adding it`).as(ref.type === 'user' ? 'member.deletedUser' : 'member.deletedGroup', { id: ref.id.slice(0, 100) });
       return { id: row.id, displayName: row.displayName, type: row.type, email: row.email };
     });
 
     if (groupIds.length > 0) {
       const containers = await db.query<{ id: string }>(`${CONTAINERS} WHERE c.id = ANY ($4)`, [companyId, domainId, groupId, groupIds]);
       const cyclic = containers.rows[0]?.id;
-      if (cyclic) throw badRequest(`group ${cyclic} already contains ${groupId}: adding it would make a cycle`);
+      if (cyclic) throw badRequest(`group ${cyclic} already contains ${groupId}: adding it would make a cycle`).as('member.cycle', { container: cyclic.slice(0, 100), group: groupId.slice(0, 100) });
     }
 
     await db.query(

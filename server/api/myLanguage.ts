@@ -25,7 +25,7 @@ export async function myLanguageRoutes(app: FastifyInstance) {
     async (request) => {
       const { language } = request.body ?? {};
       if (typeof language !== 'string' || !(LANGUAGES as readonly string[]).includes(language)) {
-        throw badRequest(`language: one of ${LANGUAGES.join(', ')}`);
+        throw badRequest(`language: one of ${LANGUAGES.join(', ')}`).as('language.unknown', { languages: LANGUAGES.join(', ') });
       }
       const { companyId, domainId, userId } = request.principal;
       await db.query(`UPDATE users SET language = $4 WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [companyId, domainId, userId, language]);

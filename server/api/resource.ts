@@ -350,18 +350,18 @@ const exportQuerySchema = {
 function exportHeader(definition: ResourceDefinition, query: ExportQuery): { columns: string[]; labels: string[] } {
   const fields = Object.keys(definition.fields);
   const columns = query.columns?.trim() ? query.columns.split(',').map((name) => name.trim()) : fields;
-  for (const name of columns) if (!fields.includes(name)) throw badRequest(`columns: unknown field "${name}"`);
+  for (const name of columns) if (!fields.includes(name)) throw badRequest(`columns: unknown field "${name}"`).as('list.unknownField', { where: 'columns', field: name.slice(0, 100) });
   if (query.labels === undefined || query.labels === '') return { columns, labels: columns };
   let labels: unknown;
   try {
     labels = JSON.parse(query.labels);
   } catch {
-    throw badRequest('labels must be a JSON array of texts');
+    throw badRequest('labels must be a JSON array of texts').as('resource.labelsNotJson');
   }
   if (!Array.isArray(labels) || !labels.every((label) => typeof label === 'string' && label.length <= 200)) {
-    throw badRequest('labels must be a JSON array of texts (at most 200 characters each)');
+    throw badRequest('labels must be a JSON array of texts (at most 200 characters each)').as('resource.labelsNotTexts', { limit: 200 });
   }
-  if (labels.length !== columns.length) throw badRequest(`labels: ${labels.length} labels for ${columns.length} columns`);
+  if (labels.length !== columns.length) throw badRequest(`labels: ${labels.length} labels for ${columns.length} columns`).as('resource.labelsCount', { labels: labels.length, columns: columns.length });
   return { columns, labels };
 }
 
@@ -452,7 +452,7 @@ export interface CrudRules<R, B, P> {
 
 /** The usual change of records whose id is fixed: a body may repeat the id, never change it. */
 export function samePathId<B extends { id?: string }>({ id: recordId, body }: Change<B>): B & { id: string } {
-  if (body.id !== undefined && body.id !== recordId) throw badRequest('id cannot be changed');
+  if (body.id !== undefined && body.id !== recordId) throw badRequest('id cannot be changed').as('resource.idChanged');
   return { ...body, id: recordId };
 }
 

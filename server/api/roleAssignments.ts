@@ -74,7 +74,7 @@ const rules = {
       [body.holderCompanyId, body.holderDomainId, body.holderId, scopeCompany, caller.companyId],
     );
     if (!rows[0]) throw notFound(`${body.holderType} ${body.holderId}`);
-    if (!rows[0].above) throw badRequest(`companyId: a role is held over the holder's own company (${body.holderCompanyId}) or a company below it`);
+    if (!rows[0].above) throw badRequest(`companyId: a role is held over the holder's own company (${body.holderCompanyId}) or a company below it`).as('role.outsideHolder', { company: body.holderCompanyId.slice(0, 100) });
     // nobody gives more than they hold, nor to someone who holds more than they do
     await assertContains(db, caller, { companyId: body.holderCompanyId, domainId: body.holderDomainId, principals: [{ type: body.holderType as 'user' | 'group', id: body.holderId }] }, [
       { role: body.role, companyId: scopeCompany, domainId: scopeDomain },
@@ -87,7 +87,10 @@ const rules = {
       );
       return inserted.rows[0];
     } catch (error) {
-      if ((error as { code?: string }).code === '23505') throw new HttpError(409, `${body.holderType} ${body.holderId} already holds ${body.role} there`);
+      if ((error as { code?: string }).code === '23505') throw new HttpError(409, `${body.holderType} ${body.holderId} already holds ${body.role} there`).as(
+          body.holderType === 'user' ? 'role.userHolds' : 'role.groupHolds',
+          { id: body.holderId.slice(0, 100), role: body.role.slice(0, 100) },
+        );
       throw error;
     }
   },

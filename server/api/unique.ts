@@ -9,14 +9,19 @@ import { duplicated, HttpError } from '../errors.js';
  * (docs/DECISIONS.md, "Ids across tenants").
  */
 export const idNotAvailable = (kind: 'company' | 'application' | 'API', id: string) =>
-  new HttpError(409, `${kind} id "${id}" is not available: choose another`);
+  new HttpError(409, `${kind} id "${id}" is not available: choose another`).as(
+    kind === 'company' ? 'unique.companyId' : kind === 'application' ? 'unique.applicationId' : 'unique.apiId',
+    { id: id.slice(0, 100) },
+  );
 
 /**
  * An API identifier is the audience every resource server trusts, whichever tenant issued the
  * token: one namespace across the whole provider (migration 19), answered like a global id.
  */
 export const identifierNotAvailable = (identifier: string) =>
-  new HttpError(409, `API identifier "${identifier}" is not available: an identifier names one API in the whole provider, choose another`);
+  new HttpError(409, `API identifier "${identifier}" is not available: an identifier names one API in the whole provider, choose another`).as('unique.apiIdentifier', {
+    identifier: identifier.slice(0, 100),
+  });
 
 /**
  * A unique violation becomes the duplicate 409 (docs/CONSOLE.md, "Errors and messages") naming the value behind the violated index, or the

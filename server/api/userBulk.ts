@@ -73,10 +73,10 @@ export async function userBulkRoutes(app: FastifyInstance) {
     );
 
   bulk('block', 'users:block', 'Blocks the users listed, all or none: their sessions end and they cannot sign in until unblocked; answers those that changed', async (tx, at, ids, caller) => {
-    if (ids.some((userId) => isCaller(caller, at, userId))) throw badRequest('ids: you cannot block yourself');
+    if (ids.some((userId) => isCaller(caller, at, userId))) throw badRequest('ids: you cannot block yourself').as('user.blockSelf', { field: 'ids' });
     const users = await lockUsers(tx, at, ids);
     const deleted = users.find((user) => user.status !== 'active');
-    if (deleted) throw new HttpError(409, `user ${deleted.id} is deleted: recover it first`);
+    if (deleted) throw new HttpError(409, `user ${deleted.id} is deleted: recover it first`).as('user.deleted', { id: deleted.id.slice(0, 100) });
     return blockUsers(tx, at, users.filter((user) => !user.blocked).map((user) => user.id));
   });
 
@@ -94,11 +94,14 @@ export async function userBulkRoutes(app: FastifyInstance) {
   bulk('sendResetLink', 'users:recover', 'E-mails each user listed a link to choose a new password, all or none (30 minutes, single use)', async (tx, at, ids, _caller, after, language) => {
     const users = await lockUsers(tx, at, ids);
     const unable = users.find((user) => user.status !== 'active' || user.blocked);
-    if (unable) throw new HttpError(409, `user ${unable.id} is ${unable.status !== 'active' ? 'deleted' : 'blocked'}: no reset link can be sent`);
+    if (unable) throw new HttpError(409, `user ${unable.id} is ${unable.status !== 'active' ? 'deleted' : 'blocked'}: no reset link can be sent`).as(
+        unable.status !== 'active' ? 'bulk.resetDeleted' : 'bulk.resetBlocked',
+        { id: unable.id.slice(0, 100) },
+      );
     const mailer = mailerOf(app.ctx);
     for (const userId of ids) {
       const outcome = await queueAccountLink(tx, mailer, config.publicUrl, { ...at, userId, purpose: 'reset', language });
-      if (outcome.kind !== 'queued') throw new HttpError(409, `user ${userId} has no e-mail address: no reset link can be sent`);
+      if (outcome.kind !== 'queued') throw new HttpError(409, `user ${userId} has no e-mail address: no reset link can be sent`).as('bulk.resetNoEmail', { id: userId.slice(0, 100) });
       after.push(outcome.send);
       await recordAudit(tx, { ...at, resourceType: 'users', resourceId: userId, action: 'sendResetLink', changes: { recipient: { after: outcome.recipient } } });
     }

@@ -72,7 +72,7 @@ const getUsers = (db: Queryable, { companyId, domainId }: DomainParams, userIds:
 
 function distinct(ids: string[]): string[] {
   const unique = [...new Set(ids)];
-  if (unique.length !== ids.length) throw badRequest('id: a user is listed twice');
+  if (unique.length !== ids.length) throw badRequest('id: a user is listed twice').as('user.listedTwice');
   return unique;
 }
 
@@ -83,7 +83,7 @@ async function updateUsers(db: Queryable, { params, caller }: WriteContext<Domai
   for (const [i, patch] of patches.entries()) {
     const next = { ...current[i], ...patch };
     if (next.status === 'deleted' && current[i].status !== 'deleted' && isCaller(caller, params, patch.id)) {
-      throw badRequest(`${patch.id}: you cannot delete yourself`);
+      throw badRequest(`${patch.id}: you cannot delete yourself`).as('user.deleteSelf', { id: patch.id.slice(0, 100) });
     }
     if (patch.authVerification !== undefined) checkPasswordHash(patch.authVerification);
     const { rows } = await uniqueUser(next, () =>
@@ -141,9 +141,9 @@ export const users = {
     const ids = [...new Set(userIds)];
     const found = await getUsers(db, params, ids);
     const self = found.find((user) => isCaller(caller, params, user.id));
-    if (self) throw badRequest(`${self.id}: you cannot purge yourself`);
+    if (self) throw badRequest(`${self.id}: you cannot purge yourself`).as('user.purgeSelf', { id: self.id.slice(0, 100) });
     const active = found.find((user) => user.status !== 'deleted');
-    if (active) throw new HttpError(409, `user ${active.id} is active: delete the user first, then purge it`);
+    if (active) throw new HttpError(409, `user ${active.id} is active: delete the user first, then purge it`).as('user.purgeActive', { id: active.id.slice(0, 100) });
     await purgeMembers(db, params, 'user', ids);
     return found;
   },
