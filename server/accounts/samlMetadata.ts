@@ -27,17 +27,17 @@ export async function parseIdpMetadata(xml: string): Promise<IdentityProvider> {
   try {
     document = await parseDomFromString(xml);
   } catch {
-    throw refused('The SAML IdP metadata is not well-formed XML.');
+    throw refused('The SAML IdP metadata is not well-formed XML.').as('saml.notXml');
   }
   const entities = xpath.selectElements(document, "//*[local-name()='EntityDescriptor'][*[local-name()='IDPSSODescriptor']]");
-  if (entities.length === 0) throw refused('The SAML IdP metadata has no EntityDescriptor with an IDPSSODescriptor.');
+  if (entities.length === 0) throw refused('The SAML IdP metadata has no EntityDescriptor with an IDPSSODescriptor.').as('saml.noIdpDescriptor');
   const entity = entities[0];
   const entityId = entity.getAttribute('entityID') ?? '';
-  if (!entityId) throw refused('The SAML IdP metadata has no entityID.');
+  if (!entityId) throw refused('The SAML IdP metadata has no entityID.').as('saml.noEntityId');
   const descriptor = xpath.selectElements(entity, "./*[local-name()='IDPSSODescriptor']")[0];
   const sso = xpath.selectElements(descriptor, "./*[local-name()='SingleSignOnService']").find((element) => element.getAttribute('Binding') === REDIRECT_BINDING);
   const ssoUrl = sso?.getAttribute('Location') ?? '';
-  if (!/^https?:\/\//.test(ssoUrl)) throw refused('The SAML IdP metadata has no SingleSignOnService for the HTTP-Redirect binding.');
+  if (!/^https?:\/\//.test(ssoUrl)) throw refused('The SAML IdP metadata has no SingleSignOnService for the HTTP-Redirect binding.').as('saml.noRedirectSso');
   // A KeyDescriptor without `use` serves both signing and encryption
   const certificates = xpath
     .selectElements(descriptor, "./*[local-name()='KeyDescriptor'][not(@use) or @use='signing']//*[local-name()='X509Certificate']")
@@ -48,9 +48,9 @@ export async function parseIdpMetadata(xml: string): Promise<IdentityProvider> {
     try {
       new crypto.X509Certificate(pem);
     } catch {
-      throw refused('The SAML IdP metadata holds a signing certificate that cannot be read.');
+      throw refused('The SAML IdP metadata holds a signing certificate that cannot be read.').as('saml.badCertificate');
     }
   }
-  if (certificates.length === 0) throw refused('The SAML IdP metadata has no signing certificate: this provider accepts only signed assertions.');
+  if (certificates.length === 0) throw refused('The SAML IdP metadata has no signing certificate: this provider accepts only signed assertions.').as('saml.noSigningCertificate');
   return { entityId, ssoUrl, certificates };
 }

@@ -160,12 +160,12 @@ export const apis = {
   /** Changes settings; status deleted/active = soft delete/recover. The identifier is the tokens' audience, so it stays. */
   async update(db: Queryable, callerCompanyId: string, apiId: string, body: ApiBody): Promise<ApiWithSecret> {
     const [current] = await findApi(db, callerCompanyId, [apiId], true);
-    if ((body.id ?? apiId) !== apiId) throw badRequest('id cannot be changed');
+    if ((body.id ?? apiId) !== apiId) throw badRequest('id cannot be changed').as('api.idFixed');
     if ((body.domain ?? current.domain) !== current.domain || (body.companyId ?? current.companyId) !== current.companyId) {
-      throw badRequest('domain: an API cannot move to another company or domain');
+      throw badRequest('domain: an API cannot move to another company or domain').as('api.domainFixed');
     }
     if ((body.identifier ?? current.identifier) !== current.identifier) {
-      throw badRequest('identifier cannot be changed: it is the audience of the tokens already issued');
+      throw badRequest('identifier cannot be changed: it is the audience of the tokens already issued').as('api.identifierFixed');
     }
     const next = { ...current, ...definedSettings(body) };
     const switchedToHs256 = current.signingAlgorithm !== 'HS256' && next.signingAlgorithm === 'HS256';
@@ -189,7 +189,7 @@ export const apis = {
   async remove(db: Queryable, callerCompanyId: string, apiIds: string[]): Promise<Api[]> {
     const found = await findApi(db, callerCompanyId, apiIds, true);
     const active = found.find((api) => api.status !== 'deleted');
-    if (active) throw new HttpError(409, `api ${active.name} is active: delete it (status deleted) before purging it`);
+    if (active) throw new HttpError(409, `api ${active.name} is active: delete it (status deleted) before purging it`).as('api.activePurge', { name: active.name.slice(0, 100) });
     await db.query(`DELETE FROM apis WHERE id = ANY ($1)`, [apiIds]);
     return found;
   },

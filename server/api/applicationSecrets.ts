@@ -65,9 +65,9 @@ export async function applicationSecretRoutes(app: FastifyInstance) {
         ]);
         // the console signs in with PKCE alone; a secret given to it would be a door nobody watches (docs/CONSOLE.md, "Applications")
         if (found.rowCount > 0 && request.params.id === config.consoleClientId) {
-          throw badRequest(`${request.params.id} is this console's own application: it is a public client and has no secret to rotate`);
+          throw badRequest(`${request.params.id} is this console's own application: it is a public client and has no secret to rotate`).as('secret.consolePublic', { id: request.params.id });
         }
-        if (found.rowCount > 0) throw new HttpError(409, `application ${request.params.id} is deleted: recover it before rotating its secret`);
+        if (found.rowCount > 0) throw new HttpError(409, `application ${request.params.id} is deleted: recover it before rotating its secret`).as('secret.applicationDeleted', { id: request.params.id });
         throw notFound(`application ${request.params.id}`);
       }
       const expires = row.previousSecretExpiresAt;

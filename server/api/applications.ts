@@ -1,4 +1,4 @@
-import { APP_TYPES, type AppType, uriProblem } from '../clientUris.js';
+import { APP_TYPES, type AppType, type UriProblem, uriProblemOf } from '../clientUris.js';
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../context.js';
 import type { Queryable } from '../db/index.js';
@@ -149,8 +149,16 @@ function checkWebUri(field: string, value: string) {
   } catch {
     ok = false;
   }
-  if (!ok) throw badRequest(`${field}: "${value}" must be an absolute http or https URL`);
+  if (!ok) throw badRequest(`${field}: "${value}" must be an absolute http or https URL`).as('application.webUri', { field, value: value.slice(0, 100) });
 }
+
+/** The 400 of a refused address: its code is the refusal's (application.uri.*), naming the field and the value. */
+const uriRefused = (field: string, value: string, problem: UriProblem) =>
+  badRequest(`${field}: "${value}" ${problem.text}`).as(`application.uri.${problem.code}`, {
+    field,
+    value: value.slice(0, 100),
+    ...(problem.scheme ? { scheme: problem.scheme.slice(0, 100) } : {}),
+  });
 
 /**
  * Trims the URI lists (the console splits text areas on line breaks, so blank lines are dropped),
@@ -165,16 +173,16 @@ function normalizeSettings(next: ApplicationSettings, stored?: ApplicationSettin
     const entries = [...new Set(next[field].map((entry) => entry.trim()).filter(Boolean))];
     for (const entry of entries) {
       if (!recheckAll && stored![field].includes(entry)) continue;
-      const problem = uriProblem(entry, field === 'allowed_web_orgins' ? 'origin' : 'uri', next.app_type);
-      if (problem) throw badRequest(`${field}: "${entry}" ${problem}`);
+      const problem = uriProblemOf(entry, field === 'allowed_web_orgins' ? 'origin' : 'uri', next.app_type);
+      if (problem) throw uriRefused(field, entry, problem);
     }
     result[field] = field === 'allowed_web_orgins' ? entries.map((entry) => new URL(entry).origin) : entries;
   }
   // like the lists: a stored value was accepted before; it has no custom scheme, so the type does not matter
   const backchannel = next.backchannel_logout_uri.trim();
   if (backchannel && backchannel !== stored?.backchannel_logout_uri) {
-    const problem = uriProblem(backchannel, 'endpoint', next.app_type);
-    if (problem) throw badRequest(`backchannel_logout_uri: "${backchannel}" ${problem}`);
+    const problem = uriProblemOf(backchannel, 'endpoint', next.app_type);
+    if (problem) throw uriRefused('backchannel_logout_uri', backchannel, problem);
   }
   result.backchannel_logout_uri = backchannel;
   checkWebUri('client_uri', next.client_uri.trim());
@@ -229,20 +237,20 @@ const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringi
  * Its name, description and logo are an Owner's to change, where the application is.
  */
 async function checkConsoleChange(db: Queryable, writer: ApplicationWriter, current: Application, next: ApplicationSettings): Promise<void> {
-  if (next.status === 'deleted') throw badRequest(`${current.id} is this console's own application: it cannot be deleted`);
+  if (next.status === 'deleted') throw badRequest(`${current.id} is this console's own application: it cannot be deleted`).as('application.consoleDelete', { id: current.id });
   const changed = SETTINGS.filter((name) => !sameValue(next[name], current[name]));
   const locked = changed.find((name) => !CONSOLE_DISPLAY.has(name));
-  if (locked) throw badRequest(`${locked}: the console application's sign-in settings follow PUBLIC_URL and cannot be changed; only its client_name, description and logo_uri can`);
+  if (locked) throw badRequest(`${locked}: the console application's sign-in settings follow PUBLIC_URL and cannot be changed; only its client_name, description and logo_uri can`).as('application.consoleLocked', { field: locked });
   if (changed.length === 0) return;
   const held = await checkAccess(db, writer.principal, current.companyId, current.domain, 'applications:write');
-  if (!held.includes(OWNER)) throw forbidden(`Your role does not allow changing the console application's ${changed.join(', ')}: it needs the Owner role.`);
+  if (!held.includes(OWNER)) throw forbidden(`Your role does not allow changing the console application's ${changed.join(', ')}: it needs the Owner role.`).as('application.consoleOwner', { fields: changed.join(', ') });
 }
 
 /** Every write of an application goes through here. */
 export const applications = {
   /** The caller has already been checked against companyId/domainId (guard or checkAccess). */
   async create(db: Queryable, consoleClientId: string, companyId: string, domainId: string, body: ApplicationBody): Promise<Application & { client_secret: string }> {
-    if (body.id && body.client_id && body.id !== body.client_id) throw badRequest('id must equal client_id');
+    if (body.id && body.client_id && body.id !== body.client_id) throw badRequest('id must equal client_id').as('application.idMismatch');
     const clientId = body.client_id || body.id || randomAlphanumeric(32);
     // the console's id names the provider's own door, wherever it is asked for (clients.ts, isConsoleClient)
     if (clientId === consoleClientId) throw idNotAvailable('application', clientId);
@@ -265,9 +273,9 @@ export const applications = {
   /** Changes settings; client_id, company, domain and secret never change here. status deleted/active = soft delete/recover. */
   async update(db: Queryable, writer: ApplicationWriter, clientId: string, body: ApplicationBody): Promise<Application> {
     const [current] = await findInScope(db, writer.principal.companyId, [clientId], true);
-    if ((body.id || clientId) !== clientId || (body.client_id || clientId) !== clientId) throw badRequest('client_id cannot be changed');
+    if ((body.id || clientId) !== clientId || (body.client_id || clientId) !== clientId) throw badRequest('client_id cannot be changed').as('application.clientIdFixed');
     if ((body.domain ?? current.domain) !== current.domain || (body.companyId ?? current.companyId) !== current.companyId) {
-      throw badRequest('domain: an application cannot move to another company or domain');
+      throw badRequest('domain: an application cannot move to another company or domain').as('application.domainFixed');
     }
     const next = normalizeSettings({ ...current, ...definedSettings(body) }, current);
     if (clientId === writer.consoleClientId) await checkConsoleChange(db, writer, current, next);
@@ -287,9 +295,9 @@ export const applications = {
   async remove(db: Queryable, writer: ApplicationWriter, clientIds: string[]): Promise<Application[]> {
     const found = await findInScope(db, writer.principal.companyId, clientIds, true);
     for (const app of found) {
-      if (app.id === writer.consoleClientId) throw badRequest(`${app.id} is this console's own application: it cannot be purged`);
+      if (app.id === writer.consoleClientId) throw badRequest(`${app.id} is this console's own application: it cannot be purged`).as('application.consolePurge', { id: app.id });
       if (app.status !== 'deleted') {
-        throw new HttpError(409, `application ${app.client_name} is active: delete it (status deleted) before purging it`);
+        throw new HttpError(409, `application ${app.client_name} is active: delete it (status deleted) before purging it`).as('application.activePurge', { name: app.client_name.slice(0, 100) });
       }
     }
     await db.query(`DELETE FROM applications WHERE id = ANY ($1)`, [clientIds]);

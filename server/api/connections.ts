@@ -137,20 +137,24 @@ const DEFAULTS: Omit<Editable, 'displayName' | 'protocol'> = {
 
 // ---- rules ----
 
-/** Why an address the provider will call (issuer, metadata) is refused, or undefined. */
-function upstreamUrlProblem(raw: string, allowPrivate: boolean): string | undefined {
+/** Why an address the provider will call (issuer, metadata) is refused, with the refusal's code (connection.url.*), or undefined. */
+function upstreamUrlProblem(raw: string, allowPrivate: boolean): { text: string; code: string } | undefined {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'is not an absolute URL';
+    return { text: 'is not an absolute URL', code: 'notAbsolute' };
   }
-  if (url.username || url.password) return 'must not contain user credentials';
-  if (url.hash) return 'must not contain a fragment (#)';
+  if (url.username || url.password) return { text: 'must not contain user credentials', code: 'credentials' };
+  if (url.hash) return { text: 'must not contain a fragment (#)', code: 'fragment' };
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && allowPrivate && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
-  return `must be an https URL${allowPrivate ? ' (http only for localhost, 127.0.0.1 and [::1])' : ''}`;
+  return allowPrivate ? { text: 'must be an https URL (http only for localhost, 127.0.0.1 and [::1])', code: 'notHttpsLoopback' } : { text: 'must be an https URL', code: 'notHttps' };
 }
+
+/** The 400 of a refused address, naming the field and the value. */
+const urlRefused = (field: string, value: string, problem: { text: string; code: string }) =>
+  badRequest(`${field}: "${value}" ${problem.text}`).as(`connection.url.${problem.code}`, { field, value: value.slice(0, 100) });
 
 /** The settings as stored: defaults of the preset filled in, and checked against the protocol (400 naming the field). */
 /**
@@ -163,7 +167,9 @@ async function readableMetadata(next: Editable, given: Partial<Editable>): Promi
   try {
     await parseIdpMetadata(next.samlMetadataXml);
   } catch (error) {
-    throw badRequest(`samlMetadataXml: ${(error as Error).message}`);
+    // the metadata's own refusal (saml.*), else its words
+    const refusal = error instanceof HttpError && error.code ? error : undefined;
+    throw badRequest(`samlMetadataXml: ${(error as Error).message}`).as(refusal?.code ?? 'connection.samlMetadataInvalid', refusal ? refusal.params : { reason: String((error as Error).message).slice(0, 200) });
   }
 }
 
@@ -171,29 +177,29 @@ function checkedSettings(next: Editable, allowPrivate: boolean): Editable {
   const result: Editable = { ...next, scopes: next.scopes.split(/\s+/).filter(Boolean).join(' '), issuer: next.issuer.trim(), samlMetadataUrl: next.samlMetadataUrl.trim() };
   if (result.preset !== 'custom') {
     const speaks = PRESET_PROTOCOL[result.preset];
-    if (result.protocol !== speaks) throw badRequest(`protocol: the ${result.preset} preset uses ${speaks}, not ${result.protocol}`);
+    if (result.protocol !== speaks) throw badRequest(`protocol: the ${result.preset} preset uses ${speaks}, not ${result.protocol}`).as('connection.presetProtocol', { preset: result.preset, expected: speaks, protocol: result.protocol });
   }
-  if (result.entraTenant && result.preset !== 'entra') throw badRequest('entraTenant: only the entra preset has a tenant');
+  if (result.entraTenant && result.preset !== 'entra') throw badRequest('entraTenant: only the entra preset has a tenant').as('connection.entraTenantOnly');
   for (const field of ['appleTeamId', 'appleKeyId'] as const) {
-    if (result.preset === 'apple' && !result[field]) throw badRequest(`${field}: the apple preset needs it (Apple's client secret is made from the team id, the key id and the key)`);
-    if (result.preset !== 'apple' && result[field]) throw badRequest(`${field}: only the apple preset has it`);
+    if (result.preset === 'apple' && !result[field]) throw badRequest(`${field}: the apple preset needs it (Apple's client secret is made from the team id, the key id and the key)`).as('connection.appleRequired', { field });
+    if (result.preset !== 'apple' && result[field]) throw badRequest(`${field}: only the apple preset has it`).as('connection.appleOnly', { field });
   }
   if (result.protocol === 'saml') {
-    if (!result.samlMetadataXml.trim() && !result.samlMetadataUrl) throw badRequest('samlMetadataXml or samlMetadataUrl: a SAML connection needs the IdP\'s metadata');
+    if (!result.samlMetadataXml.trim() && !result.samlMetadataUrl) throw badRequest('samlMetadataXml or samlMetadataUrl: a SAML connection needs the IdP\'s metadata').as('connection.samlMetadataRequired');
     if (result.samlMetadataXml.trim() && !/<([\w-]+:)?EntityDescriptor[\s>]/.test(result.samlMetadataXml)) {
-      throw badRequest('samlMetadataXml: this is not SAML metadata (no EntityDescriptor element)');
+      throw badRequest('samlMetadataXml: this is not SAML metadata (no EntityDescriptor element)').as('connection.samlMetadataNotSaml');
     }
     const problem = result.samlMetadataUrl && upstreamUrlProblem(result.samlMetadataUrl, allowPrivate);
-    if (problem) throw badRequest(`samlMetadataUrl: "${result.samlMetadataUrl}" ${problem}`);
+    if (problem) throw urlRefused('samlMetadataUrl', result.samlMetadataUrl, problem);
     return result;
   }
   // a preset's issuer is the preset's (Entra's from its tenant): a "google" connection is Google, whatever a form sends back
   result.issuer = presetIssuer(result.preset, result.entraTenant) ?? result.issuer;
   if (!result.scopes) result.scopes = DEFAULT_SCOPES[result.preset] ?? DEFAULT_SCOPES[result.protocol] ?? '';
-  if (!result.issuer) throw badRequest(`issuer: an ${result.protocol} connection needs the issuer (or its discovery URL)`);
+  if (!result.issuer) throw badRequest(`issuer: an ${result.protocol} connection needs the issuer (or its discovery URL)`).as('connection.issuerRequired', { protocol: result.protocol });
   const problem = upstreamUrlProblem(result.issuer, allowPrivate);
-  if (problem) throw badRequest(`issuer: "${result.issuer}" ${problem}`);
-  if (!result.clientId.trim()) throw badRequest(`clientId: an ${result.protocol} connection needs the client id the IdP gave`);
+  if (problem) throw urlRefused('issuer', result.issuer, problem);
+  if (!result.clientId.trim()) throw badRequest(`clientId: an ${result.protocol} connection needs the client id the IdP gave`).as('connection.clientIdRequired', { protocol: result.protocol });
   return result;
 }
 
@@ -227,7 +233,7 @@ export function connectionWrites(definition: Definition, database: Database, all
 
   /** The secret sealed with the database's key (the key is the database's, not a transaction's). */
   async function seal(secret: string): Promise<string> {
-    if (!totpAvailable(database)) throw new HttpError(409, 'clientSecret: secrets of connections cannot be stored until the operator sets MFA_KEY (docs/OPERATIONS.md)');
+    if (!totpAvailable(database)) throw new HttpError(409, 'clientSecret: secrets of connections cannot be stored until the operator sets MFA_KEY (docs/OPERATIONS.md)').as('connection.secretKeyMissing');
     return encryptSecret(database, secret);
   }
 
@@ -237,12 +243,12 @@ export function connectionWrites(definition: Definition, database: Database, all
       const connectionId = body.id || randomAlphanumeric(32);
       const preset = body.preset ?? 'custom';
       const protocol = body.protocol ?? (preset === 'custom' ? undefined : PRESET_PROTOCOL[preset]);
-      if (!protocol) throw badRequest('protocol: required (oidc, oauth2 or saml) unless a preset gives it');
+      if (!protocol) throw badRequest('protocol: required (oidc, oauth2 or saml) unless a preset gives it').as('connection.protocolRequired');
       const given = Object.fromEntries(EDITABLE.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]));
       const next = checkedSettings({ ...DEFAULTS, ...given, preset, protocol } as Editable, allowPrivate);
       await readableMetadata(next, given);
       const sealed = body.clientSecret ? await seal(body.clientSecret) : null;
-      const created = await uniqueByConstraint({ connections_pkey: new HttpError(409, `connection "${connectionId}" already exists in this domain: choose another id`) }, async () => {
+      const created = await uniqueByConstraint({ connections_pkey: new HttpError(409, `connection "${connectionId}" already exists in this domain: choose another id`).as('connection.idTaken', { id: connectionId }) }, async () => {
         const { rows } = await db.query<Connection>(
           `INSERT INTO connections AS t (company_id, domain_id, id, display_name, protocol, preset, status, enabled, settings, secret, trust_email, mfa_from_idp, shared_with_subtree)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13) RETURNING ${SELECT}`,
@@ -257,8 +263,8 @@ export function connectionWrites(definition: Definition, database: Database, all
     /** Changes settings; the protocol stays (the subjects linked through it are that protocol's). status deleted/active = soft delete/recover. */
     async update(db: Queryable, at: Place, connectionId: string, body: ConnectionBody): Promise<Connection> {
       const [current] = await find(db, at, [connectionId], true);
-      if ((body.id ?? connectionId) !== connectionId) throw badRequest('id cannot be changed');
-      if ((body.protocol ?? current.protocol) !== current.protocol) throw badRequest('protocol cannot be changed: the identities linked through it are its subjects; create another connection');
+      if ((body.id ?? connectionId) !== connectionId) throw badRequest('id cannot be changed').as('connection.idFixed');
+      if ((body.protocol ?? current.protocol) !== current.protocol) throw badRequest('protocol cannot be changed: the identities linked through it are its subjects; create another connection').as('connection.protocolFixed');
       const given = Object.fromEntries(EDITABLE.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]));
       const before = Object.fromEntries(EDITABLE.map((field) => [field, current[field]])) as Editable;
       const next = checkedSettings({ ...before, ...given } as Editable, allowPrivate);
@@ -279,7 +285,7 @@ export function connectionWrites(definition: Definition, database: Database, all
     async remove(db: Queryable, at: Place, connectionIds: string[]): Promise<Connection[]> {
       const found = await find(db, at, connectionIds, true);
       const active = found.find((connection) => connection.status !== 'deleted');
-      if (active) throw new HttpError(409, `connection ${active.displayName} is active: delete it (status deleted) before purging it`);
+      if (active) throw new HttpError(409, `connection ${active.displayName} is active: delete it (status deleted) before purging it`).as('connection.activePurge', { name: active.displayName.slice(0, 100) });
       await db.query(`DELETE FROM connections WHERE company_id = $1 AND domain_id = $2 AND id = ANY ($3)`, [at.companyId, at.domainId, connectionIds]);
       for (const connection of found) {
         const before = Object.fromEntries(EDITABLE.map((field) => [field, connection[field]])) as Editable;
@@ -303,7 +309,7 @@ const ASCII_DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[
 /** The e-mail domain as stored: lower-case A-labels (exämple.com and EXAMPLE.com are one domain each way they are typed). */
 function normalEmailDomain(raw: string): string {
   const ascii = domainToASCII(raw.trim().replace(/^@/, '').replace(/\.$/, '')).toLowerCase();
-  if (!ASCII_DOMAIN.test(ascii)) throw badRequest(`emailDomain: "${raw}" is not a domain name (the part of an address after the @, e.g. example.com)`);
+  if (!ASCII_DOMAIN.test(ascii)) throw badRequest(`emailDomain: "${raw}" is not a domain name (the part of an address after the @, e.g. example.com)`).as('connection.emailDomainInvalid', { value: raw.slice(0, 100) });
   return ascii;
 }
 
@@ -329,15 +335,15 @@ const emailDomainJson = {
   },
 } as const;
 
-/** The TXT records at a name, or a sentence saying why there are none (never a 5xx: DNS is the customer's). */
-export async function lookUpTxt(name: string): Promise<string[] | { problem: string }> {
+/** The TXT records at a name, or a sentence saying why there are none, with the resolver's error when it failed (never a 5xx: DNS is the customer's). */
+export async function lookUpTxt(name: string): Promise<string[] | { problem: string; failure?: string }> {
   const resolver = new Resolver({ timeout: 3000, tries: 2 });
   try {
     return (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''));
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'an error';
     if (code === 'ENOTFOUND' || code === 'ENODATA') return { problem: `there is no TXT record at ${name}` };
-    return { problem: `the DNS lookup of ${name} failed (${code})` };
+    return { problem: `the DNS lookup of ${name} failed (${code})`, failure: code };
   }
 }
 
@@ -431,7 +437,7 @@ export async function connectionRoutes(app: FastifyInstance) {
       const created = await db.transaction(async (tx) => {
         await connectionOf(tx, at);
         const claimed = await uniqueByConstraint(
-          { connection_email_domains_pkey: new HttpError(409, `email domain ${emailDomain} is already claimed by a connection of this domain: remove that claim first`) },
+          { connection_email_domains_pkey: new HttpError(409, `email domain ${emailDomain} is already claimed by a connection of this domain: remove that claim first`).as('connection.emailDomainClaimed', { emailDomain }) },
           async () =>
             (
               await tx.query<EmailDomainRow>(
@@ -469,9 +475,19 @@ export async function connectionRoutes(app: FastifyInstance) {
         const name = `${CHALLENGE_PREFIX}${claim.emailDomain}`;
         const found = await lookUpTxt(name);
         const expected = `${VERIFICATION_PREFIX}${claim.verificationToken}`;
-        if (!Array.isArray(found)) throw new HttpError(409, `${claim.emailDomain} is not verified: ${found.problem}. Add the TXT record ${txtRecord(claim.emailDomain, claim.verificationToken)} and try again (DNS changes can take a while to appear).`);
+        const record = txtRecord(claim.emailDomain, claim.verificationToken);
+        if (!Array.isArray(found)) {
+          throw new HttpError(409, `${claim.emailDomain} is not verified: ${found.problem}. Add the TXT record ${record} and try again (DNS changes can take a while to appear).`).as(
+            found.failure ? 'connection.emailDomainLookupFailed' : 'connection.emailDomainNoTxt',
+            { emailDomain: claim.emailDomain, name, record, ...(found.failure ? { failure: found.failure.slice(0, 100) } : {}) },
+          );
+        }
         if (!found.some((value) => value.trim() === expected)) {
-          throw new HttpError(409, `${claim.emailDomain} is not verified: the TXT records at ${name} do not include ${expected}. Add it and try again (DNS changes can take a while to appear).`);
+          throw new HttpError(409, `${claim.emailDomain} is not verified: the TXT records at ${name} do not include ${expected}. Add it and try again (DNS changes can take a while to appear).`).as('connection.emailDomainTxtMissing', {
+            emailDomain: claim.emailDomain,
+            name,
+            expected,
+          });
         }
       }
       return db.transaction(async (tx) => {
@@ -523,7 +539,7 @@ export async function connectionRoutes(app: FastifyInstance) {
       const ticket = randomAlphanumeric(43);
       await db.transaction(async (tx) => {
         const connection = await connectionOf(tx, at);
-        if (connection.status === 'deleted') throw new HttpError(409, `connection ${connection.displayName} is deleted: recover it to test it`);
+        if (connection.status === 'deleted') throw new HttpError(409, `connection ${connection.displayName} is deleted: recover it to test it`).as('connection.deletedTest', { name: connection.displayName.slice(0, 100) });
         await tx.query(
           `INSERT INTO upstream_flows (id, company_id, domain_id, connection_id, purpose, payload, expires_at) VALUES ($1, $2, $3, $4, 'test-ticket', $5::jsonb, now() + interval '5 minutes')`,
           [sha256(ticket), at.companyId, at.domainId, at.connectionId, JSON.stringify({ by: { companyId: caller.companyId, domainId: caller.domainId, userId: caller.userId } })],

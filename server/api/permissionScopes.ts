@@ -63,7 +63,7 @@ async function apiExists(db: Queryable, apiId: string, callerCompanyId: string) 
 /** Every write of a permission scope goes through here; each is one statement that also checks the API's tenancy. */
 export const permissionScopes = {
   async create(db: Queryable, callerCompanyId: string, apiId: string, body: ScopeBody & { permission: string }): Promise<PermissionScope> {
-    if (body.id !== undefined && body.id !== body.permission) throw badRequest('id must equal permission');
+    if (body.id !== undefined && body.id !== body.permission) throw badRequest('id must equal permission').as('scope.idMismatch');
     let rows: PermissionScope[];
     try {
       ({ rows } = await db.query<PermissionScope>(
@@ -81,7 +81,7 @@ export const permissionScopes = {
 
   async update(db: Queryable, callerCompanyId: string, apiId: string, scopeId: string, body: ScopeBody): Promise<PermissionScope> {
     if ((body.permission ?? scopeId) !== scopeId || (body.id ?? scopeId) !== scopeId) {
-      throw badRequest('permission cannot be changed: delete it and add the new one');
+      throw badRequest('permission cannot be changed: delete it and add the new one').as('scope.permissionFixed');
     }
     const { rows } = await db.query<PermissionScope>(
       `UPDATE permission_scopes t SET description = coalesce($4, t.description)

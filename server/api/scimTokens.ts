@@ -122,11 +122,11 @@ export async function scimTokenRoutes(app: FastifyInstance) {
           `SELECT count(*)::int AS n, coalesce(bool_or(client_id = $3), false) AS client FROM scim_tokens WHERE company_id = $1 AND domain_id = $2 AND revoked_at IS NULL`,
           [companyId, domainId, clientId ?? null],
         );
-        if (live[0].n >= MAX_LIVE_TOKENS) throw new HttpError(409, `name: the domain already has ${MAX_LIVE_TOKENS} SCIM tokens that work: revoke one first`);
+        if (live[0].n >= MAX_LIVE_TOKENS) throw new HttpError(409, `name: the domain already has ${MAX_LIVE_TOKENS} SCIM tokens that work: revoke one first`).as('scimToken.tooMany', { limit: MAX_LIVE_TOKENS });
         if (clientId) {
-          if (live[0].client) throw new HttpError(409, `clientId: application ${clientId} may already provision this domain`);
+          if (live[0].client) throw new HttpError(409, `clientId: application ${clientId} may already provision this domain`).as('scimToken.clientTaken', { clientId });
           const { rowCount } = await tx.query(`SELECT 1 FROM applications WHERE id = $1 AND company_id = $2 AND domain_id = $3 AND status <> 'deleted'`, [clientId, companyId, domainId]);
-          if (!rowCount) throw badRequest(`clientId: there is no application ${clientId} in this domain`);
+          if (!rowCount) throw badRequest(`clientId: there is no application ${clientId} in this domain`).as('scimToken.noApplication', { clientId });
         }
         const { rows } = await tx.query<Record<string, unknown>>(
           `INSERT INTO scim_tokens AS t (company_id, domain_id, id, name, token_hash, client_id, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING ${select}`,

@@ -81,7 +81,7 @@ export async function jobRoutes(app: FastifyInstance) {
       await checkAccess(db, request.principal, companyId, domainId, 'roles:owner');
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode !== 403) throw error;
-      throw forbidden('passwordHashes: only an Owner (roles:owner) exports password hashes; export without them');
+      throw forbidden('passwordHashes: only an Owner (roles:owner) exports password hashes; export without them').as('job.hashesOwnerOnly');
     }
   };
 
@@ -123,7 +123,7 @@ export async function jobRoutes(app: FastifyInstance) {
         return db.transaction(async (tx) => {
           const { rows } = await tx.query<{ status: string }>(`SELECT status FROM user_jobs WHERE company_id = $1 AND domain_id = $2 AND id = $3 AND kind = $4 FOR UPDATE`, [companyId, domainId, jobId, kind]);
           if (!rows[0]) throw notFound(`job ${jobId}`);
-          if (!['uploading', 'queued', 'running'].includes(rows[0].status)) throw new HttpError(409, `job ${jobId} is ${rows[0].status}: only a job that has not finished can be cancelled`);
+          if (!['uploading', 'queued', 'running'].includes(rows[0].status)) throw new HttpError(409, `job ${jobId} is ${rows[0].status}: only a job that has not finished can be cancelled`).as('job.cancelFinished', { id: jobId, status: rows[0].status });
           await tx.query(`UPDATE user_jobs SET status = 'cancelled', finished_at = now(), lease_owner = NULL, lease_until = NULL WHERE company_id = $1 AND domain_id = $2 AND id = $3`, [companyId, domainId, jobId]);
           await recordAudit(tx, { companyId, domainId, resourceType: `${kind}Jobs`, resourceId: jobId, action: 'cancel', changes: { status: { before: rows[0].status, after: 'cancelled' } } });
           return reread(tx, request.params, jobId);
@@ -156,9 +156,10 @@ export async function jobRoutes(app: FastifyInstance) {
         try {
           mapping = parseMapping(query.mapping);
         } catch (error) {
-          throw badRequest((error as Error).message);
+          // parseMapping's refusals carry their code (job.mapping*)
+          throw error instanceof HttpError ? error : badRequest((error as Error).message);
         }
-        const tooLarge = () => new HttpError(413, `The file is larger than 2 GB: split it into several imports`);
+        const tooLarge = () => new HttpError(413, `The file is larger than 2 GB: split it into several imports`).as('job.fileTooLarge');
         if (Number(request.headers['content-length'] ?? 0) > MAX_IMPORT_BYTES) throw tooLarge();
         const body = request.body as (() => Readable) | undefined;
         const options: ImportOptions = { format: query.format, dryRun: query.dryRun, match: query.match, groups: query.groups, mapping, ...(query.fileName ? { fileName: query.fileName } : {}) };
@@ -180,7 +181,7 @@ export async function jobRoutes(app: FastifyInstance) {
             bytes += buffer.length;
             if (bytes > MAX_IMPORT_BYTES) throw tooLarge();
             // CSV and JSON Lines are UTF-8 text: a NUL byte is a binary (or UTF-16) file, refused whole
-            if (buffer.includes(0)) throw badRequest('The file contains a NUL byte: send a UTF-8 CSV or JSON Lines file');
+            if (buffer.includes(0)) throw badRequest('The file contains a NUL byte: send a UTF-8 CSV or JSON Lines file').as('job.fileNul');
             parts.push(buffer);
             size += buffer.length;
             if (size >= CHUNK_BYTES) {
@@ -192,7 +193,7 @@ export async function jobRoutes(app: FastifyInstance) {
             }
           }
           if (size > 0) await store(Buffer.concat(parts));
-          if (bytes === 0) throw badRequest('The file is empty: send the CSV or JSON Lines file as the body');
+          if (bytes === 0) throw badRequest('The file is empty: send the CSV or JSON Lines file as the body').as('job.fileEmpty');
         } catch (error) {
           // what was stored of an interrupted or refused upload goes at once
           await db.query(`DELETE FROM user_job_chunks WHERE company_id = $1 AND domain_id = $2 AND job_id = $3`, key).catch(() => undefined);
@@ -223,8 +224,8 @@ export async function jobRoutes(app: FastifyInstance) {
       );
       const source = rows[0];
       if (!source) throw notFound(`job ${jobId}`);
-      if (!source.options.dryRun) throw new HttpError(409, `job ${jobId} is not a dry run: start a new import instead`);
-      if (source.status !== 'done') throw new HttpError(409, `job ${jobId} is ${source.status}: only a finished dry run can be imported`);
+      if (!source.options.dryRun) throw new HttpError(409, `job ${jobId} is not a dry run: start a new import instead`).as('job.notDryRun', { id: jobId });
+      if (source.status !== 'done') throw new HttpError(409, `job ${jobId} is ${source.status}: only a finished dry run can be imported`).as('job.dryRunNotDone', { id: jobId, status: source.status });
       const options: ImportOptions = { ...source.options, dryRun: false, inputJob: source.options.inputJob ?? jobId };
       const created = await createJob(request, 'import', 'queued', options, source.bytes);
       wakeJobRunners(db);
@@ -304,7 +305,7 @@ export async function jobRoutes(app: FastifyInstance) {
       const found = (await findJob(request, 'export')) as { status: string; options: ExportOptions };
       // a file with password hashes is an Owner's to download too, not only to ask for
       if (found.options.passwordHashes) await ownerOnly(request);
-      if (found.status !== 'done') throw new HttpError(409, `job ${request.params.jobId} is ${found.status}: its file is there once it is done`);
+      if (found.status !== 'done') throw new HttpError(409, `job ${request.params.jobId} is ${found.status}: its file is there once it is done`).as('job.exportNotDone', { id: request.params.jobId, status: found.status });
       const csv = found.options.format === 'csv';
       return reply
         .header('content-type', csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')

@@ -1,6 +1,7 @@
 import { checkImportedHash } from '../accounts/importedHashes.js';
 import { REQUIRED_ACTIONS } from '../accounts/requiredActions.js';
 import { idPattern, isEmailAddress } from '../api/schemas.js';
+import { badRequest } from '../errors.js';
 
 /**
  * One row of an import file, read and checked as the users API checks a body (docs/CONSOLE.md,
@@ -148,23 +149,27 @@ export function readRow(n: number, record: unknown, mapping: Record<string, stri
 
 export const isRowError = (value: ImportRow | RowError): value is RowError => 'message' in value;
 
-/** The mapping parameter: a JSON object of source column -> field; a sentence naming `mapping` otherwise. */
+/** The mapping parameter: a JSON object of source column -> field; a 400 naming `mapping` otherwise (job.mapping*). */
 export function parseMapping(text: string | undefined): Record<string, string> {
   if (text === undefined || text === '') return {};
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new Error('mapping must be a JSON object of source column to field');
+    throw badRequest('mapping must be a JSON object of source column to field').as('job.mappingNotObject');
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('mapping must be a JSON object of source column to field');
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('mapping must be a JSON object of source column to field').as('job.mappingNotObject');
   const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length > 200) throw new Error('mapping may rename at most 200 columns');
+  if (entries.length > 200) throw badRequest('mapping may rename at most 200 columns').as('job.mappingTooMany', { limit: 200 });
   for (const [from, to] of entries) {
     if (typeof to !== 'string' || !(ROW_FIELDS as readonly string[]).includes(to)) {
-      throw new Error(`mapping: "${from.slice(0, 50)}" maps to ${JSON.stringify(to)?.slice(0, 50)}, which is none of ${ROW_FIELDS.join(', ')}`);
+      throw badRequest(`mapping: "${from.slice(0, 50)}" maps to ${JSON.stringify(to)?.slice(0, 50)}, which is none of ${ROW_FIELDS.join(', ')}`).as('job.mappingUnknownField', {
+        column: from.slice(0, 50),
+        field: String(JSON.stringify(to)?.slice(0, 50)),
+        fields: ROW_FIELDS.join(', '),
+      });
     }
-    if (from.length > 200 || from.includes('\u0000')) throw new Error('mapping: a source column name is too long or holds NUL');
+    if (from.length > 200 || from.includes('\u0000')) throw badRequest('mapping: a source column name is too long or holds NUL').as('job.mappingColumnName');
   }
   return value as Record<string, string>;
 }
