@@ -10,6 +10,7 @@ import { companies } from '../companies';
 import { createTheme, type ThemeOptions } from '@mui/material/styles';
 import { lightTheme } from '../../layout/theme';
 import { brandedTheme } from './consoleBranding';
+import { apiErrorSentence } from '../../http/apiErrorText';
 
 const reseller = { id: 'resell', name: 'resell', displayName: 'Resell Inc', type: 'reseller' };
 const customer = { id: 'acme', name: 'acme', displayName: 'Acme', type: 'customer', parent: 'resell' };
@@ -124,6 +125,31 @@ describe('a company\'s Branding tab (docs/CONSOLE.md, "Branding")', () => {
     await waitFor(() => expect(calls(requests, '/branding/logo').at(-1)).toBe('DELETE /api/companys/acme/branding/logo'));
   });
 
+  it("names the company each field comes from, linked to its Branding tab when the reader may open it, else its name (or id) alone", async () => {
+    const named = (readable: boolean, name = 'Resell Inc') => ({ ...INHERITED, effective: { ...INHERITED.effective, inheritedFromCompanies: { resell: { name, readable } } } });
+    mockFetch(() => ({ json: named(true, 'Resell Holdings') }), { permissions: PERMISSIONS });
+    open();
+    await userEvent.click(await screen.findByRole('tab', { name: 'Branding' }));
+    await screen.findByLabelText('Primary colour (light theme)');
+    const links = screen.getAllByRole('link', { name: 'Resell Holdings' });
+    for (const link of links) expect(link).toHaveAttribute('href', '/companies/resell?tab=branding');
+    // the sentences around them: display name, primary and background colour (light), the logo
+    expect(links.map((link) => link.parentElement!.textContent)).toEqual([
+      'Inherited from Resell Holdings: Resell Inc',
+      'Inherited from Resell Holdings',
+      'Inherited from Resell Holdings: #0b5394',
+      'Inherited from Resell Holdings: #ffffff',
+    ]);
+    cleanup();
+
+    // above the reader's own company: the name the provider gives (its brand), no link
+    mockFetch(() => ({ json: named(false) }), { permissions: PERMISSIONS });
+    open();
+    await userEvent.click(await screen.findByRole('tab', { name: 'Branding' }));
+    expect(await screen.findByText('Inherited from Resell Inc: #0b5394')).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Resell Inc' })).toBeNull();
+  });
+
   it('is greyed, with the reason, for someone without branding:write', async () => {
     mockFetch(() => ({ json: INHERITED }), { permissions: [...EVERY_PERMISSION, 'branding:read'] });
     open();
@@ -209,6 +235,22 @@ describe('a company\'s E-mail templates tab (docs/CONSOLE.md, "E-mail templates"
     await screen.findByLabelText('Body');
     await userEvent.click(screen.getByRole('button', { name: 'Preview' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Not done: body: unknown placeholder {{password}}');
+  });
+});
+
+describe("an ancestor's colours refused for a descendant, in the person's language", () => {
+  it('fills every placeholder of branding.contrastDescendant in each language', async () => {
+    const params = { field: 'primaryLight', company: 'shop', companyName: 'Shop', primary: '#767676', background: '#e0e0e0', theme: 'light', ratio: '3.44:1', minimum: '4.5:1' };
+    for (const language of ['fr', 'de', 'es', 'ja', 'ar'] as const) {
+      const tree = (await import(`../../i18n/locales/${language}.ts`)).default;
+      const sentence = apiErrorSentence(tree, 'branding.contrastDescendant', params);
+      expect(sentence, language).toContain('Shop');
+      expect(sentence, language).toContain('3.44:1');
+      expect(sentence, language).not.toContain('%{');
+    }
+    expect(apiErrorSentence((await import('../../i18n/locales/fr.ts')).default, 'branding.contrastDescendant', params)).toBe(
+      "Shop (shop), sous cette entreprise, définit elle-même l'une des deux couleurs : avec celles-ci, elle afficherait #767676 sur #e0e0e0, un rapport de contraste de 3.44:1 ; le niveau AA des WCAG demande au moins 4.5:1.",
+    );
   });
 });
 

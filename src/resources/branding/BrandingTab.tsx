@@ -1,7 +1,9 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Alert, Box, Button, Chip, InputAdornment, LinearProgress, Stack, TextField, Typography } from '@mui/material';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { Alert, Box, Button, Chip, InputAdornment, LinearProgress, Link, Stack, TextField, Typography } from '@mui/material';
 import { useNotify, useTranslate } from 'react-admin';
+import { Link as RouterLink } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { recordHref } from '../generic/recordLink';
 import { DisabledReason } from '../generic/DisabledReason';
 import { useAllowed } from '../generic/useAllowed';
 import { brandingKey, brandingSaved, fetchBranding, OWN_FIELDS, removeImage, saveBranding, uploadImage, type Branding, type Image, type OwnBranding, type OwnField } from './api';
@@ -16,6 +18,33 @@ const isColour = (field: OwnField): field is ColourField => (COLOUR_FIELDS as re
 /** The provider's limits on an image (docs/CONSOLE.md, "Branding"), checked here first. */
 export const IMAGE_LIMITS: Record<Image, number> = { logo: 256 * 1024, icon: 64 * 1024 };
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
+
+/**
+ * "Inherited from %{company}" with the company's name (else its id) in place of the placeholder,
+ * a link to its own Branding tab when the reader may open it (docs/CONSOLE.md, "Branding").
+ */
+function InheritedFrom({ branding, companyId, messageKey, params = {} }: { branding: Branding; companyId: string; messageKey: string; params?: Record<string, unknown> }) {
+  const translate = useTranslate();
+  const company = branding.effective.inheritedFromCompanies?.[companyId];
+  const name = company?.name || companyId;
+  const mark = '\u0000';
+  const [before, after = ''] = translate(messageKey, { ...params, company: mark }).split(mark);
+  let shown: ReactNode = name;
+  const href = company?.readable ? recordHref('companies', companyId, { companyId: '', domainId: '' }, { tab: 'branding' }) : undefined;
+  if (href)
+    shown = (
+      <Link component={RouterLink} to={href}>
+        {name}
+      </Link>
+    );
+  return (
+    <>
+      {before}
+      {shown}
+      {after}
+    </>
+  );
+}
 
 const draftOf = (branding: Branding): Draft => Object.fromEntries(OWN_FIELDS.map((field) => [field, branding[field] ?? ''])) as Draft;
 
@@ -92,7 +121,7 @@ export default function BrandingTab({ companyId, name }: { companyId: string; na
     if (draft[field].trim()) return translate('iam.branding.ownValue');
     if (branding[field] !== null) return translate('iam.branding.inheritAfterSave');
     const { value, from } = inherited(field);
-    if (value && from) return translate('iam.branding.inheritedFrom', { company: from, value });
+    if (value && from) return <InheritedFrom branding={branding} companyId={from} messageKey="iam.branding.inheritedFrom" params={{ value }} />;
     return translate(isColour(field) ? 'iam.branding.defaultColour' : 'iam.branding.notSet');
   };
 
@@ -283,7 +312,7 @@ function ImageField({ companyId, branding, image, readOnly }: { companyId: strin
   const source = own
     ? translate('iam.branding.ownValue')
     : shown && from && from !== companyId
-      ? translate('iam.branding.imageInherited', { company: from })
+      ? <InheritedFrom branding={branding} companyId={from} messageKey="iam.branding.imageInherited" />
       : translate('iam.branding.noImage');
 
   return (

@@ -18,7 +18,11 @@ export interface Branding extends OwnBranding {
   id: string;
   logoUrl: string | null;
   iconUrl: string | null;
-  effective: EffectiveBranding & { inheritedFrom?: Partial<Record<string, string>> };
+  effective: EffectiveBranding & {
+    inheritedFrom?: Partial<Record<string, string>>;
+    /** Each company a field comes from: its name, and whether the reader may open it (docs/CONSOLE.md, "Branding"). */
+    inheritedFromCompanies?: Partial<Record<string, { name: string; readable: boolean }>>;
+  };
 }
 
 export const brandingKey = (companyId: string) => ['companies', 'branding', companyId];
