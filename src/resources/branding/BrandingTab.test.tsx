@@ -242,13 +242,13 @@ describe("an ancestor's colours refused for a descendant, in the person's langua
   it('fills every placeholder of branding.contrastDescendant in each language', async () => {
     const params = { field: 'primaryLight', company: 'shop', companyName: 'Shop', primary: '#767676', background: '#e0e0e0', theme: 'light', ratio: '3.44:1', minimum: '4.5:1' };
     for (const language of ['fr', 'de', 'es', 'ja', 'ar'] as const) {
-      const tree = (await import(`../../i18n/locales/${language}.ts`)).default;
+      const tree = (await import(`../../i18n/locales/${language}`)).default;
       const sentence = apiErrorSentence(tree, 'branding.contrastDescendant', params);
       expect(sentence, language).toContain('Shop');
       expect(sentence, language).toContain('3.44:1');
       expect(sentence, language).not.toContain('%{');
     }
-    expect(apiErrorSentence((await import('../../i18n/locales/fr.ts')).default, 'branding.contrastDescendant', params)).toBe(
+    expect(apiErrorSentence((await import('../../i18n/locales/fr')).default, 'branding.contrastDescendant', params)).toBe(
       "Shop (shop), sous cette entreprise, définit elle-même l'une des deux couleurs : avec celles-ci, elle afficherait #767676 sur #e0e0e0, un rapport de contraste de 3.44:1 ; le niveau AA des WCAG demande au moins 4.5:1.",
     );
   });
