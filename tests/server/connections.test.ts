@@ -136,6 +136,7 @@ describe('connections: create, read, change, delete', () => {
     const active = await admin('DELETE', `${base()}/doomed`);
     expect(active.status).toBe(409);
     expect(active.body.message).toContain('Doomed');
+    expect(active.body).toMatchObject({ code: 'connection.activePurge', params: { name: 'Doomed' } });
     expect((await admin('PUT', `${base()}/doomed`, { status: 'deleted' })).body.status).toBe('deleted');
     expect((await admin('PUT', `${base()}/doomed`, { status: 'active' })).body.status).toBe('active');
     expect((await admin('PUT', base(), [{ id: 'doomed', status: 'deleted' }])).status).toBe(200);
@@ -199,6 +200,21 @@ describe('connections: create, read, change, delete', () => {
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body.message, JSON.stringify(body)).toContain(field);
     }
+    // each refusal has its code and what its sentence names, for the console's translation (docs/CONSOLE.md, "Errors and messages")
+    const coded: [object, string, object | undefined][] = [
+      [{ displayName: 'x', protocol: 'oidc', issuer: 'http://idp.example', clientId: 'x' }, 'connection.url.notHttps', { field: 'issuer', value: 'http://idp.example' }],
+      [{ displayName: 'x', protocol: 'saml', samlMetadataUrl: 'ftp://idp.example/metadata' }, 'connection.url.notHttps', { field: 'samlMetadataUrl', value: 'ftp://idp.example/metadata' }],
+      [{ displayName: 'x', protocol: 'oauth2', issuer: 'https://idp.example' }, 'connection.clientIdRequired', { protocol: 'oauth2' }],
+      [{ displayName: 'x', preset: 'github', protocol: 'oidc', clientId: 'x' }, 'connection.presetProtocol', { preset: 'github', expected: 'oauth2', protocol: 'oidc' }],
+      [{ displayName: 'x', preset: 'apple', clientId: 'x', appleKeyId: 'K' }, 'connection.appleRequired', { field: 'appleTeamId' }],
+      [{ displayName: 'x', protocol: 'saml', samlMetadataXml: UNSIGNED_METADATA }, 'saml.noSigningCertificate', undefined],
+      [oidc({ id: 'okta' }), 'connection.idTaken', { id: 'okta' }],
+    ];
+    for (const [body, code, params] of coded) {
+      const answer = await admin('POST', base(), body);
+      expect(answer.body.code, JSON.stringify(body)).toBe(code);
+      expect(answer.body.params, JSON.stringify(body)).toEqual(params);
+    }
     // read-only fields sent back (react-admin sends the record it read) change nothing
     const sentBack = await admin('POST', base(), oidc({ id: 'sent-back', clientSecret: undefined, hasSecret: true, callbackUrl: 'https://evil.example/cb' }));
     expect(sentBack.status, JSON.stringify(sentBack.body)).toBe(201);
@@ -222,6 +238,7 @@ describe('connections: create, read, change, delete', () => {
       const elsewhere = await call(allowing, allowing.adminToken, 'POST', url, { displayName: 'Far', protocol: 'oidc', issuer: 'http://idp.example', clientId: 'x' });
       expect(elsewhere.status).toBe(400);
       expect(elsewhere.body.message).toContain('issuer');
+      expect(elsewhere.body).toMatchObject({ code: 'connection.url.notHttpsLoopback', params: { field: 'issuer', value: 'http://idp.example' } });
     } finally {
       await allowing.close();
     }
@@ -286,6 +303,7 @@ describe('connections: claimed e-mail domains', () => {
       const answer = await admin('POST', domains(), { emailDomain: bad });
       expect(answer.status, bad).toBe(400);
       expect(answer.body.message).toContain('emailDomain');
+      expect(answer.body).toMatchObject({ code: 'connection.emailDomainInvalid', params: { value: bad } });
     }
     // another tenant may claim the same e-mail domain in its own domain: a claim routes its own sign-ins only
     const elsewhere = await as(beta.adminToken, 'POST', `/api/companys/beta/domainNames/${beta.domainId}/connections`, oidc({ id: 'beta-okta' }));
@@ -301,12 +319,16 @@ describe('connections: claimed e-mail domains', () => {
     expect(missing.status).toBe(409);
     expect(missing.body.message).toContain(`there is no TXT record at ${record}`);
     expect(missing.body.message).toContain(claim.txtRecord);
+    expect(missing.body).toMatchObject({ code: 'connection.emailDomainNoTxt', params: { emailDomain: 'dns.example', name: record, record: claim.txtRecord } });
     dnsAnswers.set(record, 'ESERVFAIL');
     const broken = await admin('POST', `${domains()}/dns.example/verify`, { method: 'dns' });
     expect(broken.status).toBe(409);
     expect(broken.body.message).toContain('ESERVFAIL');
+    expect(broken.body).toMatchObject({ code: 'connection.emailDomainLookupFailed', params: { failure: 'ESERVFAIL', record: claim.txtRecord } });
     dnsAnswers.set(record, [['iam-console-verification=', 'somebody-else']]);
-    expect((await admin('POST', `${domains()}/dns.example/verify`, { method: 'dns' })).status).toBe(409);
+    const other = await admin('POST', `${domains()}/dns.example/verify`, { method: 'dns' });
+    expect(other.status).toBe(409);
+    expect(other.body).toMatchObject({ code: 'connection.emailDomainTxtMissing', params: { name: record, expected: `iam-console-verification=${claim.verificationToken}` } });
     expect((await admin('GET', domains())).body.find((d: { emailDomain: string }) => d.emailDomain === 'dns.example').verifiedAt).toBeNull();
 
     // a long record arrives in chunks: they are one value
