@@ -328,6 +328,9 @@ async function resolveGroups(tx: Queryable, at: JobParams, options: ImportOption
   }
 }
 
+/** Rows an import writes before its first ANALYZE of users; the next when it has written twice as many, and so on. */
+const ANALYZE_FIRST = 2000;
+
 /** Whether this connection's role owns the trigram index (gin_clean_pending_list needs it); asked once. */
 let searchIndexOwned: Promise<boolean> | undefined;
 function mayCleanSearchIndex(tx: Queryable): Promise<boolean> {
@@ -453,6 +456,12 @@ export async function runImport(work: JobWork): Promise<'done' | 'stopped'> {
   const done = job.rowsRead;
   let n = 0;
   let batch: (ImportRow | RowError)[] = [];
+  // The planner's statistics of users, refreshed each time this job has doubled what it wrote:
+  // autovacuum analyzes a table at most once a minute, and in a minute an import adds hundreds of
+  // thousands of rows, planned meanwhile as the few rows of the last ANALYZE: a sign-in's update
+  // and the batches' own lookups then read the whole domain (docs/PERFORMANCE.md).
+  let written = 0;
+  let analyzeAt = ANALYZE_FIRST;
 
   const flush = async () => {
     const items = batch;
@@ -487,6 +496,12 @@ export async function runImport(work: JobWork): Promise<'done' | 'stopped'> {
       }
       return { created: counts.created, updated: counts.updated, skipped: planned.skipped, failed: errors.length };
     });
+    if (options.dryRun) return;
+    written += items.length;
+    if (written >= analyzeAt) {
+      analyzeAt = written * 2;
+      await db.query('ANALYZE users');
+    }
   };
 
   try {
