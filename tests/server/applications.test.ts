@@ -156,6 +156,22 @@ describe('applications: URI rules', () => {
     });
   }
 
+  it('gives each refusal its code with the field, the URI and the scheme it names, for the console to translate', async () => {
+    const cases: [object, string, object][] = [
+      [{ redirect_uris: ['http://shop.example/cb'] }, 'application.uri.httpNotLoopback', { field: 'redirect_uris', value: 'http://shop.example/cb' }],
+      [{ redirect_uris: ['com.example.app:/cb'] }, 'application.uri.customScheme', { field: 'redirect_uris', value: 'com.example.app:/cb', scheme: 'com.example.app:' }],
+      [{ app_type: 'native', redirect_uris: ['javascript:alert(1)'] }, 'application.uri.unsafeScheme', { field: 'redirect_uris', value: 'javascript:alert(1)', scheme: 'javascript:' }],
+      [{ allowed_web_orgins: ['https://shop.example/app'] }, 'application.uri.notBareOrigin', { field: 'allowed_web_orgins', value: 'https://shop.example/app' }],
+      [{ app_type: 'native', backchannel_logout_uri: 'com.example.app:/logout' }, 'application.uri.endpointScheme', { field: 'backchannel_logout_uri', value: 'com.example.app:/logout' }],
+      [{ client_uri: 'ftp://shop.example/' }, 'application.webUri', { field: 'client_uri', value: 'ftp://shop.example/' }],
+    ];
+    for (const [extra, code, params] of cases) {
+      const res = await admin('POST', '/api/application', newApp('coded', extra));
+      expect(res.status, code).toBe(400);
+      expect(res.body, code).toMatchObject({ code, params });
+    }
+  });
+
   it('accepts loopback http, https, native custom schemes; drops blank lines and stores origins canonically', async () => {
     const web = await admin('POST', '/api/application', newApp('Loopback', {
       redirect_uris: ['http://localhost:3000/cb', 'http://127.0.0.1/cb', 'http://[::1]:8080/cb', ' https://shop.example/cb?x=1 ', ''],
@@ -299,7 +315,9 @@ describe('applications: update, soft delete, recover, purge', () => {
     expect(await storedHash(app.id)).toBe(hash);
     expect(client_secret).toBeDefined();
 
-    expect((await admin('PUT', `/api/application/${app.id}`, { ...app, client_id: 'somethingelse' })).status).toBe(400);
+    const idChange = await admin('PUT', `/api/application/${app.id}`, { ...app, client_id: 'somethingelse' });
+    expect(idChange.status).toBe(400);
+    expect(idChange.body.code).toBe('application.clientIdFixed');
     expect((await admin('PUT', `/api/application/${app.id}`, { ...app, domain: 'second' })).status).toBe(400);
     expect((await admin('PUT', `/api/application/${app.id}`, { ...app, client_name: 'SHOP' })).body.message).toBe('duplicated error: SHOP already exist!');
     expect((await admin('PUT', '/api/application/nosuchapp1', { description: 'x' })).status).toBe(404);
@@ -310,6 +328,7 @@ describe('applications: update, soft delete, recover, purge', () => {
     const refused = await admin('DELETE', `/api/application/${app.id}`);
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain('active');
+    expect(refused.body).toMatchObject({ code: 'application.activePurge', params: { name: 'Lifecycle' } });
 
     expect((await admin('PUT', `/api/application/${app.id}`, { status: 'deleted' })).body.status).toBe('deleted');
     expect((await admin('PUT', `/api/application/${app.id}`, { status: 'active' })).body.status).toBe('active');
@@ -333,6 +352,7 @@ describe('applications: update, soft delete, recover, purge', () => {
     const soft = await admin('PUT', '/api/application/iam-console', { status: 'deleted' });
     expect(soft.status).toBe(400);
     expect(soft.body.message).toContain('console');
+    expect(soft.body).toMatchObject({ code: 'application.consoleDelete', params: { id: 'iam-console' } });
     expect((await admin('DELETE', '/api/application/iam-console')).status).toBe(400);
     expect((await admin('DELETE', '/api/application', ['iam-console'])).status).toBe(400);
     const read = await admin('GET', '/api/application/iam-console');
