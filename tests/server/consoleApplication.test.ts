@@ -51,6 +51,7 @@ describe("the console application's sign-in settings", () => {
       const response = await call(server, tokens[role], 'PUT', CONSOLE, { [field]: value });
       expect(response.status, `${field}: ${response.text}`).toBe(400);
       expect(response.body.message).toMatch(new RegExp(`^${field}: the console application's`));
+      expect(response.body).toMatchObject({ code: 'application.consoleLocked', params: { field } });
       // a list update too (the console's soft delete and recover use it)
       const listed = await call(server, tokens[role], 'PUT', '/api/application', [{ id: 'iam-console', [field]: value }]);
       expect(listed.status, `${field} (list): ${listed.text}`).toBe(400);
@@ -80,6 +81,7 @@ describe("the console application's sign-in settings", () => {
       const refused = await call(server, tokens[role], 'PUT', CONSOLE, { client_name: 'Renamed by someone' });
       expect(refused.status, refused.text).toBe(403);
       expect(refused.body.message).toContain('Owner role');
+      expect(refused.body).toMatchObject({ code: 'application.consoleOwner', params: { fields: 'client_name' } });
     }
     const renamed = await call(server, tokens.owner, 'PUT', CONSOLE, { client_name: 'Our console', description: 'ours' });
     expect(renamed.status, renamed.text).toBe(200);
@@ -89,10 +91,13 @@ describe("the console application's sign-in settings", () => {
   it('is never deleted, purged or given a secret, by anyone', async () => {
     for (const role of ['application-manager', 'administrator', 'owner']) {
       expect((await call(server, tokens[role], 'PUT', CONSOLE, { status: 'deleted' })).status).toBe(400);
-      expect((await call(server, tokens[role], 'DELETE', CONSOLE)).status).toBe(400);
+      const purged = await call(server, tokens[role], 'DELETE', CONSOLE);
+      expect(purged.status).toBe(400);
+      expect(purged.body).toMatchObject({ code: 'application.consolePurge', params: { id: 'iam-console' } });
       const rotated = await call(server, tokens[role], 'POST', `${CONSOLE}/secret`, {});
       expect(rotated.status, rotated.text).toBe(400);
       expect(rotated.body.message).toContain('console');
+      expect(rotated.body).toMatchObject({ code: 'secret.consolePublic', params: { id: 'iam-console' } });
     }
     const { rows } = await server.db.query<{ status: string; hash: string | null }>(`SELECT status, client_secret_hash AS hash FROM applications WHERE id = 'iam-console'`);
     expect(rows[0]).toEqual({ status: 'active', hash: null });
