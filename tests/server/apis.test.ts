@@ -140,9 +140,15 @@ describe('apis: update, soft delete, recover, purge', () => {
     const res = await admin('PUT', `/api/api/${api.id}`, { ...api, tokenExpiration: 3600, allowOfflineAccess: true });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...api, tokenExpiration: 3600, allowOfflineAccess: true });
-    expect((await admin('PUT', `/api/api/${api.id}`, { ...api, identifier: 'urn:new' })).status).toBe(400);
-    expect((await admin('PUT', `/api/api/${api.id}`, { ...api, domain: 'other' })).status).toBe(400);
-    expect((await admin('PUT', `/api/api/${api.id}`, { ...api, id: 'another-id' })).status).toBe(400);
+    const identifier = await admin('PUT', `/api/api/${api.id}`, { ...api, identifier: 'urn:new' });
+    expect(identifier.status).toBe(400);
+    expect(identifier.body.code).toBe('api.identifierFixed');
+    const domain = await admin('PUT', `/api/api/${api.id}`, { ...api, domain: 'other' });
+    expect(domain.status).toBe(400);
+    expect(domain.body.code).toBe('api.domainFixed');
+    const id = await admin('PUT', `/api/api/${api.id}`, { ...api, id: 'another-id' });
+    expect(id.status).toBe(400);
+    expect(id.body.code).toBe('api.idFixed');
     expect((await admin('PUT', `/api/api/${api.id}`, { ...api, name: 'orders' })).body.message).toBe('duplicated error: orders already exist!');
     expect((await admin('PUT', '/api/api/nosuchapi', { name: 'x' })).status).toBe(404);
   });
@@ -153,6 +159,7 @@ describe('apis: update, soft delete, recover, purge', () => {
     const refused = await admin('DELETE', `/api/api/${api.id}`);
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain('active');
+    expect(refused.body).toMatchObject({ code: 'api.activePurge', params: { name: 'Lifecycle' } });
 
     expect((await admin('PUT', `/api/api/${api.id}`, { status: 'deleted' })).body.status).toBe('deleted');
     expect((await admin('PUT', `/api/api/${api.id}`, { status: 'active' })).body.status).toBe('active');
@@ -214,7 +221,9 @@ describe('permission scopes', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.message).toContain('permission');
     }
-    expect((await admin('POST', base, { permission: 'a', id: 'b' })).status).toBe(400);
+    const mismatch = await admin('POST', base, { permission: 'a', id: 'b' });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.code).toBe('scope.idMismatch');
 
     const page1 = await admin('GET', `${base}?range=[0,1]`);
     expect(page1.body.map((s: { id: string }) => s.id)).toEqual(['read:orders', 'read:users']);
@@ -227,7 +236,9 @@ describe('permission scopes', () => {
 
     const edited = await admin('PUT', `${base}/write:users`, { description: 'Change users' });
     expect(edited.body).toEqual({ id: 'write:users', permission: 'write:users', description: 'Change users' });
-    expect((await admin('PUT', `${base}/write:users`, { permission: 'edit:users' })).status).toBe(400);
+    const renamed = await admin('PUT', `${base}/write:users`, { permission: 'edit:users' });
+    expect(renamed.status).toBe(400);
+    expect(renamed.body.code).toBe('scope.permissionFixed');
     expect((await admin('PUT', `${base}/nope`, { description: 'x' })).status).toBe(404);
 
     const removed = await admin('DELETE', `${base}/read:orders`);
