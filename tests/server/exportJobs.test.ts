@@ -107,6 +107,7 @@ describe('exporting users', () => {
     const byAdministrator = await call(server, acme.adminToken, 'GET', `${domainApi(acme)}/exportJobs/${job.id}/file`);
     expect(byAdministrator.status).toBe(403);
     expect(byAdministrator.body.message).toContain('passwordHashes');
+    expect(byAdministrator.body.code).toBe('job.hashesOwnerOnly');
   });
 
   it('password hashes: 403 for an Administrator and a User manager; Support cannot export; another tenant 404', async () => {

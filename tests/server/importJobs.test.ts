@@ -121,13 +121,17 @@ describe('importing users', () => {
     const bad = await upload(server, acme.adminToken, acme, file, { mapping: JSON.stringify({ mail: 'mailbox' }) });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('mapping');
+    expect(bad.body).toMatchObject({ code: 'job.mappingUnknownField', params: { column: 'mail', field: '"mailbox"', fields: expect.stringContaining('email') } });
+    expect((await upload(server, acme.adminToken, acme, file, { mapping: 'not json' })).body.code).toBe('job.mappingNotObject');
     expect((await upload(server, acme.adminToken, acme, file, { format: 'xml' })).status).toBe(400);
     const empty = await upload(server, acme.adminToken, acme, '');
     expect(empty.status).toBe(400);
     expect(empty.body.message).toContain('empty');
+    expect(empty.body.code).toBe('job.fileEmpty');
     const binary = await upload(server, acme.adminToken, acme, 'email\nnul\u0000@acme.example\n');
     expect(binary.status).toBe(400);
     expect(binary.body.message).toContain('NUL');
+    expect(binary.body.code).toBe('job.fileNul');
     const noEmail = await importFile(acme.adminToken, acme, 'id,name\nx,y\n');
     expect(noEmail).toMatchObject({ status: 'failed', error: expect.stringContaining('no email column'), created: 0 });
   });
@@ -167,6 +171,7 @@ describe('importing users', () => {
     const again = await call(server, acme.adminToken, 'POST', `${domainApi(acme)}/importJobs/${real.body.id}/import`);
     expect(again.status).toBe(409);
     expect(again.body.message).toContain('not a dry run');
+    expect(again.body).toMatchObject({ code: 'job.notDryRun', params: { id: real.body.id } });
   });
 
   it('updates by id and by e-mail (fields not given keep their value), never another domain\'s user', async () => {
@@ -298,7 +303,9 @@ describe('importing users', () => {
       const cancelled = await call(server, acme.adminToken, 'POST', `${domainApi(acme)}/importJobs/${started.body.id}/cancel`);
       expect(cancelled.status).toBe(200);
       expect(cancelled.body).toMatchObject({ status: 'cancelled' });
-      expect((await call(server, acme.adminToken, 'POST', `${domainApi(acme)}/importJobs/${started.body.id}/cancel`)).status).toBe(409);
+      const twice = await call(server, acme.adminToken, 'POST', `${domainApi(acme)}/importJobs/${started.body.id}/cancel`);
+      expect(twice.status).toBe(409);
+      expect(twice.body).toMatchObject({ code: 'job.cancelFinished', params: { id: started.body.id, status: 'cancelled' } });
     } finally {
       jobs = runner(server);
     }
@@ -321,6 +328,7 @@ describe('keeping', () => {
     });
     expect(huge.statusCode).toBe(413);
     expect(huge.json().message).toContain('2 GB');
+    expect(huge.json().code).toBe('job.fileTooLarge');
 
     const old = await importFile(acme.adminToken, acme, 'email\nold1@acme.example\nnot an address\n');
     const key = ['acme', 'acme-domain', old.id];

@@ -123,12 +123,15 @@ describe('SCIM tokens', () => {
     expect(allowed.body.token).toBeUndefined();
     const { rows } = await server.db.query(`SELECT token_hash FROM scim_tokens WHERE company_id = 'acme' AND id = $1`, [allowed.body.id]);
     expect(rows[0].token_hash).toBeNull();
-    expect((await call(server, tokens.owner, 'POST', `${base()}/scimTokens`, { name: 'twice', clientId: app.body.client_id })).status).toBe(409);
+    const twice = await call(server, tokens.owner, 'POST', `${base()}/scimTokens`, { name: 'twice', clientId: app.body.client_id });
+    expect(twice.status).toBe(409);
+    expect(twice.body).toMatchObject({ code: 'scimToken.clientTaken', params: { clientId: app.body.client_id } });
     const other = await call(server, beta.adminToken, 'POST', '/api/application', { companyId: 'beta', domain: beta.domainId, client_name: 'Beta sync', app_type: 'machine', grant_types: ['client_credentials'] });
     for (const clientId of [other.body.client_id, 'nothing-here']) {
       const refused = await call(server, tokens.owner, 'POST', `${base()}/scimTokens`, { name: 'x', clientId });
       expect(refused.status).toBe(400);
       expect(refused.body.message).toMatch(/clientId/);
+      expect(refused.body).toMatchObject({ code: 'scimToken.noApplication', params: { clientId } });
     }
     const audit = await server.db.query(`SELECT changes FROM audit_events WHERE company_id = 'acme' AND resource_type = 'scimTokens' AND resource_id = $1`, [allowed.body.id]);
     expect(audit.rows[0].changes).toMatchObject({ clientId: { after: app.body.client_id } });
