@@ -309,7 +309,9 @@ describe('invitations and verification, from the management API', () => {
     expect(state.rows[0].verified).toBe(true);
 
     // she has a password now: an invitation is refused, a reset link is the way
-    expect((await call(server, acme.adminToken, 'POST', `${users(acme)}/newcomer/sendInvitation`, {})).status).toBe(409);
+    const invited = await call(server, acme.adminToken, 'POST', `${users(acme)}/newcomer/sendInvitation`, {});
+    expect(invited.status).toBe(409);
+    expect(invited.body).toMatchObject({ code: 'accountEmail.hasPassword', params: { id: 'newcomer' } });
     expect((await call(server, acme.adminToken, 'POST', `${users(acme)}/newcomer/sendResetLink`, {})).status).toBe(200);
     const history = await call(server, acme.adminToken, 'GET', `/api/companys/acme/auditEvents?filter=${encodeURIComponent(JSON.stringify({ resourceId: 'newcomer', action: 'sendInvitation' }))}`);
     expect(history.body.map((event: { actorUserId: string }) => event.actorUserId).sort()).toEqual(['agent', 'boss']);
@@ -408,7 +410,9 @@ describe('invitations and verification, from the management API', () => {
 
   it('a deleted or blocked user gets nothing', async () => {
     await server.db.query(`UPDATE users SET blocked_at = now() WHERE company_id = 'acme' AND id = 'agent'`);
-    expect((await call(server, acme.adminToken, 'POST', `${users(acme)}/agent/sendResetLink`, {})).status).toBe(409);
+    const blocked = await call(server, acme.adminToken, 'POST', `${users(acme)}/agent/sendResetLink`, {});
+    expect(blocked.status).toBe(409);
+    expect(blocked.body).toMatchObject({ code: 'accountEmail.blocked', params: { id: 'agent' } });
     await server.db.query(`DELETE FROM login_attempts WHERE kind LIKE 'mail-%'`);
     const count = (await messagesTo(server, 'agent@acme.example')).length;
     await post(server, '/account/forgot', { company: 'acme', email: 'agent@acme.example' });

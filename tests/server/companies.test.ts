@@ -23,6 +23,7 @@ describe('companies', () => {
     const again = await call(server, server.adminToken, 'POST', '/api/companys', company('acme'));
     expect(again.status).toBe(409);
     expect(again.body.message).toBe('company id "acme" is not available: choose another');
+    expect(again.body).toMatchObject({ code: 'unique.companyId', params: { id: 'acme' } });
   });
 
   it('names the missing field in a 400', async () => {

@@ -44,6 +44,7 @@ describe('domains', () => {
     const reserved = await as('POST', base, domain('primary'));
     expect(reserved.status).toBe(400);
     expect(reserved.body.message).toContain('reserved');
+    expect(reserved.body).toMatchObject({ code: 'domain.reserved', params: { name: 'primary' } });
     expect((await as('POST', base, domain('x1', { id: 'x2' }))).body.message).toContain('id');
     const missing = await as('POST', base, { name: 'nodesc' });
     expect(missing.status).toBe(400);
@@ -131,11 +132,13 @@ describe('domains', () => {
     const primary = await as('DELETE', base, ['page-c', 'page-d']);
     expect(primary.status).toBe(409);
     expect(primary.body.message).toContain('primary');
+    expect(primary.body).toMatchObject({ code: 'domain.deletePrimary', params: { domain: 'page-c' } });
     expect((await as('GET', `${base}/page-d`)).status).toBe(200);
 
     const own = await as('DELETE', `${base}/acme-domain`);
     expect(own.status).toBe(400);
     expect(own.body.message).toContain('signed in');
+    expect(own.body).toMatchObject({ code: 'domain.deleteOwn', params: { domain: 'acme-domain' } });
 
     // a company's last domains, primary included, can go together (by an administrator of another domain)
     const rest = await call(server, server.adminToken, 'DELETE', '/api/companys/fresh/domainNames', ['one', 'two']);

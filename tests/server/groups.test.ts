@@ -70,12 +70,14 @@ describe('groups', () => {
     const renamed = await as('PUT', `${base}/sales`, group('PA'));
     expect(renamed.status).toBe(400);
     expect(renamed.body.message).toBe('sales: name cannot be changed: it is the group id');
+    expect(renamed.body).toMatchObject({ code: 'group.nameChanged', params: { group: 'sales' } });
   });
 
   it('soft deletes, recovers and purges, all or nothing in bulk', async () => {
     const refused = await as('DELETE', `${base}/pa`);
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain('delete the group first');
+    expect(refused.body).toMatchObject({ code: 'group.purgeActive', params: { group: 'pa' } });
 
     const bulk = await as('PUT', base, [{ id: 'pa', status: 'deleted' }, { id: 'ghost', status: 'deleted' }]);
     expect(bulk.status).toBe(404);
@@ -192,6 +194,7 @@ describe('group members', () => {
     const deleted = await as('POST', `${base}/side/members`, [{ id: 'm1', type: 'user' }, { id: 'gone', type: 'user' }]);
     expect(deleted.status).toBe(400);
     expect(deleted.body.message).toContain('gone');
+    expect(deleted.body).toMatchObject({ code: 'member.deletedUser', params: { id: 'gone' } });
     const wrongType = await as('POST', `${base}/side/members`, [{ id: 'm1', type: 'group' }]);
     expect(wrongType.status).toBe(404);
     const badType = await as('POST', `${base}/side/members`, [{ id: 'm1', type: 'robot' }]);
@@ -205,12 +208,14 @@ describe('group members', () => {
     const self = await as('POST', `${base}/top/members`, [{ id: 'top', type: 'group' }]);
     expect(self.status).toBe(400);
     expect(self.body.message).toContain('itself');
+    expect(self.body).toMatchObject({ code: 'member.itself', params: { group: 'top' } });
     expect((await as('POST', `${base}/middle/members`, [{ id: 'bottom', type: 'group' }])).status).toBe(200);
     // top > middle > bottom: bottom may not take in top or middle
     for (const container of ['top', 'middle']) {
       const cycle = await as('POST', `${base}/bottom/members`, [{ id: 'm1', type: 'user' }, { id: container, type: 'group' }]);
       expect(cycle.status, container).toBe(400);
       expect(cycle.body.message).toContain('cycle');
+      expect(cycle.body).toMatchObject({ code: 'member.cycle', params: { container: expect.any(String), group: 'bottom' } });
     }
     expect((await members('bottom')).body).toEqual([]);
     expect((await as('POST', `${base}/bottom/members`, [{ id: 'side', type: 'group' }])).status).toBe(200);

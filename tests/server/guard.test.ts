@@ -36,6 +36,13 @@ describe('list routes check access in their count statement', () => {
     expect((await call(server, afterRecovery, 'GET', initechUsers)).status).toBe(200);
   });
 
+  it('refuses a token without the user:admin scope with auth.adminScope', async () => {
+    const narrow = await tokenFor(server.ctx, { companyId: 'acme', domainId: 'acme-domain', userId: 'boss', scope: 'openid' });
+    const refused = await call(server, narrow, 'GET', acmeUsers);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ message: 'This call needs the user:admin scope', code: 'auth.adminScope', params: { scope: 'user:admin' } });
+  });
+
   it("answers another tenant's list with 404 and no rows, on every list route", async () => {
     for (const url of [
       '/api/companys/root/domainNames/default/users',

@@ -75,7 +75,7 @@ describe('prototype names as list fields', () => {
     for (const [query, message] of cases) {
       const res = await call(server, server.adminToken, 'GET', `${url}?${query}`);
       expect(res.status, query).toBe(400);
-      expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message, code: 'bad_request' });
+      expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message, code: 'input.nul', params: { field: message.replace(' must not contain the NUL character', '') } });
     }
   });
 });
@@ -109,7 +109,7 @@ describe('a NUL character anywhere in an API request', () => {
     }
     expect(checked).toBeGreaterThan(100);
     const named = await inject('PUT', '/api/companys/root', { headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'root', displayName: 'R', description: NUL }) });
-    expect(named.json()).toEqual({ statusCode: 400, error: 'Bad Request', message: 'body/description must not contain the NUL character', code: 'bad_request' });
+    expect(named.json()).toEqual({ statusCode: 400, error: 'Bad Request', message: 'body/description must not contain the NUL character', code: 'input.nul', params: { field: 'body/description' } });
   });
 });
 

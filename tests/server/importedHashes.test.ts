@@ -101,6 +101,21 @@ describe('checkImportedHash', () => {
   });
 });
 
+it('gives each refusal a code and what its sentence names (docs/CONSOLE.md, "Errors and messages")', () => {
+  const coded = (hash: string) => {
+    try {
+      checkImportedHash(hash);
+    } catch (error) {
+      return { code: (error as HttpError).code, params: (error as HttpError).params };
+    }
+    throw new Error(`accepted: ${hash}`);
+  };
+  expect(coded(`$2b$03$${'a'.repeat(53)}`)).toEqual({ code: 'importedHash.bcryptCost', params: { min: 4, max: 14 } });
+  expect(coded(`$scrypt$ln=14,r=8,p=1$not*base64$${A43}`)).toEqual({ code: 'importedHash.notBase64', params: { format: 'scrypt', part: 'salt' } });
+  expect(coded(`$pbkdf2-sha512$i=2000001$${SALT}$${A43}`)).toEqual({ code: 'importedHash.outOfRange', params: { format: 'pbkdf2-sha512', name: 'i', min: 1, max: 2000000 } });
+  expect(coded('hunter2')).toMatchObject({ code: 'importedHash.unknownForm', params: { formats: expect.stringContaining('argon2id') } });
+});
+
 describe('verifyStoredPassword', () => {
   it('checks the right password in every form, and no other', async () => {
     const forms = await everyForm(PASSWORD);

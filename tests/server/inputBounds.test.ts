@@ -67,7 +67,7 @@ describe('JSON nested deeper than 32 levels', () => {
     for (const payload of [...deepBodies('description'), JSON.stringify({ ...before.body, description: 'changed' }).replace('"changed"', arrays(DEEP))]) {
       const res = await inject('PUT', '/api/companys/root', { headers: asAdmin(JSON_TYPE), payload });
       expect(res.statusCode, `${payload.slice(0, 20)}: ${res.body}`).toBe(400);
-      expect(res.json()).toEqual({ statusCode: 400, error: 'Bad Request', message: 'body is nested deeper than 32 levels', code: 'bad_request' });
+      expect(res.json()).toEqual({ statusCode: 400, error: 'Bad Request', message: 'body is nested deeper than 32 levels', code: 'input.tooDeep', params: { field: 'body', limit: 32 } });
     }
     expect((await call(server, server.adminToken, 'GET', '/api/companys/root')).body).toEqual(before.body);
 
@@ -86,7 +86,7 @@ describe('JSON nested deeper than 32 levels', () => {
       for (const value of [arrays(DEEP), `{"q":${arrays(DEEP)}}`, `{"id":${objects(DEEP)}}`]) {
         const res = await call(server, server.adminToken, 'GET', `${USERS}?${name}=${encodeURIComponent(value)}`);
         expect(res.status, `${name} ${value.slice(0, 10)}: ${res.text}`).toBe(400);
-        expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: `querystring/${name} is nested deeper than 32 levels`, code: 'bad_request' });
+        expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: `querystring/${name} is nested deeper than 32 levels`, code: 'input.tooDeep', params: { field: `querystring/${name}`, limit: 32 } });
       }
     }
     // by QUERY, as JSON (the body is too deep) and as its text
@@ -145,9 +145,10 @@ describe('body fields a resource does not have', () => {
     expect(before.status).toBe(200);
     const res = await call(server, server.adminToken, 'PUT', ADMIN_USER, { ...before.body, displayName: 'Changed', verified: true, mfa: { totp: true } });
     expect(res.status, res.text).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'body/verified, body/mfa are not fields of this resource', code: 'bad_request' });
+    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'body/verified, body/mfa are not fields of this resource', code: 'input.unknownFields', params: { fields: 'body/verified, body/mfa', count: 2 } });
     const one = await call(server, server.adminToken, 'PUT', ADMIN_USER, { displayName: 'Changed', mfa: true });
     expect(one.body.message).toBe('body/mfa is not a field of this resource');
+    expect(one.body).toMatchObject({ code: 'input.unknownField', params: { field: 'body/mfa' } });
     expect((await call(server, server.adminToken, 'GET', ADMIN_USER)).body).toEqual(before.body);
   });
 

@@ -119,6 +119,7 @@ describe('fields: a screen asks only for what it shows', () => {
     const unknown = await call(server, server.adminToken, 'GET', `${users}?fields=email,password`);
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toContain('fields: unknown field "password"');
+    expect(unknown.body).toMatchObject({ code: 'list.unknownField', params: { where: 'fields', field: 'password' } });
     const proto = await call(server, server.adminToken, 'GET', `${users}?fields=__proto__`);
     expect(proto.status).toBe(400);
     // the write-only password hash is no field of the record

@@ -54,6 +54,7 @@ describe('bulk block and unblock', () => {
     const self = await call(server, acme.adminToken, 'POST', `${base()}/block`, { ids: ['p1', 'boss'] });
     expect(self.status).toBe(400);
     expect(self.body.message).toContain('yourself');
+    expect(self.body).toMatchObject({ code: 'user.blockSelf', params: { field: 'ids' } });
     expect(await blocked()).toEqual([]);
     // a User manager may not block the administrator: she holds less (containment, 403) and nobody changes
     await server.db.query(`INSERT INTO users (company_id, domain_id, id, username, display_name, email) VALUES ('acme', $1, 'deputy', 'deputy', 'deputy', 'deputy@acme.example')`, [acme.domainId]);

@@ -143,6 +143,7 @@ describe('users: update', () => {
     const weak = await as('PUT', `${base}/bob`, { ...res.body, authVerification: 'password' });
     expect(weak.status).toBe(400);
     expect(weak.body.message).toContain('authVerification');
+    expect(weak.body).toMatchObject({ code: 'password.hashCost', params: { min: 10, max: 14 } });
     expect(await storedHash('bob')).toBe(otherHash);
   });
 
