@@ -4,7 +4,7 @@ import ExpandLessIcon from '@mui/icons-material/ExpandLess';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
 import { DRAWER_WIDTH, useCanAccessResources, useLocation, useSidebarState, useTranslate } from 'react-admin';
 import { registry } from '../resources/registry';
-import { MenuLink as MenuItemLink } from './MenuLink';
+import { MenuLink as MenuItemLink, WRAPPED_LABEL } from './MenuLink';
 import { companyLabel } from '../session/place';
 import { useSession } from '../session/useSession';
 import { menuTree, type MenuEntry, type MenuLeaf } from './menuTree';
@@ -14,8 +14,9 @@ function Leaf({ leaf, nested }: { leaf: MenuLeaf; nested: boolean }) {
   const label = translate(leaf.labelKey, { _: leaf.fallback, smart_count: 2 });
   const sx = nested ? { pl: 4 } : undefined;
   if (leaf.fullPage) {
+    // a group's entries show only in the open side bar: a long label wraps (MenuLink.tsx)
     return (
-      <MenuItem component="a" href={leaf.to} sx={sx}>
+      <MenuItem component="a" href={leaf.to} sx={{ ...sx, ...WRAPPED_LABEL }}>
         <ListItemText primary={label} />
       </MenuItem>
     );
@@ -48,7 +49,7 @@ function Group({ entry }: { entry: MenuEntry }) {
   return (
     <>
       <Tooltip title={sidebarOpen ? '' : label} placement="right">
-        <MenuItem aria-expanded={shown} aria-controls={listId} onClick={toggle}>
+        <MenuItem aria-expanded={shown} aria-controls={listId} onClick={toggle} sx={sidebarOpen ? WRAPPED_LABEL : undefined}>
           <ListItemIcon>
             <Icon />
           </ListItemIcon>
@@ -93,7 +94,12 @@ export function Menu() {
   const { canAccess: readable } = useCanAccessResources({ action: 'list', resources: LISTED_NAMES });
   const declarations = LISTED.filter((declaration) => readable?.[declaration.name]);
   return (
-    <Box component="nav" aria-label={translate('iam.appTitle')} sx={{ pb: 2 }}>
+    <Box
+      component="nav"
+      aria-label={translate('iam.appTitle')}
+      // no wider than the open side bar, so that a long label wraps (MenuLink.tsx) instead of being cut at its edge
+      sx={{ pb: 2, maxWidth: sidebarOpen ? (theme) => (theme as { sidebar?: { width?: number } }).sidebar?.width ?? DRAWER_WIDTH : undefined }}
+    >
       {sidebarOpen && company && (
         <Typography
           variant="subtitle2"

@@ -26,6 +26,13 @@ const StyledMenuItem = styled(MenuItem)(({ theme }) => ({
   [`&.${classes.active}`]: { color: (theme.vars || theme).palette.text.primary },
 }));
 
+/**
+ * In the open side bar a label too long for its width (French, German) wraps onto a second line
+ * rather than being cut off (docs/CONSOLE.md, "Languages"); a single long word (a German compound)
+ * is hyphenated where the browser can, else broken. The collapsed side bar keeps one line.
+ */
+export const WRAPPED_LABEL = { whiteSpace: 'normal', overflowWrap: 'anywhere', hyphens: 'auto' } as const;
+
 const Link = forwardRef<HTMLAnchorElement, { to: string | { pathname: string; search?: string } }>((props, ref) => <LinkBase ref={ref} {...props} />);
 
 export function MenuLink({ to, search, primaryText, leftIcon, sx }: MenuLinkProps) {
@@ -38,12 +45,12 @@ export function MenuLink({ to, search, primaryText, leftIcon, sx }: MenuLinkProp
       component={Link}
       to={search ? { pathname: to, search } : to}
       tabIndex={0}
-      sx={sx}
+      sx={open ? [WRAPPED_LABEL, ...(Array.isArray(sx) ? sx : [sx])] : sx}
       className={match ? `${classes.root} ${classes.active}` : classes.root}
       onClick={() => isSmall && setOpen(false)}
     >
       {leftIcon && <ListItemIcon className={classes.icon}>{leftIcon}</ListItemIcon>}
-      <Typography variant="inherit" noWrap sx={{ flexGrow: 1 }}>
+      <Typography variant="inherit" noWrap={!open} sx={{ flexGrow: 1 }}>
         {primaryText}
       </Typography>
     </StyledMenuItem>

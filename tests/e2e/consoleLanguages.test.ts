@@ -57,6 +57,49 @@ async function sidebarSide(): Promise<'left' | 'right'> {
   return box!.x + box!.width / 2 < width / 2 ? 'left' : 'right';
 }
 
+/**
+ * The side bar with every group open, in each theme (<name>-light.png, -dark.png): a label too long
+ * for one line wraps, none is cut off or runs past the side bar (in English, `oneLine`: every link
+ * fits on one line, as before; a group's heading now shows its chevron within the side bar, which
+ * puts Enterprise Applications on two lines); then collapsed, one line per icon.
+ */
+async function judgeSidebar(name: string, oneLine = false) {
+  const sidebar = page.locator('.RaSidebar-fixed').first();
+  const entryHeights = (entries = '[role="menuitem"]') =>
+    sidebar.evaluate((bar, selector) => [...bar.querySelectorAll(selector)].map((item) => item.getBoundingClientRect().height), entries);
+  const closed = sidebar.locator('[aria-expanded="false"]');
+  await page.setViewportSize({ width: 1280, height: 1800 });
+  for (const theme of ['light', 'dark'] as const) {
+    await setTheme(theme);
+    await page.reload();
+    await sidebar.getByRole('menuitem').first().waitFor();
+    for (let i = 0; i < 10 && (await closed.count()) > 0; i++) await closed.first().click();
+    await page.waitForLoadState('networkidle');
+    const cut = await sidebar.evaluate((bar) => {
+      // the side bar's paper clips what runs past it
+      const right = Math.min(bar.getBoundingClientRect().right, bar.parentElement!.getBoundingClientRect().right);
+      return [...bar.querySelectorAll<HTMLElement>('[role="menuitem"], [role="menuitem"] *')]
+        // (a badge's number stands out of its icon by design)
+        .filter((item) => item instanceof HTMLElement && !item.closest('.MuiBadge-root') && (item.scrollWidth > item.clientWidth + 1 || item.getBoundingClientRect().right > right + 1))
+        .map((item) => item.textContent);
+    });
+    await sidebar.screenshot({ path: path.join(SHOTS, `${name}-${theme}.png`) });
+    expect(cut).toEqual([]);
+    if (oneLine) expect(Math.max(...(await entryHeights('a[role="menuitem"]')))).toBeLessThan(50);
+  }
+  // collapsed: icons only, each entry one line high, as before
+  await setTheme('light');
+  await page.getByRole('button', { name: /men[uü]/i }).first().click();
+  const paperWidth = () => sidebar.evaluate((bar) => bar.parentElement!.getBoundingClientRect().width);
+  await eventually(paperWidth).toBeLessThan(100);
+  expect(Math.max(...(await entryHeights()))).toBeLessThan(50);
+  const paper = await sidebar.evaluate((bar) => bar.parentElement!.getBoundingClientRect().toJSON() as { x: number; y: number; width: number; height: number });
+  await page.screenshot({ path: path.join(SHOTS, `${name}-collapsed-light.png`), clip: { x: paper.x, y: paper.y, width: paper.width, height: Math.min(paper.height, 900) } });
+  await page.getByRole('button', { name: /men[uü]/i }).first().click();
+  await eventually(paperWidth).toBeGreaterThan(100);
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
 describe('the console in French', () => {
   it('the sign-in page switches to French with its language menu, and signs in', async () => {
     await page.goto(`${baseUrl()}/login`);
@@ -79,6 +122,21 @@ describe('the console in French', () => {
     expect(await sidebarSide()).toBe('left');
     // the app bar's language menu names the language in its own name
     await expect(page.getByRole('button', { name: 'Français' })).toBeDefined();
+
+    // long labels wrap in the side bar, in French and in German
+    await judgeSidebar('fr-sidebar');
+    await page.getByRole('button', { name: 'Français' }).click();
+    await page.getByRole('menuitem', { name: 'Deutsch' }).click();
+    await eventually(htmlLangDir).toEqual({ lang: 'de', dir: 'ltr' });
+    await judgeSidebar('de-sidebar');
+    // English as before: one line each
+    await page.getByRole('button', { name: 'Deutsch' }).click();
+    await page.getByRole('menuitem', { name: 'English' }).click();
+    await eventually(htmlLangDir).toEqual({ lang: 'en', dir: 'ltr' });
+    await judgeSidebar('en-sidebar', true);
+    await page.getByRole('button', { name: 'English' }).click();
+    await page.getByRole('menuitem', { name: 'Français' }).click();
+    await eventually(htmlLangDir).toEqual({ lang: 'fr', dir: 'ltr' });
 
     await page.goto(`${baseUrl()}/users`);
     await judge('fr-users', () => page.getByRole('button', { name: 'Nouveau' }).first().waitFor());
