@@ -169,9 +169,11 @@ describe("a reseller's branding", () => {
 
   it('is inherited by a customer of the reseller, whose Branding tab says from whom', async () => {
     await openTab(boss, CUSTOMER, 'Branding');
-    await eventually(() => boss.getByText(`Inherited from ${RESELLER}: ${PRIMARY_LIGHT}`).isVisible()).toBe(true);
-    expect(await boss.getByText(`Inherited from ${RESELLER}: ${RESELLER_NAME}`).isVisible()).toBe(true);
-    expect(await boss.getByText(`Inherited from ${RESELLER}`, { exact: true }).first().isVisible()).toBe(true);
+    // the reseller by its name, a link to its own Branding tab (she may open it)
+    await eventually(() => boss.getByText(`Inherited from ${RESELLER_NAME}: ${PRIMARY_LIGHT}`).isVisible()).toBe(true);
+    expect(await boss.getByText(`Inherited from ${RESELLER_NAME}: ${RESELLER_NAME}`).isVisible()).toBe(true);
+    expect(await boss.getByText(`Inherited from ${RESELLER_NAME}`, { exact: true }).first().isVisible()).toBe(true);
+    expect(await boss.locator('#main-content').getByRole('link', { name: RESELLER_NAME }).first().getAttribute('href')).toBe(`/companies/${RESELLER}?tab=branding`);
     expect(await boss.getByLabel('Primary colour (light theme)', { exact: true }).inputValue()).toBe('');
     expect(await boss.getByTestId('preview-light').getByText('Continue').evaluate((element) => getComputedStyle(element).backgroundColor)).toBe(rgb(PRIMARY_LIGHT));
     await judge(boss, 'customer-tab', () => openTab(boss, CUSTOMER, 'Branding'));
