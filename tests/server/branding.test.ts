@@ -319,4 +319,17 @@ describe("an ancestor's colours and its descendants (docs/CONSOLE.md, \"Branding
     // and the customer's own write never names a company above it
     expect(back.body.message).not.toMatch(/north[^s]|North/);
   });
+
+  it('checks the dark pair too, down to a reseller below with customers of its own', async () => {
+    await createTenant(server, 'northsub', 'north', 'reseller');
+    await createTenant(server, 'northsubshop', 'northsub', 'customer');
+    const sub = await call(server, north.adminToken, 'PUT', branding('northsub'), { backgroundDark: '#303030' });
+    expect(sub.status, JSON.stringify(sub.body)).toBe(200);
+    // #898989 passes on the default #121212 (5.36:1), not on northsub's #303030 (3.77:1), which its customer inherits too
+    const refused = await call(server, north.adminToken, 'PUT', branding('north'), { primaryDark: '#898989' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.params).toMatchObject({ field: 'primaryDark', company: 'northsub', theme: 'dark', ratio: '3.77:1', background: '#303030' });
+    expect(refused.body.message).toMatch(/^primaryDark: northsub \(northsub\), below this company, sets its own background and would show the primary colour #898989 on the dark background #303030, a contrast ratio of 3\.77:1/);
+    expect((await call(server, north.adminToken, 'PUT', branding('north'), { primaryDark: '#b0b0b0' })).status).toBe(200);
+  });
 });
