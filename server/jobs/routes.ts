@@ -152,13 +152,8 @@ export async function jobRoutes(app: FastifyInstance) {
       async (request, reply) => {
         const at = request.params;
         const query = request.query;
-        let mapping: Record<string, string>;
-        try {
-          mapping = parseMapping(query.mapping);
-        } catch (error) {
-          // parseMapping's refusals carry their code (job.mapping*)
-          throw error instanceof HttpError ? error : badRequest((error as Error).message);
-        }
+        // its refusals carry their code (job.mapping*)
+        const mapping = parseMapping(query.mapping);
         const tooLarge = () => new HttpError(413, `The file is larger than 2 GB: split it into several imports`).as('job.fileTooLarge');
         if (Number(request.headers['content-length'] ?? 0) > MAX_IMPORT_BYTES) throw tooLarge();
         const body = request.body as (() => Readable) | undefined;
