@@ -115,6 +115,11 @@ export async function resolvedBranding(db: Queryable, companyId: string): Promis
   return { ...value, inheritedFrom: { ...value.inheritedFrom } };
 }
 
+/** The same read afresh, without the cache: a write's checks see what is committed (routes.ts, contrast). */
+export async function currentBranding(db: Queryable, companyId: string): Promise<ResolvedBranding> {
+  return resolve(await chain(db, companyId));
+}
+
 /** The contract of docs/CONSOLE.md, "Branding": each field from the company or its nearest ancestor that sets it. */
 export async function effectiveBranding(db: Queryable, companyId: string): Promise<EffectiveBranding> {
   const { inheritedFrom: _, ...effective } = await resolvedBranding(db, companyId);

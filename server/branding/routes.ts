@@ -7,7 +7,7 @@ import { errorResponse, errorResponses, isEmailAddress, params } from '../api/sc
 import { checkTemplate, PURPOSES, type Purpose, renderTemplate, templateFor, messageBranding } from '../mail/templates.js';
 import { DEFAULTS } from './emailDefaults.js';
 import { AA_TEXT, COLOUR, contrast, DEFAULT_COLOURS, ratioText } from './contrast.js';
-import { brandingChanged, type ImageKind, imageUrl, resolvedBranding, TEXT_COLUMNS, TEXT_FIELDS, type TextField } from './effective.js';
+import { brandingChanged, currentBranding, type ImageKind, imageUrl, resolvedBranding, TEXT_COLUMNS, TEXT_FIELDS, type TextField } from './effective.js';
 import { checkImage, IMAGE_LIMITS, tooLarge } from './images.js';
 
 /**
@@ -149,7 +149,7 @@ const PAIRS = [
  */
 async function checkContrast(db: Queryable, companyId: string, after: OwnFields, changed: Set<TextField>) {
   const { rows } = await db.query<{ parent: string | null }>(`SELECT parent FROM companies WHERE id = $1`, [companyId]);
-  const parent = rows[0]?.parent ? await resolvedBranding(db, rows[0].parent) : {};
+  const parent = rows[0]?.parent ? await currentBranding(db, rows[0].parent) : {};
   const inEffect = (field: ColourField) =>
     after[field] ?? (parent as Record<string, string | undefined>)[field] ?? DEFAULT_COLOURS[field];
   for (const pair of PAIRS) {
@@ -254,7 +254,10 @@ export async function brandingRoutes(app: FastifyInstance) {
     async (request) => {
       const { companyId } = request.params;
       await db.transaction(async (tx) => {
-        // FOR UPDATE: two writes of one company take turns
+        // FOR UPDATE: two writes of one company take turns. FOR SHARE on its ancestors: a write of
+        // an ancestor's colours (which checks this company's, checkDescendants) and this one's take
+        // turns too, so that neither checks against colours the other is changing
+        await tx.query(`SELECT 1 FROM companies WHERE id = ANY ((SELECT ancestors FROM companies WHERE id = $1)::text[]) AND id <> $1 ORDER BY id FOR SHARE`, [companyId]);
         await tx.query(`SELECT 1 FROM companies WHERE id = $1 FOR UPDATE`, [companyId]);
         const before = ownFieldsOf(await ownRow(tx, companyId));
         const after = { ...before };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { effectiveBranding } from '../../server/branding/index.js';
+import { contrast } from '../../server/branding/contrast.js';
 import { call, createTenant, startServer, type Tenant, type TestServer, tokenFor } from './helpers.js';
 
 /**
@@ -318,6 +319,23 @@ describe("an ancestor's colours and its descendants (docs/CONSOLE.md, \"Branding
     expect(back.body.code).toBe('branding.contrast');
     // and the customer's own write never names a company above it
     expect(back.body.message).not.toMatch(/north[^s]|North/);
+  });
+
+  it("an ancestor's write and a descendant's at the same time take turns: never both accepted into a failing pair", async () => {
+    const east = await createTenant(server, 'east', 'root', 'reseller');
+    const eastShop = await createTenant(server, 'eastshop', 'east', 'customer');
+    for (let round = 0; round < 5; round++) {
+      expect((await call(server, east.adminToken, 'PUT', branding('east'), { primaryLight: '#5a5a5a', backgroundLight: '#ffffff' })).status).toBe(200);
+      expect((await call(server, eastShop.adminToken, 'PUT', branding('eastshop'), { backgroundLight: null })).status).toBe(200);
+      // each alone passes; together #767676 on #e0e0e0 is 3.44:1
+      const [reseller, customer] = await Promise.all([
+        call(server, east.adminToken, 'PUT', branding('east'), { primaryLight: '#767676' }),
+        call(server, eastShop.adminToken, 'PUT', branding('eastshop'), { backgroundLight: '#e0e0e0' }),
+      ]);
+      expect([reseller.status, customer.status].sort(), JSON.stringify([reseller.body, customer.body])).toEqual([200, 400]);
+      const { effective } = (await call(server, eastShop.adminToken, 'GET', branding('eastshop'))).body;
+      expect(contrast(effective.primaryLight, effective.backgroundLight)).toBeGreaterThanOrEqual(4.5);
+    }
   });
 
   it('checks the dark pair too, down to a reseller below with customers of its own', async () => {
