@@ -318,6 +318,34 @@ describe('importing users', () => {
   });
 });
 
+describe('cancelling a running job', () => {
+  it('stops it at the next batch, keeping the rows committed before; the runner then takes the next job', async () => {
+    await jobs.stop();
+    let jobId = '';
+    let batches = 0;
+    const cancelled: { status?: number; body?: any } = {};
+    jobs = runner(server, { owner: 'cancelled-under', batchRows: 50, afterBatch: async () => {
+      if (++batches !== 2) return;
+      const answer = await call(server, acme.adminToken, 'POST', `${domainApi(acme)}/importJobs/${jobId}/cancel`);
+      Object.assign(cancelled, { status: answer.status, body: answer.body });
+    } });
+    const rows = Array.from({ length: 300 }, (_, i) => ({ id: `x${i}`, email: `x${i}@acme.example` }));
+    const started = await upload(server, acme.adminToken, acme, csvOf(rows));
+    expect(started.status).toBe(201);
+    jobId = started.body.id;
+    const done = await finished(server, acme.adminToken, acme, 'importJobs', jobId);
+    expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    expect(done).toMatchObject({ status: 'cancelled', rowsRead: 100, created: 100 });
+    const count = await server.db.query(`SELECT count(*)::int AS n FROM users WHERE company_id = 'acme' AND id ~ '^x[0-9]+$'`);
+    expect(count.rows[0].n).toBe(100);
+    // nothing more is written for it, and the same runner goes on with the next job
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await call(server, acme.adminToken, 'GET', `${domainApi(acme)}/importJobs/${jobId}`)).body).toMatchObject({ status: 'cancelled', rowsRead: 100 });
+    const next = await importFile(acme.adminToken, acme, csvOf([{ email: 'after-cancel@acme.example' }]));
+    expect(next).toMatchObject({ status: 'done', created: 1 });
+  });
+});
+
 describe('keeping', () => {
   it('a file larger than 2 GB is refused (413) before it is read; finished jobs go with their files and errors after 7 days', async () => {
     const huge = await server.app.inject({
