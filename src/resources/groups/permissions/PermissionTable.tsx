@@ -6,11 +6,11 @@ import { groupPermissions } from '../index';
 import { PagedTableFrame } from '../panel/PagedTableFrame';
 import type { GroupPermission } from './permission';
 
-/** Read by screen readers, not shown: the actions column's header. */
+/** Read by screen readers, not shown: the actions column's header (1px: in sx, a width of 1 is 100%). */
 const visuallyHidden = {
   position: 'absolute',
-  width: 1,
-  height: 1,
+  width: '1px',
+  height: '1px',
   overflow: 'hidden',
   clip: 'rect(0 0 0 0)',
   whiteSpace: 'nowrap',

@@ -77,6 +77,8 @@ describe('group form, Permissions tab', () => {
     const table = await screen.findByRole('table', { name: 'Permissions' });
     const rows = within(table).getAllByRole('row');
     expect(within(rows[0]).getAllByRole('columnheader').map((cell) => cell.textContent)).toEqual(['API', 'Permission', 'Description', 'Actions']);
+    // the actions header is for screen readers: a pixel wide, not the page's width (which made the page scroll sideways)
+    expect(getComputedStyle(within(rows[0]).getByText('Actions')).width).toBe('1px');
     expect(within(rows[1]).getAllByRole('cell').slice(0, 3).map((cell) => cell.textContent)).toEqual(['Billing', 'read:invoices', 'Read invoices']);
     expect(within(rows[2]).getAllByRole('cell').slice(0, 3).map((cell) => cell.textContent)).toEqual(['Orders', 'write:orders', 'Place orders']);
     const list = readable(requests.find((request) => request.url.includes('/permissions'))!.url);
