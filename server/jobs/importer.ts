@@ -126,22 +126,28 @@ function hash64(text: string): [number, number] {
  * it held the event loop for over a second). Two keys of a file sharing a hash (about one chance
  * in four million for a million rows) would refuse the second row as a duplicate of the first.
  */
+interface KeyTable {
+  hi: Uint32Array;
+  lo: Uint32Array;
+  rows: Uint32Array;
+}
+const keyTable = (slots: number): KeyTable => ({ hi: new Uint32Array(slots), lo: new Uint32Array(slots), rows: new Uint32Array(slots) });
+
 class SeenKeys {
-  private hi = new Uint32Array(1 << 16);
-  private lo = new Uint32Array(1 << 16);
-  private rows = new Uint32Array(1 << 16);
+  private table = keyTable(1 << 16);
   private size = 0;
 
-  private slot(h: number, l: number): number {
-    const mask = this.rows.length - 1;
+  /** The slot of (h, l) in a table: where it is, else the free slot where it goes. */
+  private static slot(table: KeyTable, h: number, l: number): number {
+    const mask = table.rows.length - 1;
     let i = (h ^ Math.imul(l, 0x9e3779b1)) & mask;
-    while (this.rows[i] !== 0 && (this.hi[i] !== h || this.lo[i] !== l)) i = (i + 1) & mask;
+    while (table.rows[i] !== 0 && (table.hi[i] !== h || table.lo[i] !== l)) i = (i + 1) & mask;
     return i;
   }
 
   get(key: string): number | undefined {
     const [h, l] = hash64(key);
-    const row = this.rows[this.slot(h, l)];
+    const row = this.table.rows[SeenKeys.slot(this.table, h, l)];
     return row === 0 ? undefined : row;
   }
 
@@ -149,30 +155,46 @@ class SeenKeys {
     return this.get(key) !== undefined;
   }
 
-  set(key: string, row: number): void {
-    if ((this.size + 1) * 2 > this.rows.length) this.grow();
-    const [h, l] = hash64(key);
-    const i = this.slot(h, l);
-    if (this.rows[i] === 0) this.size++;
-    this.hi[i] = h;
-    this.lo[i] = l;
-    this.rows[i] = row;
+  /** Whether `keys` more keys would fill the table past half: grow() first. */
+  wouldFill(keys: number): boolean {
+    return (this.size + keys) * 2 > this.table.rows.length;
   }
 
-  private grow() {
-    const { hi, lo, rows } = this;
-    this.hi = new Uint32Array(rows.length * 2);
-    this.lo = new Uint32Array(rows.length * 2);
-    this.rows = new Uint32Array(rows.length * 2);
-    for (let i = 0; i < rows.length; i++) {
-      if (rows[i] === 0) continue;
-      const j = this.slot(hi[i], lo[i]);
-      this.hi[j] = hi[i];
-      this.lo[j] = lo[i];
-      this.rows[j] = rows[i];
+  /** Adds a key; the caller made room (wouldFill, grow). */
+  set(key: string, row: number): void {
+    const [h, l] = hash64(key);
+    const { table } = this;
+    const i = SeenKeys.slot(table, h, l);
+    if (table.rows[i] === 0) this.size++;
+    table.hi[i] = h;
+    table.lo[i] = l;
+    table.rows[i] = row;
+  }
+
+  /**
+   * Doubles the table, moving its keys a slice at a time and letting requests go first between
+   * slices: a million rows' keys moved at once held the event loop for 100 to 200 ms. Nothing reads
+   * or adds a key meanwhile (the import awaits it).
+   */
+  async grow(): Promise<void> {
+    const old = this.table;
+    const next = keyTable(old.rows.length * 2);
+    for (let from = 0; from < old.rows.length; from += GROW_SLICE) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (let i = from; i < Math.min(old.rows.length, from + GROW_SLICE); i++) {
+        if (old.rows[i] === 0) continue;
+        const j = SeenKeys.slot(next, old.hi[i], old.lo[i]);
+        next.hi[j] = old.hi[i];
+        next.lo[j] = old.lo[i];
+        next.rows[j] = old.rows[i];
+      }
     }
+    this.table = next;
   }
 }
+
+/** Slots of the seen keys moved between two turns of the event loop (a few milliseconds' work). */
+const GROW_SLICE = 1 << 16;
 
 /** What an import remembers between its batches: keys already in the file, groups, containment answers. */
 export class ImportState {
@@ -181,8 +203,10 @@ export class ImportState {
   readonly groups = new Map<string, GroupInfo>();
   /** Users holding a role: null if the importer contains them, else the sentence. */
   readonly contained = new Map<string, string | null>();
-  remember(row: ImportRow) {
-    for (const key of keysOf(row)) if (!this.seen.has(key)) this.seen.set(key, row.n);
+  async remember(row: ImportRow) {
+    const keys = keysOf(row);
+    if (this.seen.wouldFill(keys.length)) await this.seen.grow();
+    for (const key of keys) if (!this.seen.has(key)) this.seen.set(key, row.n);
   }
 }
 
@@ -512,7 +536,7 @@ export async function runImport(work: JobWork): Promise<'done' | 'stopped'> {
       const item = record instanceof BadLine ? { n, field: null, message: record.message } : readRow(n, record, options.mapping, options.format === 'csv');
       if (!isRowError(item)) {
         const duplicate = duplicateInFile(state, item);
-        state.remember(item);
+        await state.remember(item);
         if (n > done) batch.push(duplicate ?? item);
       } else if (n > done) batch.push(item);
       if (batch.length >= work.batchRows) {
