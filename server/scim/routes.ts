@@ -229,9 +229,11 @@ function searchQuery(body: unknown): Record<string, unknown> {
 
 /**
  * /Bulk (RFC 7644 "Bulk Operations"): at most MAX_BULK_OPERATIONS operations, each in its own
- * transaction, in the order given; `bulkId:x` in a later operation's path or data is the id the
- * operation with bulkId x created (an operation naming one not yet created fails). failOnErrors
- * stops after that many failures.
+ * transaction, in the order given, except that an operation naming `bulkId:x` (in its path or
+ * data) waits until the operation with bulkId x has run, wherever it is in the request: a group
+ * may come before the users it lists. An operation naming one that is never created, or two that
+ * name each other (a cycle), fails 409. failOnErrors stops after that many failures. The results
+ * are listed in the request's order.
  */
 async function bulk(ctx: AppContext, at: Place, body: unknown) {
   const request = body as { schemas?: unknown; Operations?: unknown; failOnErrors?: unknown } | undefined;
@@ -242,15 +244,24 @@ async function bulk(ctx: AppContext, at: Place, body: unknown) {
   if (request.Operations.length > MAX_BULK_OPERATIONS) throw new ScimError(413, `Operations: at most ${MAX_BULK_OPERATIONS} in one bulk request (maxOperations)`);
   const failOnErrors = request.failOnErrors === undefined ? Infinity : Number(request.failOnErrors);
   if (!Number.isInteger(failOnErrors) && failOnErrors !== Infinity) throw invalidValue('failOnErrors: must be an integer');
+  const operations = (request.Operations as unknown[]).map((raw) => (raw ?? {}) as { method?: unknown; bulkId?: unknown; path?: unknown; data?: unknown; version?: unknown });
+  // which operation creates each bulkId (the first POST naming it), and which bulkIds each one names
+  const creator = new Map<string, number>();
+  operations.forEach((op, i) => {
+    if (typeof op.bulkId === 'string' && String(op.method).toUpperCase() === 'POST' && !creator.has(op.bulkId)) creator.set(op.bulkId, i);
+  });
+  const named = operations.map((op) => bulkIdsIn([op.path, op.data]));
   const created = new Map<string, string>();
-  const results: Record<string, unknown>[] = [];
+  const results = new Map<number, Record<string, unknown>>();
+  const ran = new Set<number>();
   let errors = 0;
-  for (const [i, raw] of (request.Operations as unknown[]).entries()) {
-    if (errors >= failOnErrors) break;
-    const op = (raw ?? {}) as { method?: unknown; bulkId?: unknown; path?: unknown; data?: unknown; version?: unknown };
+
+  const run = async (i: number) => {
+    const op = operations[i];
     const method = typeof op.method === 'string' ? op.method.toUpperCase() : '';
     const bulkId = typeof op.bulkId === 'string' ? op.bulkId : undefined;
     const result: Record<string, unknown> = { method: op.method, ...(bulkId ? { bulkId } : {}) };
+    ran.add(i);
     try {
       if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) throw invalidValue(`Operations[${i}].method: POST, PUT, PATCH or DELETE`);
       if (typeof op.path !== 'string' || !/^\/(Users|Groups)(\/[^/]+)?$/.test(op.path)) throw invalidValue(`Operations[${i}].path: /Users, /Groups, /Users/{id} or /Groups/{id}`);
@@ -268,9 +279,25 @@ async function bulk(ctx: AppContext, at: Place, body: unknown) {
       result.status = String(scim.status);
       result.response = errorBody(scim);
     }
-    results.push(result);
+    results.set(i, result);
+  };
+  // an operation is ready when every bulkId it names was created, or will never be (no operation
+  // creates it, or its creator ran and failed: then it fails on it)
+  const ready = (i: number) => [...named[i]].every((id) => created.has(id) || !creator.has(id) || ran.has(creator.get(id)!));
+  while (ran.size < operations.length && errors < failOnErrors) {
+    const next = operations.findIndex((_, i) => !ran.has(i) && ready(i));
+    // none ready: the rest name each other; the first of them runs, and fails on the bulkId it names
+    await run(next >= 0 ? next : operations.findIndex((_, i) => !ran.has(i)));
   }
-  return { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkResponse'], Operations: results };
+  return { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkResponse'], Operations: [...results.keys()].sort((a, b) => a - b).map((i) => results.get(i)!) };
+}
+
+/** The bulkIds `bulkId:x` names anywhere in a value. */
+function bulkIdsIn(value: unknown, found = new Set<string>()): Set<string> {
+  if (typeof value === 'string') for (const match of value.matchAll(/bulkId:([^/"\s]+)/g)) found.add(match[1]);
+  else if (Array.isArray(value)) for (const item of value) bulkIdsIn(item, found);
+  else if (value && typeof value === 'object') for (const item of Object.values(value)) bulkIdsIn(item, found);
+  return found;
 }
 
 /** `bulkId:x` references replaced by the ids created, anywhere in a path or data. */
@@ -278,7 +305,7 @@ function resolveBulkIds<T>(value: T, created: Map<string, string>): T {
   if (typeof value === 'string') {
     return value.replace(/bulkId:([^/"\s]+)/g, (_whole, bulkId: string) => {
       const id = created.get(bulkId);
-      if (!id) throw new ScimError(409, `bulkId:${bulkId} names no resource created earlier in this request`, 'invalidValue');
+      if (!id) throw new ScimError(409, `bulkId:${bulkId} names no resource created in this request (none creates it, its creation failed, or the two operations name each other)`, 'invalidValue');
       return id;
     }) as T;
   }

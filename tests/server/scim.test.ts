@@ -671,6 +671,32 @@ describe('Bulk and discovery', () => {
     expect((await scim('GET', `/Users/${userId}`)).body.displayName).toBe('Bulk One');
   });
 
+  it('Bulk: a group before the user it names waits for it; two groups naming each other, one fails 409; results in the request order', async () => {
+    const answer = await scim('POST', '/Bulk', {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
+      Operations: [
+        { method: 'POST', path: '/Groups', bulkId: 'early', data: { schemas: [GROUP], displayName: 'Named before its member', members: [{ type: 'User', value: 'bulkId:late' }] } },
+        { method: 'PATCH', path: '/Users/bulkId:late', data: patch({ op: 'replace', path: 'displayName', value: 'Late Comer' }) },
+        { method: 'POST', path: '/Users', bulkId: 'late', data: user('late.comer@acme.example') },
+        { method: 'POST', path: '/Groups', bulkId: 'ping', data: { schemas: [GROUP], displayName: 'Ping', members: [{ type: 'Group', value: 'bulkId:pong' }] } },
+        { method: 'POST', path: '/Groups', bulkId: 'pong', data: { schemas: [GROUP], displayName: 'Pong', members: [{ type: 'Group', value: 'bulkId:ping' }] } },
+      ],
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const [early, patched, late, ping, pong] = answer.body.Operations;
+    expect([early.bulkId, patched.method, late.bulkId, ping.bulkId, pong.bulkId]).toEqual(['early', 'PATCH', 'late', 'ping', 'pong']);
+    expect(late).toMatchObject({ status: '201' });
+    expect(early).toMatchObject({ status: '201' });
+    expect(patched.status).toBe('200');
+    const userId = late.location.split('/').pop();
+    const group = await scim('GET', early.location.replace(/^.*\/Groups/, '/Groups'));
+    expect(group.body.members).toMatchObject([{ value: userId }]);
+    expect((await scim('GET', `/Users/${userId}`)).body.displayName).toBe('Late Comer');
+    // the cycle: the first of the two runs and fails on the bulkId it names, then the second on its failed creation
+    expect(ping).toMatchObject({ status: '409', response: { scimType: 'invalidValue' } });
+    expect(pong.status).toBe('409');
+  });
+
   it('Bulk: failOnErrors stops; more than maxOperations is 413; a body that is no bulk request 400', async () => {
     const stopped = await scim('POST', '/Bulk', {
       schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
