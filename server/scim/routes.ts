@@ -6,7 +6,7 @@ import { RETRY_AFTER_SECONDS } from '../errors.js';
 import { jsonTooDeep } from '../inputChecks.js';
 import { selectionOf } from './attributes.js';
 import { authenticate, type ScimCaller, scimBaseUrl } from './auth.js';
-import type { Place } from './common.js';
+import { PATCH_SCHEMA, type Place } from './common.js';
 import { MAX_BULK_OPERATIONS, MAX_PAYLOAD_BYTES, resourceTypesAnswer, schemasAnswer, serviceProviderConfig } from './discovery.js';
 import { asScimError, errorBody, invalidSyntax, invalidValue, notFound, ScimError } from './errors.js';
 import { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './groups.js';
@@ -231,9 +231,10 @@ function searchQuery(body: unknown): Record<string, unknown> {
  * /Bulk (RFC 7644 "Bulk Operations"): at most MAX_BULK_OPERATIONS operations, each in its own
  * transaction, in the order given, except that an operation naming `bulkId:x` (in its path or
  * data) waits until the operation with bulkId x has run, wherever it is in the request: a group
- * may come before the users it lists. An operation naming one that is never created, or two that
- * name each other (a cycle), fails 409. failOnErrors stops after that many failures. The results
- * are listed in the request's order.
+ * may come before the users it lists. Groups listing each other as members (a cycle) are created,
+ * the first without the members it waits for, added at the end; any other cycle, and a bulkId never
+ * created, fails 409 for the operation naming it. failOnErrors stops after that many failures. The
+ * results are listed in the request's order.
  */
 async function bulk(ctx: AppContext, at: Place, body: unknown) {
   const request = body as { schemas?: unknown; Operations?: unknown; failOnErrors?: unknown } | undefined;
@@ -283,13 +284,56 @@ async function bulk(ctx: AppContext, at: Place, body: unknown) {
   };
   // an operation is ready when every bulkId it names was created, or will never be (no operation
   // creates it, or its creator ran and failed: then it fails on it)
-  const ready = (i: number) => [...named[i]].every((id) => created.has(id) || !creator.has(id) || ran.has(creator.get(id)!));
+  const waiting = (id: string) => !created.has(id) && creator.has(id) && !ran.has(creator.get(id)!);
+  const ready = (i: number) => [...named[i]].every((id) => !waiting(id));
+  // members held back from a group created in a cycle, added once the rest have run
+  const heldBack: { i: number; members: unknown[] }[] = [];
   while (ran.size < operations.length && errors < failOnErrors) {
     const next = operations.findIndex((_, i) => !ran.has(i) && ready(i));
-    // none ready: the rest name each other; the first of them runs, and fails on the bulkId it names
-    await run(next >= 0 ? next : operations.findIndex((_, i) => !ran.has(i)));
+    if (next >= 0) {
+      await run(next);
+      continue;
+    }
+    // none ready: the rest name each other (groups listing each other as members). RFC 7644 asks to
+    // try to resolve such a cycle: the first group is created without the members it cannot name yet,
+    // which are added to it at the end; any other operation runs, and fails on the bulkId it names.
+    const first = operations.findIndex((_, i) => !ran.has(i));
+    const split = withoutWaitingMembers(operations[first], waiting);
+    if (split) {
+      operations[first] = { ...operations[first], data: split.data };
+      heldBack.push({ i: first, members: split.members });
+    }
+    await run(first);
+  }
+  for (const { i, members } of heldBack) {
+    const result = results.get(i)!;
+    const groupId = created.get(operations[i].bulkId as string);
+    if (!groupId) continue;
+    try {
+      await dispatch(ctx, at, { method: 'PATCH', segments: ['Groups', groupId], query: {}, body: { schemas: [PATCH_SCHEMA], Operations: [{ op: 'add', path: 'members', value: resolveBulkIds(members, created) }] } }, true);
+    } catch (error) {
+      const scim = asScimError(error);
+      if (!scim) throw error;
+      // the group stands (its location says where); the members it waited for could not be added
+      result.status = String(scim.status);
+      result.response = errorBody(new ScimError(scim.status, `the group was created, but the members naming a bulkId could not be added: ${scim.message}`, scim.scimType));
+    }
   }
   return { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkResponse'], Operations: [...results.keys()].sort((a, b) => a - b).map((i) => results.get(i)!) };
+}
+
+/**
+ * A POST of a group whose only names of bulkIds still waiting are in its members: its data without
+ * those members, and the members held back. Undefined for anything else.
+ */
+function withoutWaitingMembers(op: { method?: unknown; path?: unknown; data?: unknown }, waiting: (id: string) => boolean) {
+  const data = op.data as { members?: unknown } | undefined;
+  if (String(op.method).toUpperCase() !== 'POST' || op.path !== '/Groups' || !data || typeof data !== 'object' || !Array.isArray(data.members)) return undefined;
+  const waitsFor = (value: unknown) => [...bulkIdsIn(value)].some(waiting);
+  const { members, ...rest } = data as { members: unknown[] };
+  if (waitsFor(rest)) return undefined;
+  const held = members.filter(waitsFor);
+  return held.length ? { data: { ...rest, members: members.filter((member) => !waitsFor(member)) }, members: held } : undefined;
 }
 
 /** The bulkIds `bulkId:x` names anywhere in a value. */

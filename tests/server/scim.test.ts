@@ -671,7 +671,7 @@ describe('Bulk and discovery', () => {
     expect((await scim('GET', `/Users/${userId}`)).body.displayName).toBe('Bulk One');
   });
 
-  it('Bulk: a group before the user it names waits for it; two groups naming each other, one fails 409; results in the request order', async () => {
+  it('Bulk: a group before the user it names waits for it; two groups naming each other are both made, each a member of the other; results in the request order', async () => {
     const answer = await scim('POST', '/Bulk', {
       schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
       Operations: [
@@ -692,9 +692,28 @@ describe('Bulk and discovery', () => {
     const group = await scim('GET', early.location.replace(/^.*\/Groups/, '/Groups'));
     expect(group.body.members).toMatchObject([{ value: userId }]);
     expect((await scim('GET', `/Users/${userId}`)).body.displayName).toBe('Late Comer');
-    // the cycle: the first of the two runs and fails on the bulkId it names, then the second on its failed creation
-    expect(ping).toMatchObject({ status: '409', response: { scimType: 'invalidValue' } });
-    expect(pong.status).toBe('409');
+    // the cycle: Ping is created without Pong, Pong with Ping, then Pong is added to Ping
+    expect(ping).toMatchObject({ status: '201' });
+    expect(pong).toMatchObject({ status: '201' });
+    const pingId = ping.location.split('/').pop();
+    const pongId = pong.location.split('/').pop();
+    expect((await scim('GET', `/Groups/${pingId}`)).body.members).toMatchObject([{ value: pongId }]);
+    expect((await scim('GET', `/Groups/${pongId}`)).body.members).toMatchObject([{ value: pingId }]);
+  });
+
+  it('Bulk: a cycle through a user (a user naming a group that lists it) is not resolved: both answer 409', async () => {
+    const answer = await scim('POST', '/Bulk', {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
+      Operations: [
+        { method: 'POST', path: '/Users', bulkId: 'who', data: { ...user('who.knows@acme.example'), displayName: 'bulkId:team' } },
+        { method: 'POST', path: '/Groups', bulkId: 'team', data: { schemas: [GROUP], displayName: 'Team', members: [{ type: 'User', value: 'bulkId:who' }] } },
+      ],
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const [who, team] = answer.body.Operations;
+    // the user runs first and fails on the group it names; the group then names a user never created
+    expect(who).toMatchObject({ status: '409', response: { scimType: 'invalidValue' } });
+    expect(team.status).toBe('409');
   });
 
   it('Bulk: failOnErrors stops; more than maxOperations is 413; a body that is no bulk request 400', async () => {
