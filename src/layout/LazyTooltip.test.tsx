@@ -17,6 +17,21 @@ function deferred() {
 
 afterEach(cleanup);
 
+/** A lazy tooltip over a "Switch" button that counts its clicks, MUI's Tooltip not there yet. */
+function switchButton() {
+  const { LazyTooltip, arrive } = deferred();
+  const clicked = vi.fn();
+  render(
+    <LazyTooltip title="Switch">
+      <button type="button" onClick={clicked}>S</button>
+    </LazyTooltip>,
+  );
+  return { arrive, clicked, pressed: screen.getByRole('button', { name: 'Switch' }) };
+}
+
+/** Lets timers and React's updates run for 10 ms. */
+const settle = () => act(() => new Promise((resolve) => setTimeout(resolve, 10)));
+
 describe('lazyTooltip', () => {
   it('renders the child as MUI does, named or described by the title, and loads nothing before the first input', () => {
     const { LazyTooltip, loader } = deferred();
@@ -56,14 +71,7 @@ describe('lazyTooltip', () => {
   });
 
   it('a child pressed when MUI arrives stays the same node until released: the click lands, then the swap', async () => {
-    const { LazyTooltip, arrive } = deferred();
-    const clicked = vi.fn();
-    render(
-      <LazyTooltip title="Switch">
-        <button type="button" onClick={clicked}>S</button>
-      </LazyTooltip>,
-    );
-    const pressed = screen.getByRole('button', { name: 'Switch' });
+    const { arrive, clicked, pressed } = switchButton();
     fireEvent.pointerDown(pressed);
     await arrive();
     // not mounted anew while held: the release and the click reach the node that was pressed
@@ -71,7 +79,7 @@ describe('lazyTooltip', () => {
     fireEvent.pointerUp(pressed);
     fireEvent.click(pressed);
     expect(clicked).toHaveBeenCalledTimes(1);
-    await act(() => new Promise((resolve) => setTimeout(resolve, 10)));
+    await settle();
     const now = screen.getByRole('button', { name: 'Switch' });
     expect(now).not.toBe(pressed);
     fireEvent.mouseOver(now);
@@ -79,25 +87,18 @@ describe('lazyTooltip', () => {
   });
 
   it('a press just after MUI arrived, before the swap is made, is released on the node pressed', async () => {
-    const { LazyTooltip, arrive } = deferred();
-    const clicked = vi.fn();
-    render(
-      <LazyTooltip title="Switch">
-        <button type="button" onClick={clicked}>S</button>
-      </LazyTooltip>,
-    );
-    const pressed = screen.getByRole('button', { name: 'Switch' });
+    const { arrive, clicked, pressed } = switchButton();
     // the pointer comes over the button (the first input), MUI arrives, then the press
     fireEvent.pointerOver(pressed);
     await arrive();
     // the swap waits for a task of its own, which sees the press and waits for the release
     fireEvent.pointerDown(pressed);
-    await act(() => new Promise((resolve) => setTimeout(resolve, 10)));
+    await settle();
     expect(screen.getByRole('button', { name: 'Switch' })).toBe(pressed);
     fireEvent.pointerUp(pressed);
     fireEvent.click(pressed);
     expect(clicked).toHaveBeenCalledTimes(1);
-    await act(() => new Promise((resolve) => setTimeout(resolve, 10)));
+    await settle();
     expect(screen.getByRole('button', { name: 'Switch' })).not.toBe(pressed);
   });
 
