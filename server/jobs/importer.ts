@@ -119,13 +119,7 @@ function hash64(text: string): [number, number] {
   return [a >>> 0, (b ^ (b >>> 13)) >>> 0];
 }
 
-/**
- * The keys of a file's rows so far (id, lower(email), lower(username)) and the row that had each,
- * as 64-bit hashes in typed arrays: a million rows' three million keys take about 100 MB outside
- * the collected heap, where a Map of strings took some 300 MB inside it (and a full collection of
- * it held the event loop for over a second). Two keys of a file sharing a hash (about one chance
- * in four million for a million rows) would refuse the second row as a duplicate of the first.
- */
+/** Open-addressed hash slots: the key's two halves and its row (0: free). */
 interface KeyTable {
   hi: Uint32Array;
   lo: Uint32Array;
@@ -133,6 +127,13 @@ interface KeyTable {
 }
 const keyTable = (slots: number): KeyTable => ({ hi: new Uint32Array(slots), lo: new Uint32Array(slots), rows: new Uint32Array(slots) });
 
+/**
+ * The keys of a file's rows so far (id, lower(email), lower(username)) and the row that had each,
+ * as 64-bit hashes in typed arrays: a million rows' three million keys take about 100 MB outside
+ * the collected heap, where a Map of strings took some 300 MB inside it (and a full collection of
+ * it held the event loop for over a second). Two keys of a file sharing a hash (about one chance
+ * in four million for a million rows) would refuse the second row as a duplicate of the first.
+ */
 class SeenKeys {
   private table = keyTable(1 << 16);
   private size = 0;
