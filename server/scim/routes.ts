@@ -336,9 +336,12 @@ function withoutWaitingMembers(op: { method?: unknown; path?: unknown; data?: un
   return held.length ? { data: { ...rest, members: members.filter((member) => !waitsFor(member)) }, members: held } : undefined;
 }
 
+/** `bulkId:x` in a path or a value of an operation's data. */
+const BULK_ID_REFERENCE = /bulkId:([^/"\s]+)/g;
+
 /** The bulkIds `bulkId:x` names anywhere in a value. */
 function bulkIdsIn(value: unknown, found = new Set<string>()): Set<string> {
-  if (typeof value === 'string') for (const match of value.matchAll(/bulkId:([^/"\s]+)/g)) found.add(match[1]);
+  if (typeof value === 'string') for (const match of value.matchAll(BULK_ID_REFERENCE)) found.add(match[1]);
   else if (Array.isArray(value)) for (const item of value) bulkIdsIn(item, found);
   else if (value && typeof value === 'object') for (const item of Object.values(value)) bulkIdsIn(item, found);
   return found;
@@ -347,7 +350,7 @@ function bulkIdsIn(value: unknown, found = new Set<string>()): Set<string> {
 /** `bulkId:x` references replaced by the ids created, anywhere in a path or data. */
 function resolveBulkIds<T>(value: T, created: Map<string, string>): T {
   if (typeof value === 'string') {
-    return value.replace(/bulkId:([^/"\s]+)/g, (_whole, bulkId: string) => {
+    return value.replace(BULK_ID_REFERENCE, (_whole, bulkId: string) => {
       const id = created.get(bulkId);
       if (!id) throw new ScimError(409, `bulkId:${bulkId} names no resource created in this request (none creates it, its creation failed, or the two operations name each other)`, 'invalidValue');
       return id;
